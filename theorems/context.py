@@ -1,0 +1,67 @@
+"""The context one check runs in: profile, seed, device and reproducible randomness."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Iterable, TypeVar
+
+import numpy as np
+
+from . import profiles
+
+T = TypeVar("T")
+
+
+def stable_hash(*labels: object) -> list[int]:
+    """32-bit words derived from labels, identical across runs and platforms (unlike hash())."""
+    return [zlib.crc32(str(label).encode("utf-8")) for label in labels]
+
+
+@dataclass(frozen=True)
+class Context:
+    profile: str
+    seed: int
+    device: str  # "cpu" or "cuda", already validated against the machine
+    claim_id: str = ""
+    check_name: str = ""
+    show_progress: bool = False
+
+    def for_check(self, claim_id: str, check_name: str) -> "Context":
+        return Context(self.profile, self.seed, self.device, claim_id, check_name, self.show_progress)
+
+    def by_profile(self, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:
+        return profiles.by_profile(self.profile, quick, ci, thorough, large)
+
+    def seed_words(self, *labels: object) -> list[int]:
+        """Entropy for this check: the run seed, the claim and check names, extra labels."""
+        return [self.seed, *stable_hash(self.claim_id, self.check_name, *labels)]
+
+    def rng(self, *labels: object) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(self.seed_words(*labels)))
+
+    def int_seed(self, *labels: object) -> int:
+        """A 63-bit integer seed (for Hypothesis, torch) derived like ``rng``."""
+        return int(np.random.SeedSequence(self.seed_words(*labels)).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+    def hypothesis_settings(self, **overrides):
+        return profiles.hypothesis_settings(self.profile, **overrides)
+
+    def torch_device(self):
+        import torch
+
+        return torch.device(self.device)
+
+    def torch_generator(self, *labels: object):
+        import torch
+
+        generator = torch.Generator(device=self.device)
+        generator.manual_seed(self.int_seed(*labels))
+        return generator
+
+    def progress(self, iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
+        if not self.show_progress:
+            return iterable
+        from tqdm import tqdm
+
+        return tqdm(iterable, desc=f"{self.claim_id} {desc}", total=total, leave=False)

@@ -1,0 +1,1 @@
+"""Claims module (under construction)."""

@@ -1,0 +1,86 @@
+"""Statistics for probabilistic claims: exact binomial bounds, batch means, scaling fits.
+
+Thresholds are chosen so that a true claim is declared false with negligible probability
+(``FALSE_ALARM`` per decision); every function returns the numbers it decided on, so
+evidence records can show them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+# Per-decision false-alarm rate for statistical refutations: at 1e-9 a suite of a hundred
+# such decisions run daily would raise a false alarm about once in 30,000 years.
+FALSE_ALARM = 1e-9
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+
+    def as_dict(self) -> dict:
+        return {k: round_sig(v) for k, v in asdict(self).items()}
+
+
+def round_sig(x: float, digits: int = 6) -> float:
+    """Round for evidence records: stable across BLAS builds, still informative."""
+    x = float(x)
+    if x == 0 or not np.isfinite(x):
+        return x
+    return float(f"{x:.{digits}g}")
+
+
+def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> Interval:
+    """Exact two-sided binomial confidence interval for a success probability."""
+    if trials <= 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 ≤ successes ≤ trials and trials > 0, got {successes}/{trials}")
+    result = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
+    return Interval(successes / trials, float(result.low), float(result.high), confidence)
+
+
+def binomial_upper_pvalue(successes: int, trials: int, p0: float) -> float:
+    """P(X ≥ successes) for X ~ Bin(trials, p0): small when the rate exceeds p0."""
+    return float(stats.binom.sf(successes - 1, trials, p0))
+
+
+def binomial_lower_pvalue(successes: int, trials: int, p0: float) -> float:
+    """P(X ≤ successes) for X ~ Bin(trials, p0): small when the rate is below p0."""
+    return float(stats.binom.cdf(successes, trials, p0))
+
+
+def batch_means(series: np.ndarray, batches: int = 20, confidence: float = 0.95) -> Interval:
+    """Confidence interval for the mean of a stationary, correlated series (a Markov chain
+    average): split into contiguous batches and use a t interval over the batch means."""
+    series = np.asarray(series, dtype=float)
+    if series.ndim != 1 or series.size < 2 * batches:
+        raise ValueError(f"need a 1-D series of at least {2 * batches} values, got shape {series.shape}")
+    usable = series.size - series.size % batches
+    means = series[:usable].reshape(batches, -1).mean(axis=1)
+    centre = float(means.mean())
+    half = float(stats.t.ppf(0.5 + confidence / 2, batches - 1) * means.std(ddof=1) / np.sqrt(batches))
+    return Interval(centre, centre - half, centre + half, confidence)
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    exponent: Interval
+    prefactor: float
+
+    def as_dict(self) -> dict:
+        return {"exponent": self.exponent.as_dict(), "prefactor": round_sig(self.prefactor)}
+
+
+def fit_power_law(x: np.ndarray, y: np.ndarray, confidence: float = 0.95) -> PowerLawFit:
+    """Least-squares fit of log y = a + b log x with a t interval for the exponent b."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.size < 3 or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("power-law fit needs at least 3 positive (x, y) pairs")
+    result = stats.linregress(np.log(x), np.log(y))
+    half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 2) * result.stderr)
+    return PowerLawFit(Interval(result.slope, result.slope - half, result.slope + half, confidence), float(np.exp(result.intercept)))

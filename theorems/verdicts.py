@@ -1,0 +1,68 @@
+"""Verdicts, the outcome of one check, and how outcomes combine into a claim's verdict.
+
+A claim is a conjunction of *parts* (``"statement"`` unless the claim splits, e.g. an
+identity and a rank formula). Any refutation refutes the claim. Otherwise each part takes
+the strongest verdict its checks establish, and the claim the weakest over its parts.
+Corroborating checks (float statistics beside an exact certificate) count only through a
+refutation: they may refute, but they never lower a certification to "supported".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Verdict(str, Enum):
+    CERTIFIED = "certified"
+    SUPPORTED = "supported"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Strength used within a part (best wins) and across parts (worst wins).
+_STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}
+
+
+@dataclass
+class Outcome:
+    """What one check established.
+
+    ``evidence`` must be JSON-serialisable and a function of the seed alone (no timings),
+    so that the same seed reproduces it exactly. ``figures`` maps a short name to a
+    matplotlib Figure; reports save them, other commands ignore them.
+    """
+
+    verdict: Verdict
+    summary: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    counterexample: dict[str, Any] | None = None
+    certificate: dict[str, Any] | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.verdict = Verdict(self.verdict)
+        if self.verdict is Verdict.REFUTED and self.counterexample is None:
+            raise ValueError(f"a refuted outcome needs its counterexample: {self.summary}")
+
+
+def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
+    """Combine (part, corroborating, outcome) triples into one claim verdict."""
+    if not outcomes:
+        raise ValueError("a claim needs at least one check")
+    if any(o.verdict is Verdict.REFUTED for _, _, o in outcomes):
+        return Verdict.REFUTED
+    per_part: dict[str, list[Verdict]] = {}
+    for part, corroborating, outcome in outcomes:
+        per_part.setdefault(part, [])
+        if not corroborating:
+            per_part[part].append(outcome.verdict)
+    for part, verdicts in per_part.items():
+        if not verdicts:
+            raise ValueError(f"part {part!r} has only corroborating checks")
+    best = [max(verdicts, key=_STRENGTH.__getitem__) for verdicts in per_part.values()]
+    return min(best, key=_STRENGTH.__getitem__)
