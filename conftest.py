@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
             continue
         skip = pytest.mark.skip(reason=f"{marker} test: run with --run-{marker}")
         for item in items:
-            if marker in item.keywords:
+            if item.get_closest_marker(marker):
                 item.add_marker(skip)
 
 

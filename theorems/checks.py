@@ -50,7 +50,7 @@ class _Falsified(AssertionError):
 
 def property_search(
     name: str,
-    strategy: st.SearchStrategy,
+    strategy: st.SearchStrategy | Callable[[Context], st.SearchStrategy],
     prop: Callable[[Any], str | None],
     *,
     space: str,
@@ -67,7 +67,8 @@ def property_search(
     reason when it fails; it must decide exactly (or verify a float failure exactly) so a
     reported counterexample is a proof. ``classify`` labels each example (a label or a list
     of labels) so the evidence shows what kinds of input were covered; ``pinned`` examples
-    always run first.
+    always run first. ``strategy`` may be a function of the context, so that the searched
+    sizes grow with the profile.
     """
 
     def run(ctx: Context) -> Outcome:
@@ -84,7 +85,7 @@ def property_search(
                 coverage.update([labels] if isinstance(labels, str) else labels)
             coverage["(examples)"] += 1
 
-        test = given(strategy)(search)
+        test = given(strategy if isinstance(strategy, st.SearchStrategy) else strategy(ctx))(search)
         for pinned_example in reversed(pinned):
             test = pin_example(pinned_example)(test)
         budget = {} if examples is None else {"max_examples": examples(ctx)}

@@ -57,7 +57,8 @@ def fmpz_matrix(a: np.ndarray) -> flint.fmpz_mat:
 
 
 def fmpq_matrix(a: np.ndarray) -> flint.fmpq_mat:
-    """A matrix over Q equal to ``a`` exactly: floats are binary fractions, converted exactly."""
+    """A matrix over Q equal to ``a`` exactly: floats are binary fractions, converted exactly;
+    object arrays may hold ints and Fractions."""
     a = np.asarray(a)
     if a.ndim != 2:
         raise ValueError(f"expected a 2-D matrix, got shape {a.shape}")
@@ -75,7 +76,7 @@ def rank_exact(a: np.ndarray) -> int:
     a = np.asarray(a)
     if a.size == 0:
         return 0
-    if a.dtype.kind in "iub" or a.dtype == object:
+    if a.dtype.kind in "iub" or (a.dtype == object and all(isinstance(x, int) for x in a.flat)):
         return fmpz_matrix(a).rank()
     return fmpq_matrix(a).rank()
 

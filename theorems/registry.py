@@ -18,7 +18,8 @@ from .context import Context
 from .verdicts import Outcome
 
 CLAIM_MODULES = (
-    "theorems.khatri_rao",  # giannou2023 App. A–C
+    "theorems.linear_algebra",  # giannou2023 App. A.1–A.3
+    "theorems.khatri_rao",  # giannou2023 App. A.4–C
     "theorems.sparse_khatri_rao",  # giannou2023 App. D: Boolean determinant, Lemma 9
     "theorems.bernoulli_dominance",  # giannou2023 App. D: Lemma 10
     "theorems.sparsification",  # giannou2023 App. D, Sec. 4.3: sparsity thresholds

@@ -1,0 +1,301 @@
+"""The ``theorems`` command line: list, check, report, gate, enumerate, bench.
+
+Exit codes (also in --help and the README):
+  0  success (for ``check`` and ``report``, whatever the verdicts are)
+  1  ``gate``: some verdict differs from the manifest
+  2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
+     report folder, ``--device cuda`` without a GPU
+  3  internal error: a check crashed instead of returning a verdict
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import __version__, profiles
+from .catalog import catalog
+from .context import Context
+from .registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
+from .runner import CheckCrashed, resolve_device, run_claim
+
+EXIT_CODES = """exit codes:
+  0  success (check and report succeed whatever the verdicts are)
+  1  gate: a verdict differs from the manifest
+  2  bad input: unknown or unimplemented claim id, bad option value,
+     unwritable report folder, --device cuda without a GPU
+  3  internal error: a check crashed instead of returning a verdict"""
+
+
+class UsageError(Exception):
+    """Bad input from the user: one line on stderr, exit code 2."""
+
+    def __init__(self, message: str, prog: str = "theorems"):
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage dump
+        raise UsageError(message, self.prog)
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2^63), got {value}")
+    return value
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", choices=profiles.PROFILES, default=profiles.DEFAULT_PROFILE,
+                        help="how hard the checks try (default %(default)s)")
+    parser.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED, help="run seed (default %(default)s)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                        help="where torch-based checks run (default %(default)s)")
+    parser.add_argument("--progress", action="store_true", help="progress bars on stderr")
+
+
+def _context(args) -> Context:
+    try:
+        device = resolve_device(args.device)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return Context(args.profile, args.seed, device, show_progress=args.progress)
+
+
+def _resolve_all(ids: list[str]):
+    try:
+        return [resolve(claim_id) for claim_id in ids]
+    except (UnknownClaim, NotImplementedClaim) as error:
+        raise UsageError(str(error)) from None
+
+
+def _run_claims(selected, context: Context, progress_label: str):
+    from tqdm import tqdm
+
+    results = []
+    for claim in tqdm(selected, desc=progress_label, disable=not context.show_progress, file=sys.stderr):
+        results.append(run_claim(claim, context))
+    return results
+
+
+def _expected_verdicts() -> dict:
+    from .manifest import default_manifest_path, load_manifest
+
+    try:
+        return load_manifest(default_manifest_path())
+    except ValueError:
+        return {}
+
+
+def command_list(args) -> int:
+    registered = claims()
+    expected = _expected_verdicts()
+    rows = []
+    for claim_id in known_ids():
+        entry = catalog().get(claim_id)
+        claim = registered.get(claim_id)
+        rows.append({
+            "id": claim_id,
+            "paper": claim_id.split(".", 1)[0],
+            "label": entry.label if entry else claim.label,
+            "statement": entry.statement if entry else claim.statement,
+            "implemented": claim is not None,
+            "core": bool(entry and entry.core),
+            "variant_of": claim.variant_of if claim else None,
+            "check_kinds": sorted({c.kind for c in claim.checks}) if claim else [],
+            "expected_verdict": expected[claim_id].value if claim_id in expected else None,
+        })
+    if args.json:
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+    elif args.markdown:
+        print(markdown_claims_table(rows))
+    else:
+        for row in rows:
+            status = row["expected_verdict"] or ("implemented" if row["implemented"] else "not implemented")
+            print(f"{row['id']:<34} {row['label']:<28} {status}")
+    return 0
+
+
+def markdown_claims_table(rows: list[dict]) -> str:
+    """The README's claims table: one section per paper, verdicts from the gate manifest."""
+    lines = []
+    for paper in dict.fromkeys(row["paper"] for row in rows):
+        lines += [f"**{paper}**", "", "| id | label | checks | verdict |", "|---|---|---|---|"]
+        for row in rows:
+            if row["paper"] != paper:
+                continue
+            verdict = f"**{row['expected_verdict']}**" if row["expected_verdict"] else "not implemented"
+            core = " (core)" if row["core"] else ""
+            lines.append(f"| `{row['id']}`{core} | {row['label']} | {', '.join(row['check_kinds'])} | {verdict} |")
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def command_check(args) -> int:
+    selected = _resolve_all(args.ids)
+    context = _context(args)
+    results = _run_claims(selected, context, "claims")
+    if args.json:
+        print(json.dumps([r.to_json() for r in results], indent=1, ensure_ascii=False))
+        return 0
+    for result in results:
+        print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, profile {context.profile})")
+        for check in result.checks:
+            print(f"  - {check.check.name} [{check.check.kind}]: {check.outcome.verdict.value} — {check.outcome.summary}")
+    return 0
+
+
+def command_report(args) -> int:
+    from . import environment, report
+
+    out = Path(args.out) if args.out else Path("reports") / args.profile
+    try:
+        report.ensure_writable(out)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    context = _context(args)
+    started = time.perf_counter()
+    results = _run_claims(list(claims().values()), context, "claims")
+    run = {"profile": context.profile, "seed": context.seed, "device": context.device,
+           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context.device)}
+    try:
+        json_path, md_path = report.write_report(results, run, out)
+    except OSError as error:
+        raise UsageError(f"could not write the report to {out}: {error}") from None
+    counts = ", ".join(f"{sum(r.verdict.value == v for r in results)} {v}"
+                       for v in ("certified", "supported", "refuted", "inconclusive"))
+    print(f"wrote {json_path} and {md_path}: {len(results)} claims ({counts}) in {run['seconds']:.0f} s")
+    return 0
+
+
+def command_gate(args) -> int:
+    from .manifest import default_manifest_path, differences, load_manifest
+
+    path = Path(args.manifest) if args.manifest else default_manifest_path()
+    try:
+        expected = load_manifest(path)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    context = _context(args)
+    results = _run_claims(list(claims().values()), context, "gate")
+    lines = differences(expected, {r.claim.id: r.verdict for r in results})
+    for line in lines:
+        print(line)
+    print(f"gate: {len(results)} claims checked against {path}, {len(lines)} differences")
+    return 1 if lines else 0
+
+
+def command_enumerate(args) -> int:
+    from .boolean_determinant import enumerate_boolean
+
+    started = time.perf_counter()
+    try:
+        counts = enumerate_boolean(args.n, progress=not args.json)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps(counts))
+    else:
+        print(f"n = {counts['n']}: {counts['total']} matrices, {counts['detbool_zero']} with DetBool = 0, "
+              f"{counts['singular']} singular over Q ({seconds:.1f} s)")
+    print(f"enumerated in {seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+def command_bench(args) -> int:
+    if args.target == "certificate":
+        from .bench import benchmark_certificate
+
+        try:
+            rows = [benchmark_certificate(size, seed=args.seed) for size in args.sizes]
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        for row in rows:
+            print(f"size {row['size']}×{row['size']}: certificate {row['certificate_s']:.2f} s "
+                  f"(build {row['build_s']:.2f} s, det mod p {row['det_s']:.2f} s), float64 LU {row['lu_s']:.3f} s, "
+                  f"ratio {row['ratio']:.1f}× (threads {row['threads']})")
+        return 0
+    from .bn_chain import benchmark_chain
+
+    device = _context(args).device
+    row = benchmark_chain(device=device)
+    print(json.dumps(row))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="theorems", description="Executable claims from papers on normalization layers.",
+                     epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"theorems {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("list", help="list every catalog id, implemented or not", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="JSON array of claim objects")
+    fmt.add_argument("--markdown", action="store_true", help="markdown table (as in the README)")
+    p.set_defaults(func=command_list)
+
+    p = sub.add_parser("check", help="run claims and print verdicts with evidence", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ids", nargs="+", metavar="ID", help="claim ids (see `theorems list`)")
+    _run_options(p)
+    p.add_argument("--json", action="store_true", help="JSON: one object per claim")
+    p.set_defaults(func=command_check)
+
+    p = sub.add_parser("report", help="run every claim and write report.json and report.md", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", help="report folder (default reports/<profile>)")
+    _run_options(p)
+    p.set_defaults(func=command_report)
+
+    p = sub.add_parser("gate", help="run every claim; exit 1 if a verdict differs from the manifest", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--manifest", help="manifest TOML (default tests/claims.toml)")
+    _run_options(p)
+    p.set_defaults(func=command_gate)
+
+    p = sub.add_parser("enumerate", help="exhaustive tables", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("table", choices=("boolean",), help="boolean: DetBool = 0 and singular counts over all n×n 0/1 matrices")
+    p.add_argument("--n", type=int, required=True, help="matrix size (1 to 5)")
+    p.add_argument("--json", action="store_true", help="JSON object with keys n, total, detbool_zero, singular")
+    p.set_defaults(func=command_enumerate)
+
+    p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", choices=("certificate", "chain"),
+                   help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate")
+    p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
+    p.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED)
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=command_bench, profile=profiles.DEFAULT_PROFILE)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except UsageError as error:
+        print(f"{error.prog}: error: {error}", file=sys.stderr)
+        return 2
+    except CheckCrashed as error:
+        print(f"theorems: internal error: {error}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:  # output piped into `head`: not an error of ours
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("theorems: interrupted", file=sys.stderr)
+        return 130
