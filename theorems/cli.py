@@ -59,7 +59,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED, help="run seed (default %(default)s)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                         help="where torch-based checks run (default %(default)s)")
-    parser.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    parser.add_argument("--progress", action="store_true", help="progress bars on stderr (default when it is a terminal)")
 
 
 def _context(args) -> Context:
@@ -67,7 +67,7 @@ def _context(args) -> Context:
         device = resolve_device(args.device)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return Context(args.profile, args.seed, device, show_progress=args.progress)
+    return Context(args.profile, args.seed, device, show_progress=args.progress or sys.stderr.isatty())
 
 
 def _resolve_all(ids: list[str]):
@@ -144,7 +144,10 @@ def command_check(args) -> int:
     context = _context(args)
     results = _run_claims(selected, context, "claims")
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=1, ensure_ascii=False))
+        from .environment import describe
+
+        environment = describe(context.device)
+        print(json.dumps([{**r.to_json(), "environment": environment} for r in results], indent=1, ensure_ascii=False))
         return 0
     for result in results:
         print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, profile {context.profile})")

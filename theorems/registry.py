@@ -23,7 +23,8 @@ CLAIM_MODULES = (
     "theorems.sparse_khatri_rao",  # giannou2023 App. D: Boolean determinant, Lemma 9
     "theorems.bernoulli_dominance",  # giannou2023 App. D: Lemma 10
     "theorems.sparsification",  # giannou2023 App. D, Sec. 4.3: sparsity thresholds
-    "theorems.markov_algebra",  # daneshmand2020: exact and symbolic claims
+    "theorems.markov_algebra",  # daneshmand2020: exact and symbolic claims on M(H)
+    "theorems.markov_dynamics",  # daneshmand2020: one chain step, rank-one chains, gradients
     "theorems.markov_chain",  # daneshmand2020: statistical claims on BN chains
 )
 
