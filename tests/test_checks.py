@@ -70,8 +70,35 @@ def test_determinant_certificate_certifies_generic_and_refutes_singular():
     assert refuted.counterexample["size"] == [2]  # 1×1 is fine; 2×2 is the minimal failure
 
 
+def test_shared_seeds_depend_on_the_seed_and_labels_only():
+    from theorems.context import seeded_int
+
+    assert seeded_int(1, "a", 8) == seeded_int(1, "a", 8)
+    assert len({seeded_int(1, "a", 8), seeded_int(2, "a", 8), seeded_int(1, "a", 16)}) == 3
+    assert CTX.int_seed("x") == seeded_int(CTX.seed, CTX.claim_id, CTX.check_name, "x")
+
+
 def test_context_randomness_is_reproducible_and_separated():
     assert np.array_equal(CTX.rng("a").integers(0, 100, 5), CTX.rng("a").integers(0, 100, 5))
     assert not np.array_equal(CTX.rng("a").integers(0, 10**9, 5), CTX.rng("b").integers(0, 10**9, 5))
     assert CTX.by_profile(1, thorough=3) == 1
     assert Context("large", 0, "cpu").by_profile(1, thorough=3) == 3
+
+
+def test_checks_run_on_one_torch_thread_and_the_setting_is_restored():
+    import torch
+
+    from theorems.registry import Check, Claim
+    from theorems.runner import run_claim
+    from theorems.verdicts import Outcome
+
+    seen = []
+
+    def run(ctx):
+        seen.append(torch.get_num_threads())
+        return Outcome(Verdict.SUPPORTED, "ok")
+
+    claim = Claim("giannou2023.thm5", "s", (), (Check("threads", "randomized", run),), ())
+    before = torch.get_num_threads()
+    run_claim(claim, CTX)
+    assert seen == [1] and torch.get_num_threads() == before

@@ -156,10 +156,3 @@ def test_regularity_constant_is_one_exactly_for_equal_spectra():
 
 
 # --- Lemma 20 ---------------------------------------------------------------------------
-
-
-def test_single_threaded_torch_restores_the_thread_count():
-    before = torch.get_num_threads()
-    with ma.single_threaded_torch():
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == before

@@ -16,9 +16,14 @@ Everything is float64 by default and runs on whatever device its tensors live on
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
 import torch
+
+from . import stats
 
 Activation = Callable[[torch.Tensor], torch.Tensor]
 
@@ -69,7 +74,13 @@ def project_rows(H: torch.Tensor) -> torch.Tensor:
     norms_sq = (H**2).mean(-1, keepdim=True)  # diag(M(H)) as a column
     if bool((norms_sq == 0).any()):
         raise ValueError("H has a zero row: it cannot be normalized onto 𝓗")
-    return H * torch.rsqrt(norms_sq)
+    return _normalize_rows(H)
+
+
+def _normalize_rows(H: torch.Tensor) -> torch.Tensor:
+    # Unchecked: inside chains a zero row has probability zero, and checking it would
+    # synchronize a GPU at every layer.
+    return H * torch.rsqrt((H**2).mean(-1, keepdim=True))
 
 
 def sample_weights(
@@ -88,17 +99,29 @@ def sample_weights(
     """
     if not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
-    shape = (*batch, d, d)
-    uniform = torch.rand(shape, generator=generator, dtype=dtype, device=device)
+    # In-place sampling: one pass over the d² entries, which is the cost that matters
+    # next to the layer's single matmul (see benchmark_chain).
+    weights = torch.empty((*batch, d, d), dtype=dtype, device=device)
     if law == "uniform":
-        return (2 * uniform - 1) * math.sqrt(3)
+        return weights.uniform_(-math.sqrt(3), math.sqrt(3), generator=generator)
     if law == "asymmetric":
-        return uniform * (2 / math.sqrt(d))
+        return weights.uniform_(0, 2 / math.sqrt(d), generator=generator)
     if law == "gaussian":
-        return torch.randn(shape, generator=generator, dtype=dtype, device=device)
+        return weights.normal_(generator=generator)
     if law == "rademacher":
-        return torch.where(uniform < 0.5, -1.0, 1.0).to(dtype)
+        return weights.bernoulli_(0.5, generator=generator).mul_(2).sub_(1)
     raise ValueError(f"unknown weight law {law!r}; choose one of {', '.join(WEIGHT_LAWS)}")
+
+
+def _check_step_inputs(H: torch.Tensor, W: torch.Tensor, gamma: float) -> None:
+    _check_matrix(H)
+    _check_matrix(W, "W")
+    if W.shape[-1] != W.shape[-2] or W.shape[-1] != H.shape[-2]:
+        raise ValueError(f"W must be d × d with d = {H.shape[-2]} rows of H, got W of shape {tuple(W.shape)}")
+    if not (gamma >= 0):  # also rejects NaN
+        raise ValueError(f"gamma must be ≥ 0 (math.inf for no skip connection), got {gamma}")
+    if not bool(torch.isfinite(H).all()) or not bool(torch.isfinite(W).all()):
+        raise ValueError("H and W must have finite entries (found NaN or ±inf)")
 
 
 def fbn_step(
@@ -113,24 +136,294 @@ def fbn_step(
     ``activation`` is F, applied elementwise (None = linear, F(H) = H). ``center=True``
     subtracts each row's mean from H_γ before normalizing: BN_{0,1} with the mean deduction
     G(H) = H(I − 11ᵀ/N) of Eq. (1), which the paper omits (App. Fig. 11 compares both).
+    ``gamma = math.inf`` drops the skip connection (H_γ ∝ W F(H): the γ = ∞ nets of Fig. 2).
     Batches (..., d, N) with weights (..., d, d) step independent chains at once.
     """
-    _check_matrix(H)
-    _check_matrix(W, "W")
-    if W.shape[-1] != W.shape[-2] or W.shape[-1] != H.shape[-2]:
-        raise ValueError(f"W must be d × d with d = {H.shape[-2]} rows of H, got W of shape {tuple(W.shape)}")
+    _check_step_inputs(H, W, gamma)
+    return _fbn_step(H, W, gamma, activation, center)
+
+
+def _fbn_step(H, W, gamma, activation, center):
     features = H if activation is None else activation(H)
-    H_gamma = H + gamma * (W @ features)
+    # FBN is invariant to scaling H_γ, so γ = ∞ is the limit H_γ / γ = W F(H).
+    if math.isinf(gamma):
+        H_gamma = W @ features
+    elif H.ndim == W.ndim == 2:
+        H_gamma = torch.addmm(H, W, features, alpha=gamma)  # fused: one pass less than H + γ(WF)
+    else:
+        H_gamma = H + gamma * (W @ features)
     if center:
         H_gamma = H_gamma - H_gamma.mean(-1, keepdim=True)
-    return project_rows(H_gamma)
+    return _normalize_rows(H_gamma)
 
 
 def vanilla_step(H: torch.Tensor, W: torch.Tensor, gamma: float) -> torch.Tensor:
     """Ĥ₊ = (I + γW) Ĥ: one layer of the linear residual network without normalization
-    (Sec. 1 with F linear; Lemma 4 studies the products of the matrices I + γW)."""
-    _check_matrix(H)
-    _check_matrix(W, "W")
-    if W.shape[-1] != W.shape[-2] or W.shape[-1] != H.shape[-2]:
-        raise ValueError(f"W must be d × d with d = {H.shape[-2]} rows of H, got W of shape {tuple(W.shape)}")
+    (Sec. 1 with F linear; Lemma 4 studies the products B_ℓ = Π_k (I + γW_k))."""
+    _check_step_inputs(H, W, gamma)
+    if math.isinf(gamma):
+        raise ValueError("the vanilla residual step needs a finite gamma")
     return H + gamma * (W @ H)
+
+
+# --- chains --------------------------------------------------------------------------
+
+
+def spectral_observables(H: torch.Tensor, taus: tuple[float, ...] = (0.5,)) -> dict[str, torch.Tensor]:
+    """The functions of M = M(H) the paper averages along chains, per matrix of a batch:
+
+    - "r": r(H); "frobenius_sq": ‖M‖_F²;
+    - "trace_cube": Tr(M³) and "diag_square": Tr(diag(M²)²), the two expectations whose
+      ratio is the regularity constant α (Def. 7);
+    - "rank_tau=<τ>": rank_τ(H) for each τ, from the eigenvalues of M (λ_i = σ_i² / N).
+    """
+    M = gram(H)
+    frobenius_sq = (M**2).sum((-2, -1))
+    trace = torch.diagonal(M, dim1=-2, dim2=-1).sum(-1)
+    row_norms_sq = (M**2).sum(-1)  # the diagonal of M² (M is symmetric)
+    out = {
+        "r": trace**2 / frobenius_sq,
+        "frobenius_sq": frobenius_sq,
+        "trace_cube": ((M @ M) * M).sum((-2, -1)),
+        "diag_square": (row_norms_sq**2).sum(-1),
+    }
+    if taus:
+        eigenvalues = torch.linalg.eigvalsh(M)
+        for tau in taus:
+            out[f"rank_tau={tau:g}"] = (eigenvalues >= tau).sum(-1).to(H.dtype)
+    return out
+
+
+def gaussian_inputs(d: int, n: int, generator: torch.Generator, chains: int | None = None,
+                    dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> torch.Tensor:
+    """Standard Gaussian inputs X ∈ ℝ^{d×N} (rank min(d, N) almost surely), one per chain."""
+    shape = (d, n) if chains is None else (chains, d, n)
+    return torch.randn(shape, generator=generator, dtype=dtype, device=device)
+
+
+@dataclass
+class ChainRun:
+    """A chain's last state and the recorded observables, each of shape (records, *batch)."""
+
+    final: torch.Tensor
+    series: dict[str, torch.Tensor]
+    recorded_steps: list[int]
+
+
+def run_chain(
+    X: torch.Tensor,
+    steps: int,
+    gamma: float,
+    generator: torch.Generator,
+    *,
+    activation: Activation | None = None,
+    law: str = "uniform",
+    center: bool = False,
+    observe: Callable[[torch.Tensor], dict[str, torch.Tensor]] | None = None,
+    burn_in: int = 0,
+    every: int = 1,
+) -> ChainRun:
+    """Run H_ℓ = FBN_γ(H_{ℓ−1}, W_ℓ), H_0 = X, for ``steps`` layers (Def. 2: H_1 = FBN_γ(X, W_1)).
+
+    A batch X of shape (B, d, N) runs B independent chains at once (the batched matmul is
+    where the time goes). ``observe(H)`` is recorded after every ``every``-th step past
+    ``burn_in``; ``gamma = math.inf`` drops the skip connection (H_γ ∝ W F(H), the γ = ∞
+    networks of Fig. 2).
+    """
+    _check_run(X, steps, burn_in, every, gamma)
+    batch = tuple(X.shape[:-2])
+    H = X
+    series: dict[str, list[torch.Tensor]] = {}
+    recorded = []
+    for step in range(1, steps + 1):
+        W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
+        H = _fbn_step(H, W, gamma, activation, center)
+        if observe is not None and step > burn_in and (step - burn_in) % every == 0:
+            for name, value in observe(H).items():
+                series.setdefault(name, []).append(value)
+            recorded.append(step)
+    return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
+
+
+def _check_run(X: torch.Tensor, steps: int, burn_in: int, every: int, gamma: float) -> None:
+    _check_matrix(X, "X")
+    if not bool(torch.isfinite(X).all()):
+        raise ValueError("X must have finite entries (found NaN or ±inf)")
+    if not (gamma >= 0):
+        raise ValueError(f"gamma must be ≥ 0 (math.inf for no skip connection), got {gamma}")
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    if burn_in < 0 or burn_in >= steps or every < 1:
+        raise ValueError(f"need 0 ≤ burn_in < steps and every ≥ 1, got burn_in={burn_in}, every={every}")
+
+
+def run_vanilla_chain(
+    X: torch.Tensor,
+    steps: int,
+    gamma: float,
+    generator: torch.Generator,
+    *,
+    law: str = "uniform",
+    observe: Callable[[torch.Tensor], dict[str, torch.Tensor]] | None = None,
+    burn_in: int = 0,
+    every: int = 1,
+) -> ChainRun:
+    """The vanilla linear residual chain Ĥ_ℓ = (I + γW_ℓ) Ĥ_{ℓ−1} = B_ℓ X (Sec. 3.5), kept at
+    the scale of a BN output: H̃_ℓ = Ĥ_ℓ · √(dN) / ‖Ĥ_ℓ‖_F, so Tr M(H̃_ℓ) = d as for H ∈ 𝓗.
+
+    The paper normalizes by ‖B_ℓ‖ instead; both are positive multiples of B_ℓ X, so rank,
+    the ratios σ_i/σ_1 and whether the limit is rank one do not depend on the choice, and
+    ours makes rank_τ comparable with the BN chain's. Rescaling at every layer keeps floats
+    away from overflow (‖B_ℓ‖ grows exponentially).
+    """
+    _check_run(X, steps, burn_in, every, gamma)
+    if math.isinf(gamma):
+        raise ValueError("the vanilla residual chain needs a finite gamma")
+    batch = tuple(X.shape[:-2])
+    d, n = X.shape[-2], X.shape[-1]
+    H = _rescale_to_trace(X, d, n)
+    series: dict[str, list[torch.Tensor]] = {}
+    recorded = []
+    for step in range(1, steps + 1):
+        W = sample_weights(d, generator, law, X.dtype, X.device, batch)
+        H = _rescale_to_trace(H + gamma * (W @ H), d, n)
+        if observe is not None and step > burn_in and (step - burn_in) % every == 0:
+            for name, value in observe(H).items():
+                series.setdefault(name, []).append(value)
+            recorded.append(step)
+    return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
+
+
+def _rescale_to_trace(H: torch.Tensor, d: int, n: int) -> torch.Tensor:
+    return H * torch.rsqrt((H**2).sum((-2, -1), keepdim=True) / (d * n))
+
+
+def lyapunov_log_growth(
+    d: int,
+    steps: int,
+    gamma: float,
+    generator: torch.Generator,
+    *,
+    chains: int = 1,
+    top: int = 2,
+    law: str = "uniform",
+    dtype: torch.dtype = torch.float64,
+    device: str | torch.device = "cpu",
+) -> torch.Tensor:
+    """log |R_ii| of the QR steps Q_ℓ R_ℓ = (I + γW_ℓ) Q_{ℓ−1}, i ≤ ``top``: shape (steps, chains, top).
+
+    Averaged over ℓ they converge to the top Lyapunov exponents λ_1 ≥ λ_2 ≥ … of the
+    product B_ℓ = Π(I + γW_k) (Benettin's method), and σ_2(B_ℓ)/σ_1(B_ℓ) = e^{−ℓ(λ_1−λ_2)+o(ℓ)}:
+    a gap λ_1 − λ_2 > 0 is exactly the collapse of B_ℓ/‖B_ℓ‖ onto rank one. Working with
+    the orthonormal Q_ℓ avoids the underflow of σ_2/σ_1 below machine precision that
+    forming B_ℓ itself would hit after a few hundred layers.
+    """
+    if not isinstance(top, int) or not 1 <= top <= d:
+        raise ValueError(f"top must be an integer in [1, d = {d}], got {top!r}")
+    if not (0 < gamma < math.inf):
+        raise ValueError(f"gamma must be positive and finite, got {gamma}")
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    eye = torch.eye(d, dtype=dtype, device=device)
+    Q = eye[:, :top].expand(chains, d, top)
+    growth = []
+    for _ in range(steps):
+        W = sample_weights(d, generator, law, dtype, device, (chains,))
+        Q, R = torch.linalg.qr(Q + gamma * (W @ Q))
+        growth.append(torch.log(torch.diagonal(R, dim1=-2, dim2=-1).abs()))
+    return torch.stack(growth)
+
+
+# --- ergodic averages ----------------------------------------------------------------
+
+
+def _time_series(values) -> np.ndarray:
+    """A (records,) or (records, chains) series as one 1-D series: the across-chain mean at
+    each record, itself a functional of the product chain, so batch means apply to it."""
+    values = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
+    if values.ndim == 2:
+        values = values.mean(axis=1)
+    if values.ndim != 1 or not np.all(np.isfinite(values)):
+        raise ValueError(f"expected a finite series of shape (records,) or (records, chains), got shape {values.shape}")
+    return values
+
+
+def ergodic_average(values, confidence: float = 0.95, batches: int = 40) -> stats.Interval:
+    """The ergodic average of a recorded series (Eq. 54) with a batch-means interval."""
+    return stats.batch_means(_time_series(values), batches, confidence)
+
+
+def ratio_of_averages(numerator, denominator, confidence: float = 0.95, batches: int = 40) -> stats.Interval:
+    """Ê[numerator] / Ê[denominator] with a batch-means interval by the delta method: the
+    ratio R̂ is off by mean(z)/mean(denominator), z_ℓ = numerator_ℓ − R̂ denominator_ℓ.
+    This is how the regularity constant α = E Tr(diag(M²)²) / E Tr(M³) is estimated."""
+    num, den = _time_series(numerator), _time_series(denominator)
+    if num.shape != den.shape:
+        raise ValueError(f"numerator and denominator series differ in shape: {num.shape} vs {den.shape}")
+    ratio = float(num.mean() / den.mean())
+    spread = stats.batch_means(num - ratio * den, batches, confidence)
+    half = (spread.high - spread.low) / 2 / abs(float(den.mean()))
+    return stats.Interval(ratio, ratio - half, ratio + half, confidence)
+
+
+def regularity_constant(run: ChainRun, confidence: float = 0.95, batches: int = 40) -> stats.Interval:
+    """α of Def. 7 estimated along a chain recorded with ``spectral_observables``."""
+    return ratio_of_averages(run.series["diag_square"], run.series["trace_cube"], confidence, batches)
+
+
+# --- benchmark -----------------------------------------------------------------------
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _best_rates(works: dict[str, Callable[[], None]], repetitions: int, rounds: int, device: torch.device) -> dict[str, float]:
+    """Repetitions per second of each work, best of ``rounds`` rounds. The works alternate
+    within every round so that a load change on a shared machine hits them alike."""
+    best = {name: math.inf for name in works}
+    for work in works.values():
+        work()  # warm-up: allocations, kernel selection
+    for _ in range(rounds):
+        for name, work in works.items():
+            _synchronize(device)
+            started = time.perf_counter()
+            for _ in range(repetitions):
+                work()
+            _synchronize(device)
+            best[name] = min(best[name], time.perf_counter() - started)
+    return {name: repetitions / seconds for name, seconds in best.items()}
+
+
+def benchmark_chain(d: int = 256, n: int = 256, layers: int = 50, device: str = "cpu",
+                    dtype: torch.dtype = torch.float64, rounds: int = 5) -> dict:
+    """Layers per second of the linear BN chain (weights drawn, H_γ formed, rows normalized)
+    against the rate of the one d×d by d×N matmul each layer must do, same shapes, same run.
+    The ratio is the fraction of the machine's matmul speed the chain reaches (target ≥ 0.3)."""
+    if d < 1 or n < 1 or layers < 1 or rounds < 1:
+        raise ValueError(f"d, n, layers and rounds must be positive, got d={d}, n={n}, layers={layers}, rounds={rounds}")
+    torch_device = torch.device(device)
+    generator = torch.Generator(device=torch_device).manual_seed(0)
+    H = project_rows(gaussian_inputs(d, n, generator, dtype=dtype, device=torch_device))
+    W = sample_weights(d, generator, dtype=dtype, device=torch_device)
+    state = {"H": H}
+
+    def layer() -> None:
+        weights = sample_weights(d, generator, "uniform", dtype, torch_device)
+        state["H"] = _fbn_step(state["H"], weights, 0.5, None, False)
+
+    rates = _best_rates({"chain": layer, "matmul": lambda: torch.matmul(W, H)}, layers, rounds, torch_device)
+    chain_rate, matmul_rate = rates["chain"], rates["matmul"]
+    return {
+        "d": d,
+        "n": n,
+        "device": str(torch_device),
+        "dtype": str(dtype).removeprefix("torch."),
+        "threads": torch.get_num_threads(),
+        "layers": layers,
+        "layers_per_second": round(chain_rate, 1),
+        "matmul_per_second": round(matmul_rate, 1),
+        "matmul_gflops": round(matmul_rate * 2 * d * d * n / 1e9, 2),
+        "ratio": round(chain_rate / matmul_rate, 3),
+    }

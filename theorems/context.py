@@ -18,6 +18,18 @@ def stable_hash(*labels: object) -> list[int]:
     return [zlib.crc32(str(label).encode("utf-8")) for label in labels]
 
 
+def seeded_rng(seed: int, *labels: object) -> np.random.Generator:
+    """A numpy Generator from a run seed and labels. Contexts add the claim and check names
+    to the labels; call this directly only for samples that several claims share."""
+    return np.random.default_rng(np.random.SeedSequence([seed, *stable_hash(*labels)]))
+
+
+def seeded_int(seed: int, *labels: object) -> int:
+    """A 63-bit integer seed (for Hypothesis, torch) derived like ``seeded_rng``."""
+    state = np.random.SeedSequence([seed, *stable_hash(*labels)]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
 @dataclass(frozen=True)
 class Context:
     profile: str
@@ -33,16 +45,12 @@ class Context:
     def by_profile(self, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:
         return profiles.by_profile(self.profile, quick, ci, thorough, large)
 
-    def seed_words(self, *labels: object) -> list[int]:
-        """Entropy for this check: the run seed, the claim and check names, extra labels."""
-        return [self.seed, *stable_hash(self.claim_id, self.check_name, *labels)]
-
     def rng(self, *labels: object) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(self.seed_words(*labels)))
+        """Randomness for this check: the run seed, the claim and check names, extra labels."""
+        return seeded_rng(self.seed, self.claim_id, self.check_name, *labels)
 
     def int_seed(self, *labels: object) -> int:
-        """A 63-bit integer seed (for Hypothesis, torch) derived like ``rng``."""
-        return int(np.random.SeedSequence(self.seed_words(*labels)).generate_state(1, np.uint64)[0] >> np.uint64(1))
+        return seeded_int(self.seed, self.claim_id, self.check_name, *labels)
 
     def hypothesis_settings(self, **overrides):
         return profiles.hypothesis_settings(self.profile, **overrides)

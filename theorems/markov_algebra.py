@@ -18,8 +18,6 @@ which is irrational, is handled through quantities that stay rational:
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import itertools
 import math
 import operator
@@ -53,32 +51,9 @@ WEIGHT_VARIANCE = WEIGHT_HALF_WIDTH**2 / 3
 NEAR_CORNER = Fraction(1732, 1000)
 
 
-@contextlib.contextmanager
-def single_threaded_torch():
-    """Run torch on one intra-op thread, then restore the setting. The tensors here are tiny
-    (≤ 10⁴ entries): splitting them over threads costs more than the work, and on a busy
-    machine a descheduled worker thread stalls every elementwise op by milliseconds."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def cpu_generator(ctx: Context, *labels: object) -> torch.Generator:
     """A seeded CPU generator for fixed inputs built on the CPU whatever ctx.device is."""
     return torch.Generator().manual_seed(ctx.int_seed(*labels))
-
-
-def single_threaded(check: Check) -> Check:
-    """The same check, run under ``single_threaded_torch``."""
-
-    def run(ctx: Context) -> Outcome:
-        with single_threaded_torch():
-            return check.run(ctx)
-
-    return dataclasses.replace(check, run=run)
 
 
 # --- exact linear algebra on rationals -------------------------------------------------
@@ -535,7 +510,7 @@ def lemma12_hessian(coefficients) -> Check:
             return None
         return f"Hessian γ² coefficient {coefficient:.12g} ≠ δ_F(M) = {predicted:.12g} (tolerance {HESSIAN_RELATIVE_TOLERANCE:g} × {scale:.3g})"
 
-    return single_threaded(property_search(
+    return property_search(
         "autodiff Hessian against δ_F",
         nonzero_row_matrices(8, 8),
         prop,
@@ -544,7 +519,7 @@ def lemma12_hessian(coefficients) -> Check:
         classify=classify_kind,
         pinned=[("rank_one", np.ones((3, 4), dtype=np.int64)), ("gaussian", np.random.default_rng(0).standard_normal((4, 5)))],
         examples=lambda ctx: ctx.by_profile(20, 60, 600, 1500),
-    ))
+    )
 
 
 def _mc_inputs(generator: torch.Generator) -> dict[str, torch.Tensor]:
@@ -627,7 +602,7 @@ def lemma12_monte_carlo(coefficients) -> Check:
             figures={"remainder": figure},
         )
 
-    return single_threaded(Check("Monte Carlo at shrinking γ", "randomized", run, corroborating=True))
+    return Check("Monte Carlo at shrinking γ", "randomized", run, corroborating=True)
 
 
 def lemma12_checks(coefficients) -> tuple[Check, ...]:

@@ -36,7 +36,6 @@ from .markov_algebra import (
     diagonal_matrix,
     rational,
     rational_matrix,
-    single_threaded,
 )
 
 
@@ -215,7 +214,7 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
             evidence,
         )
 
-    return single_threaded(Check("adversarial ascent on |ΔM_ij|", "randomized", run))
+    return Check("adversarial ascent on |ΔM_ij|", "randomized", run)
 
 
 register(
@@ -422,7 +421,7 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
             {"steps": steps, "tolerance": CHAIN_TOLERANCE, "chains": trajectories},
         )
 
-    return single_threaded(Check("float chains step by step", "randomized", run, corroborating=True))
+    return Check("float chains step by step", "randomized", run, corroborating=True)
 
 
 PAPER_GAMMA = Fraction(1, 8)  # γ ≤ 1/(8Bd), as in Thm. 5 and the proof of Lemma 7
@@ -574,10 +573,10 @@ def prop8_checks(bound: Callable[[RankOneHead], int]) -> tuple[Check, ...]:
     return (
         property_search("rank of F(Ĥ) (exact)", rank_one_heads(), prop8_features_statement(bound), space=space,
                         classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
-        single_threaded(property_search(
+        property_search(
             "per-example gradients via autograd", rank_one_heads(), prop8_gradient_statement(bound),
             space=space + "; ℓ_i = ½‖W_L F(Ĥ_i) − y_i‖², gradients by torch.func.vmap(grad)",
-            classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED)),
+            classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
     )
 
 

@@ -114,6 +114,9 @@ def register(claim: Claim) -> Claim:
         raise ValueError(f"{claim.id}: check names must be unique, got {names}")
     for broken in claim.broken:
         claim.with_checks(broken.checks)  # validates the replaced names
+    unknown = [d for d in claim.depends_on if d not in entries and not d.startswith(tuple(f"{e}." for e in entries))]
+    if unknown:
+        raise ValueError(f"{claim.id} depends on unknown ids {unknown}")
     _REGISTRY[claim.id] = claim
     return claim
 

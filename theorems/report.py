@@ -115,6 +115,11 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                   f"> {claim['statement']}", "", f"Source: {claim['source']}."]
         if claim["variant_of"]:
             lines.append(f"Variant of {claim['variant_of']}.")
+        if claim["depends_on"]:
+            steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} (not implemented)" for d in claim["depends_on"]]
+            warning = " **Rests on a refuted step.**" if any(d in by_id and by_id[d]["verdict"] == Verdict.REFUTED.value
+                                                             for d in claim["depends_on"]) else ""
+            lines.append("Rests on: " + ", ".join(steps) + "." + warning)
         if claim["hypotheses"]:
             lines += ["", "Hypotheses: " + "; ".join(claim["hypotheses"]) + "."]
         if claim["notes"]:

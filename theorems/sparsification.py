@@ -44,7 +44,7 @@ from scipy.stats import quantile_test
 
 from . import exact, stats
 from .checks import property_search, symbolic_identity
-from .context import Context, stable_hash
+from .context import Context, seeded_rng
 from .registry import Broken, Check, Claim, register
 from .verdicts import Outcome, Verdict
 
@@ -281,7 +281,7 @@ class SingularitySample:
 def singularity_sample(seed: int, n: int, rho: float, trials: int) -> SingularitySample:
     """Draws and decides exactly; cached and seeded by (seed, n, ρ) alone, so claims that
     study the same density (thm10 and remark11 at ρ = log n/n) read the same matrices."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, *stable_hash("Bern(ρ) singularity", n, float(rho).hex())]))
+    rng = seeded_rng(seed, "Bern(ρ) singularity", n, float(rho).hex())
     deterministic = rho in (0.0, 1.0)
     counts = {event: 0 for event in EVENTS}
     counts["zero row or column"] = 0
@@ -628,7 +628,7 @@ def critical_keep_probability(u_a, u_b) -> tuple[float, float]:
 def _trial_rng(seed: int, d: int, trial: int) -> np.random.Generator:
     # Seeded by (seed, d, trial) alone, not by claim: thm11, remark3 and their broken variants
     # read one shared sample, and any trial can be regenerated for a counterexample.
-    return np.random.default_rng(np.random.SeedSequence([seed, *stable_hash("sparse Khatri–Rao threshold study", d, trial)]))
+    return seeded_rng(seed, "sparse Khatri–Rao threshold study", d, trial)
 
 
 def _trial_uniforms(rng: np.random.Generator, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -1052,5 +1052,8 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
                     zero_column_bound("zero-column bound", too_small), threshold_study("threshold study", too_small))),
             ),
             notes=THRESHOLD_NOTES,
+            # Thm 11's proof: Lemma 9 reduces invertibility to DetBool, Lemma 10 and its column
+            # consequence to an iid Bern(q) matrix, Remark 11 bounds that matrix's singularity.
+            depends_on=("giannou2023.lemma9", "giannou2023.lemma10.column", "giannou2023.remark11"),
         )
     )
