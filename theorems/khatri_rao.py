@@ -233,17 +233,21 @@ def adversarial_diagonal(kind: str, size: int, rng: np.random.Generator) -> np.n
     raise ValueError(f"unknown diagonal kind {kind!r}")
 
 
+TARGET_KINDS = ("all ones", "alternating ±1", "sparse (3 nonzeros)", "random integers", "ones except one zero")
+
+
 def adversarial_targets(size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Columns w* ≠ 0 beyond the unit vectors (which the inverse covers all at once)."""
     sparse = np.zeros(size, dtype=np.int64)
     sparse[rng.choice(size, size=min(3, size), replace=False)] = rng.integers(1, 5, size=min(3, size))
-    return {
-        "all ones": np.ones(size, dtype=np.int64),
-        "alternating ±1": np.where(np.arange(size) % 2 == 0, 1, -1),
-        "sparse (3 nonzeros)": sparse,
-        "random integers": rng.integers(-5, 6, size=size) + (np.arange(size) == 0) * 11,
-        "ones except one zero": np.where(np.arange(size) == size // 2, 0, 1),
-    }
+    targets = (
+        np.ones(size, dtype=np.int64),
+        np.where(np.arange(size) % 2 == 0, 1, -1),
+        sparse,
+        rng.integers(-5, 6, size=size) + (np.arange(size) == 0) * 11,  # first entry ≥ 6: never zero
+        np.where(np.arange(size) == size // 2, 0, 1),
+    )
+    return dict(zip(TARGET_KINDS, targets))
 
 
 def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray, points_mod_p: bool) -> np.ndarray:
@@ -255,7 +259,7 @@ def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray
     return khatri_rao(a * diagonal.astype(object), c)
 
 
-def lemma8_sizes(ctx: Context, top: int):
+def lemma8_sizes(top: int):
     return sorted(((n, m) for n in range(1, top + 1) for m in range(1, top + 1) if n * m > 1), key=lambda nm: (nm[0] * nm[1], nm))
 
 
@@ -278,10 +282,11 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
 
     def run(ctx: Context) -> Outcome:
         entries = []
-        for n, m in ctx.progress(lemma8_sizes(ctx, ctx.by_profile(3, 6, 16)), "γ certificates"):
+        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 6, 16)), "γ certificates"):
             rng = ctx.rng("gamma", n, m)
             size = n * m
-            diagonal = adversarial_diagonal(diagonal_kind if diagonal_kind != "cycle" else D_KINDS[(n + m) % len(D_KINDS)], size, rng)
+            kind = D_KINDS[(n + m) % len(D_KINDS)] if diagonal_kind == "cycle" else diagonal_kind
+            diagonal = adversarial_diagonal(kind, size, rng)
             b = lemma8_matrix(rng, n, m, diagonal, points_mod_p=True)
             modular = exact.nmod_matrix(b)
             if modular.det() == 0:
@@ -317,13 +322,13 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
                 # A nonzero γ-polynomial vanished modulo p at this point (probability ≤ 2nm/p).
                 return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}: γ_{i} vanished modulo p but not over Q",
                                {"certified": entries})
-            entries.append({"n": n, "m": m, "D": diagonal_kind if diagonal_kind != "cycle" else D_KINDS[(n + m) % len(D_KINDS)],
-                            "det_mod_p": int(modular.det()), "targets": size + len(targets)})
+            entries.append({"n": n, "m": m, "D": kind, "det_mod_p": int(modular.det()), "targets": size + len(targets)})
+        largest = entries[-1]["n"] * entries[-1]["m"]
         return Outcome(
             Verdict.CERTIFIED,
-            f"γ_i ≢ 0 for every row i, every unit w* and {len(adversarial_targets(4, np.random.default_rng(0)))} adversarial w*, "
-            f"{len(entries)} sizes (largest {entries[-1]['n'] * entries[-1]['m']}×{entries[-1]['n'] * entries[-1]['m']})",
-            {"sizes": len(entries), "diagonal_kinds": list(D_KINDS), "targets": ["e_j for every j", *adversarial_targets(4, np.random.default_rng(0))]},
+            f"γ_i ≢ 0 for every row i, every unit w* and {len(TARGET_KINDS)} adversarial w*, "
+            f"{len(entries)} sizes (largest {largest}×{largest})",
+            {"sizes": len(entries), "diagonal_kinds": list(D_KINDS), "targets": ["e_j for every j", *TARGET_KINDS]},
             certificate={"method": "all entries of B⁻¹ and of B⁻¹W nonzero modulo p at a point uniform on [0, p)",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
         )
@@ -339,7 +344,7 @@ def cofactor_independence(diagonal_kind: str):
 
     def run(ctx: Context) -> Outcome:
         entries = []
-        for n, m in ctx.progress(lemma8_sizes(ctx, ctx.by_profile(3, 4, 10)), "cofactor independence"):
+        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 4, 10)), "cofactor independence"):
             if n * m > ctx.by_profile(9, 16, 100):
                 continue
             rng = ctx.rng("cofactors", n, m)
@@ -457,7 +462,7 @@ def proof_witness_determinants(replacement: Callable[[np.ndarray], np.ndarray]):
 
     def run(ctx: Context) -> Outcome:
         checked = 0
-        for n, m in lemma8_sizes(ctx, 6):
+        for n, m in lemma8_sizes(6):
             size = n * m
             if size > 6:
                 continue

@@ -336,7 +336,6 @@ register(
                 cauchy_schwarz_gap(margin=1),
             )),
         ),
-        depends_on=("daneshmand2020.lemma1",),
         notes="The symbolic identity k·Σλ² − (Σλ)² = Σ_{i<j}(λ_i − λ_j)² over the k nonzero eigenvalues of "
         "M(H) proves the inequality and its equality case for every H of rank k (k up to 8 at profile ci). "
         "The search decides rank over Q and the equality case by Tr(M)·M² = ‖M‖_F²·M.",
