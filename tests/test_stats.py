@@ -41,3 +41,8 @@ def test_binomial_pvalues():
 def test_round_sig():
     assert stats.round_sig(0.123456789, 3) == 0.123
     assert stats.round_sig(0.0) == 0.0
+
+
+def test_one_sided_clopper_pearson_bounds():
+    assert stats.clopper_pearson_upper(0, 10, 0.975) == pytest.approx(1 - 0.025 ** (1 / 10))
+    assert stats.clopper_pearson_lower(10, 10, 0.975) == pytest.approx(0.025 ** (1 / 10))

@@ -60,10 +60,12 @@ class Context:
 
         return torch.device(self.device)
 
-    def torch_generator(self, *labels: object):
+    def torch_generator(self, *labels: object, device: str | None = None):
+        """A seeded torch Generator on the context's device (or ``device``, e.g. "cpu" for
+        fixed inputs that must not depend on where the checks run)."""
         import torch
 
-        generator = torch.Generator(device=self.device)
+        generator = torch.Generator(device=device or self.device)
         generator.manual_seed(self.int_seed(*labels))
         return generator
 

@@ -51,11 +51,6 @@ WEIGHT_VARIANCE = WEIGHT_HALF_WIDTH**2 / 3
 NEAR_CORNER = Fraction(1732, 1000)
 
 
-def cpu_generator(ctx: Context, *labels: object) -> torch.Generator:
-    """A seeded CPU generator for fixed inputs built on the CPU whatever ctx.device is."""
-    return torch.Generator().manual_seed(ctx.int_seed(*labels))
-
-
 # --- exact linear algebra on rationals -------------------------------------------------
 
 
@@ -563,7 +558,7 @@ def lemma12_monte_carlo(coefficients) -> Check:
         generator = ctx.torch_generator("monte carlo")
         rows, figure = [], matplotlib.figure.Figure(figsize=(5, 3.5))
         axes = figure.add_subplot()
-        for name, h in _mc_inputs(cpu_generator(ctx, "inputs")).items():
+        for name, h in _mc_inputs(ctx.torch_generator("inputs", device="cpu")).items():
             h = h.to(ctx.torch_device())
             w = sample_weights(h.shape[0], generator, device=ctx.torch_device(), batch=(samples,))
             predicted, _ = torch_delta_f(gram(h), coefficients)

@@ -32,7 +32,6 @@ from .markov_algebra import (
     NEAR_CORNER,
     SOURCE,
     as_fraction,
-    cpu_generator,
     diagonal_matrix,
     rational,
     rational_matrix,
@@ -390,7 +389,7 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
         steps = ctx.by_profile(20, 50, 200)
         generator = ctx.torch_generator("chains")
         trajectories = []
-        for start_name, h0 in _float_starts(cpu_generator(ctx, "starts"), premise_only):
+        for start_name, h0 in _float_starts(ctx.torch_generator("starts", device="cpu"), premise_only):
             for activation in FLOAT_ODD_ACTIVATIONS:
                 d = h0.shape[0]
                 gamma = float(gamma_scale) / (float(activation.slope_bound) * d)

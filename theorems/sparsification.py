@@ -321,14 +321,6 @@ class SingularityStatement:
         return n ** -(DECAY_EXPONENT_FLOOR if self.exponent is None else self.exponent)
 
 
-def _one_sided_upper(successes: int, trials: int, level: float) -> float:
-    return stats.clopper_pearson(successes, trials, 1 - 2 * (1 - level)).high
-
-
-def _one_sided_lower(successes: int, trials: int, level: float) -> float:
-    return stats.clopper_pearson(successes, trials, 1 - 2 * (1 - level)).low
-
-
 def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check:
     """Estimate P(event) along each density family with exact per-matrix decisions.
 
@@ -346,7 +338,7 @@ def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check
             trials = ctx.by_profile(30, 100, 200 if n <= 256 else 100 if n <= 512 else 60)
             sample = singularity_sample(ctx.seed, n, family.rho(n), trials)
             k = sample.count(statement.event)
-            upper = _one_sided_upper(k, trials, 0.95)
+            upper = stats.clopper_pearson_upper(k, trials, 0.95)
             row = {"family": family.label, "n": n, "rho": stats.round_sig(sample.rho), "trials": trials,
                    "events": k, "estimate": stats.round_sig(k / trials), "upper_95": stats.round_sig(upper),
                    "exponent_allowed_95": stats.round_sig(-math.log(upper) / math.log(n)) if upper < 1 else 0.0,
@@ -357,7 +349,7 @@ def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check
             if refutation is None and sample.deterministic and k == trials and n >= 2:
                 refutation = ("exact", family, sample, k)
             elif refutation is None and statement.exponent is not None:
-                if _one_sided_lower(k, trials, 1 - stats.FALSE_ALARM) > statement.bound(n):
+                if stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > statement.bound(n):
                     refutation = ("statistical", family, sample, k)
             if upper > statement.bound(n):
                 unsupported.append(f"{family.label}, n = {n}")
@@ -854,13 +846,13 @@ def threshold_study(name: str, statement: ScalingStatement) -> Check:
             p = min(1.0, statement.constant * statement.scale(data.d))
             failing = np.flatnonzero(data.critical > p)
             row["failures_at_stated_p"] = int(failing.size)
-            if _one_sided_lower(failing.size, data.critical.size, 1 - stats.FALSE_ALARM) > 1 / data.d:
+            if stats.clopper_pearson_lower(failing.size, data.critical.size, 1 - stats.FALSE_ALARM) > 1 / data.d:
                 return Outcome(Verdict.REFUTED, f"d = {data.d}: {failing.size}/{data.critical.size} sparsified products singular at "
                                f"p = {statement.constant}·{statement.label} = {p:.4g}, above 1/d at confidence 1 − {stats.FALSE_ALARM:g}",
                                evidence, counterexample={"d": data.d, "p": p, "failures": int(failing.size), "trials": int(data.critical.size),
                                                          "witness": _failing_witness(ctx.seed, data.d, int(failing[0]), p)},
                                figures=figures)
-            if _one_sided_upper(failing.size, data.critical.size, 0.95) > 1 / data.d:
+            if stats.clopper_pearson_upper(failing.size, data.critical.size, 0.95) > 1 / data.d:
                 unsupported.append(data.d)
         if unsupported:
             return Outcome(Verdict.INCONCLUSIVE, f"failure ≤ 1/d not resolved at d = {unsupported}", evidence, figures=figures)

@@ -44,6 +44,16 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> In
     return Interval(successes / trials, float(result.low), float(result.high), confidence)
 
 
+def clopper_pearson_upper(successes: int, trials: int, level: float) -> float:
+    """One-sided exact upper confidence bound at ``level`` for a success probability."""
+    return clopper_pearson(successes, trials, 1 - 2 * (1 - level)).high
+
+
+def clopper_pearson_lower(successes: int, trials: int, level: float) -> float:
+    """One-sided exact lower confidence bound at ``level`` for a success probability."""
+    return clopper_pearson(successes, trials, 1 - 2 * (1 - level)).low
+
+
 def binomial_upper_pvalue(successes: int, trials: int, p0: float) -> float:
     """P(X ≥ successes) for X ~ Bin(trials, p0): small when the rate exceeds p0."""
     return float(stats.binom.sf(successes - 1, trials, p0))
