@@ -10,7 +10,7 @@ import os
 import pytest
 from hypothesis import settings
 
-from theorems.profiles import DEFAULT_PROFILE, HYPOTHESIS_EXAMPLES, PROFILES
+from theorems.engine.profiles import DEFAULT_PROFILE, HYPOTHESIS_EXAMPLES, PROFILES
 
 for _name in PROFILES:
     settings.register_profile(

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from theorems import cli
-from theorems.catalog import catalog
-from theorems.registry import claims
+from theorems.engine.catalog import catalog
+from theorems.engine.registry import claims
 
 
 def run(capsys, *argv):

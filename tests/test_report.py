@@ -3,9 +3,9 @@ import json
 import pytest
 
 from theorems import report
-from theorems.context import Context
-from theorems.registry import claims
-from theorems.runner import run_claim
+from theorems.engine.context import Context
+from theorems.engine.registry import claims
+from theorems.engine.runner import run_claim
 
 
 def _results():

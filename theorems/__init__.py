@@ -1,7 +1,17 @@
 """Executable, checkable claims from four papers on normalization layers.
 
-Every claim of ``CLAIMS.md`` has a stable id; implemented claims carry checks whose
+Every claim of ``papers/CLAIMS.md`` has a stable id; implemented claims carry checks whose
 outcomes combine into one verdict: certified, supported, refuted or inconclusive.
+
+    theorems.check("giannou2023.lemma6", profile="quick", seed=0)   # a ClaimResult
+    theorems.claims()                                                # id -> Claim
+
+Layout: ``engine/`` (knows no paper), ``maths/`` (shared mathematics), ``papers/<paper>/``
+(the claims), and at the top the command line, reports, benchmarks and this Python face.
 """
 
 __version__ = "0.1.0"
+
+from .api import check, claims  # noqa: E402  (after __version__, which the CLI reads)
+
+__all__ = ["check", "claims", "__version__"]

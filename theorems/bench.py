@@ -15,15 +15,16 @@ import flint
 import numpy as np
 import scipy.linalg
 
-from . import exact
-from .context import Context
+from .engine.context import Context
+from .maths import exact
+from .maths.khatri_rao import khatri_rao
 
 
 def khatri_rao_point(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
     """A ⊙ B for A ∈ Z^{n×nm}, B ∈ Z^{m×nm} drawn from the evaluation set (exact in int64)."""
     a = exact.random_points(rng, (n, n * m))
     b = exact.random_points(rng, (m, n * m))
-    return scipy.linalg.khatri_rao(a, b)
+    return khatri_rao(a, b)
 
 
 def benchmark_certificate(size: int, seed: int) -> dict:

@@ -16,11 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, profiles
-from .catalog import catalog
-from .context import Context
-from .registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
-from .runner import CheckCrashed, resolve_device, run_claim
+from . import __version__
+from .engine import profiles
+from .engine.catalog import catalog
+from .engine.context import Context
+from .engine.registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
+from .engine.runner import CheckCrashed, resolve_device, run_claim
 
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
@@ -87,7 +88,7 @@ def _run_claims(selected, context: Context, progress_label: str):
 
 
 def _expected_verdicts() -> dict:
-    from .manifest import default_manifest_path, load_manifest
+    from .engine.manifest import default_manifest_path, load_manifest
 
     try:
         return load_manifest(default_manifest_path())
@@ -144,7 +145,7 @@ def command_check(args) -> int:
     context = _context(args)
     results = _run_claims(selected, context, "claims")
     if args.json:
-        from .environment import describe
+        from .engine.environment import describe
 
         environment = describe(context.device)
         print(json.dumps([{**r.to_json(), "environment": environment} for r in results], indent=1, ensure_ascii=False))
@@ -157,7 +158,8 @@ def command_check(args) -> int:
 
 
 def command_report(args) -> int:
-    from . import environment, report
+    from . import report
+    from .engine import environment
 
     out = Path(args.out) if args.out else Path("reports") / args.profile
     try:
@@ -180,7 +182,7 @@ def command_report(args) -> int:
 
 
 def command_gate(args) -> int:
-    from .manifest import default_manifest_path, differences, load_manifest
+    from .engine.manifest import default_manifest_path, differences, load_manifest
 
     path = Path(args.manifest) if args.manifest else default_manifest_path()
     try:
@@ -197,7 +199,7 @@ def command_gate(args) -> int:
 
 
 def command_enumerate(args) -> int:
-    from .boolean_determinant import enumerate_boolean
+    from .maths.boolean_determinant import enumerate_boolean
 
     started = time.perf_counter()
     try:
@@ -227,7 +229,7 @@ def command_bench(args) -> int:
                   f"(build {row['build_s']:.2f} s, det mod p {row['det_s']:.2f} s), float64 LU {row['lu_s']:.3f} s, "
                   f"ratio {row['ratio']:.1f}× (threads {row['threads']})")
         return 0
-    from .bn_chain import benchmark_chain
+    from .maths.bn_chain import benchmark_chain
 
     device = _context(args).device
     row = benchmark_chain(device=device)

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
-from .catalog import catalog
-from .runner import ClaimResult
-from .verdicts import Verdict
+from .engine.catalog import catalog
+from .engine.runner import ClaimResult
+from .engine.verdicts import Verdict
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
 

@@ -1,0 +1,27 @@
+from pathlib import Path
+
+import pytest
+
+from theorems.engine.catalog import catalog, parse_catalog
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "CLAIMS.md"
+
+
+def test_catalog_has_every_paper_and_core_claim():
+    entries = catalog()
+    assert {e.paper for e in entries.values()} == {"giannou2023", "burkholz2024", "randfeat2025", "daneshmand2020"}
+    assert {e.id for e in entries.values() if e.core} >= {"giannou2023.lemma6", "giannou2023.lemma8", "giannou2023.lemma9", "giannou2023.lemma10"}
+    assert all(e.id.startswith(e.paper + ".") and e.label and e.statement for e in entries.values())
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="shared/CLAIMS.md is not beside this checkout")
+def test_packaged_catalog_is_the_shared_one():
+    assert parse_catalog(SHARED.read_text(encoding="utf-8")) == catalog()
+
+
+def test_duplicate_or_misfiled_ids_are_rejected():
+    row = "| giannou2023.thm5 | Thm 5 | x |"
+    with pytest.raises(ValueError, match="twice"):
+        parse_catalog(f"## giannou2023 — t\n{row}\n{row}\n")
+    with pytest.raises(ValueError, match="listed under paper"):
+        parse_catalog(f"## burkholz2024 — t\n{row}\n")

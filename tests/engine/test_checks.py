@@ -1,0 +1,104 @@
+"""The generic check builders on toy statements whose truth is known."""
+
+import numpy as np
+from hypothesis import strategies as st
+
+from theorems.engine.checks import determinant_certificate, property_search, symbolic_identity
+from theorems.engine.context import Context
+from theorems.engine.verdicts import Verdict
+from theorems.maths import exact
+
+CTX = Context("quick", 7, "cpu", "toy.claim", "toy check")
+
+
+def test_property_search_shrinks_to_the_minimal_counterexample():
+    check = property_search("x < 10", st.integers(0, 1000), lambda x: None if x < 10 else f"x = {x}", space="0..1000")
+    outcome = check.run(CTX)
+    assert outcome.verdict is Verdict.REFUTED
+    assert outcome.counterexample == {"example": 10, "reason": "x = 10"}
+
+
+def test_property_search_supported_records_its_statistics():
+    check = property_search("x ≥ 0", st.integers(0, 1000), lambda x: None, space="0..1000",
+                            classify=lambda x: "small" if x < 500 else "large")
+    outcome = check.run(CTX)
+    assert outcome.verdict is Verdict.SUPPORTED
+    assert outcome.evidence["examples"] == 30
+    assert sum(outcome.evidence["coverage"].values()) == 30
+
+
+def test_pinned_examples_run_even_when_generation_would_miss_them():
+    check = property_search("x ≠ 123456", st.integers(0, 10**9), lambda x: None if x != 123456 else "hit",
+                            space="0..1e9", pinned=[123456])
+    assert check.run(CTX).verdict is Verdict.REFUTED
+
+
+def test_same_seed_same_evidence_other_seed_other_search():
+    check = property_search("any", st.integers(0, 10**9), lambda x: None, space="0..1e9", classify=str)
+    first, again = check.run(CTX).evidence, check.run(CTX).evidence
+    other = check.run(Context("quick", 8, "cpu", "toy.claim", "toy check")).evidence
+    assert first == again
+    assert first["coverage"] != other["coverage"]
+
+
+def test_symbolic_identity_certifies_and_refutes():
+    import sympy
+
+    x, y = sympy.symbols("x y")
+    good = symbolic_identity("square", lambda ctx: [1, 2], lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([sympy.expand((x + y) ** k)])))
+    bad = symbolic_identity("freshman", lambda ctx: [1, 2], lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([x**k + y**k])))
+    assert good.run(CTX).verdict is Verdict.CERTIFIED
+    refuted = bad.run(CTX)
+    assert refuted.verdict is Verdict.REFUTED and refuted.counterexample["case"] == "2"
+
+
+def test_determinant_certificate_certifies_generic_and_refutes_singular():
+    generic = determinant_certificate("generic", lambda ctx: [(2,), (3,)], lambda rng, s: exact.random_points(rng, (s[0], s[0])),
+                                      lambda s: s[0], space="toy")
+    outcome = generic.run(CTX)
+    assert outcome.verdict is Verdict.CERTIFIED
+    assert outcome.certificate["prime"] == exact.CERTIFICATE_PRIME
+    assert all(entry["det_mod_p"] != 0 for entry in outcome.certificate["entries"])
+
+    def rank_one(rng, size):
+        u = exact.random_points(rng, (size[0], 1))
+        return u @ u.T
+
+    singular = determinant_certificate("rank one", lambda ctx: [(1,), (2,), (3,)], rank_one, lambda s: 2 * s[0], space="toy")
+    refuted = singular.run(CTX)
+    assert refuted.verdict is Verdict.REFUTED
+    assert refuted.counterexample["size"] == [2]  # 1×1 is fine; 2×2 is the minimal failure
+
+
+def test_shared_seeds_depend_on_the_seed_and_labels_only():
+    from theorems.engine.context import seeded_int
+
+    assert seeded_int(1, "a", 8) == seeded_int(1, "a", 8)
+    assert len({seeded_int(1, "a", 8), seeded_int(2, "a", 8), seeded_int(1, "a", 16)}) == 3
+    assert CTX.int_seed("x") == seeded_int(CTX.seed, CTX.claim_id, CTX.check_name, "x")
+
+
+def test_context_randomness_is_reproducible_and_separated():
+    assert np.array_equal(CTX.rng("a").integers(0, 100, 5), CTX.rng("a").integers(0, 100, 5))
+    assert not np.array_equal(CTX.rng("a").integers(0, 10**9, 5), CTX.rng("b").integers(0, 10**9, 5))
+    assert CTX.by_profile(1, thorough=3) == 1
+    assert Context("large", 0, "cpu").by_profile(1, thorough=3) == 3
+
+
+def test_checks_run_on_one_torch_thread_and_the_setting_is_restored():
+    import torch
+
+    from theorems.engine.registry import Check, Claim
+    from theorems.engine.runner import run_claim
+    from theorems.engine.verdicts import Outcome
+
+    seen = []
+
+    def run(ctx):
+        seen.append(torch.get_num_threads())
+        return Outcome(Verdict.SUPPORTED, "ok")
+
+    claim = Claim("giannou2023.thm5", "s", (), (Check("threads", "randomized", run),), ())
+    before = torch.get_num_threads()
+    run_claim(claim, CTX)
+    assert seen == [1] and torch.get_num_threads() == before

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from theorems.maths import stats
+
+
+def test_clopper_pearson_zero_successes_matches_closed_form():
+    interval = stats.clopper_pearson(0, 10, 0.95)
+    assert interval.low == 0
+    assert interval.high == pytest.approx(1 - 0.025 ** (1 / 10))
+
+
+def test_clopper_pearson_rejects_impossible_counts():
+    with pytest.raises(ValueError):
+        stats.clopper_pearson(11, 10)
+
+
+def test_batch_means_covers_the_mean_of_a_correlated_chain():
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal(20000)
+    chain = np.empty_like(noise)
+    chain[0] = 0
+    for t in range(1, noise.size):  # AR(1) with mean 0: naive iid intervals are too narrow
+        chain[t] = 0.9 * chain[t - 1] + noise[t]
+    interval = stats.batch_means(chain, batches=20, confidence=0.999)
+    assert interval.low < 0 < interval.high
+
+
+def test_fit_power_law_recovers_exponent():
+    x = np.array([8, 16, 32, 64, 128.0])
+    fit = stats.fit_power_law(x, 3 * x**0.5)
+    assert fit.exponent.estimate == pytest.approx(0.5)
+    assert fit.prefactor == pytest.approx(3)
+
+
+def test_binomial_pvalues():
+    assert stats.binomial_upper_pvalue(0, 10, 0.5) == pytest.approx(1.0)
+    assert stats.binomial_lower_pvalue(0, 10, 0.5) == pytest.approx(0.5**10)
+
+
+def test_round_sig():
+    assert stats.round_sig(0.123456789, 3) == 0.123
+    assert stats.round_sig(0.0) == 0.0
+
+
+def test_one_sided_clopper_pearson_bounds():
+    assert stats.clopper_pearson_upper(0, 10, 0.975) == pytest.approx(1 - 0.025 ** (1 / 10))
+    assert stats.clopper_pearson_lower(10, 10, 0.975) == pytest.approx(0.025 ** (1 / 10))

@@ -1,0 +1,92 @@
+"""Unit tests for theorems/markov_dynamics.py: the exact engines against brute-force oracles,
+the float engines against independent computations, input validation, and the paper's
+counterexamples reproduced by hand."""
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theorems.maths.bn_chain import gram
+from theorems.papers.daneshmand2020 import chain_dynamics as md
+from theorems.papers.daneshmand2020 import rank_algebra as ma
+
+DETERMINISTIC = settings(max_examples=40, deadline=None, database=None, derandomize=True)
+
+
+def test_bound_comparison_is_exact_at_equality():
+    bound = md.DeltaBound(linear_sq=4)  # 2·d·Bγ + 3d²B²γ² = 5 at d = B = γ = 1
+    one = flint.fmpq(1)
+    assert not bound.exceeded_by(flint.fmpq(5), 1, one, one)
+    assert not bound.exceeded_by(flint.fmpq(-5), 1, one, one)
+    assert bound.exceeded_by(flint.fmpq(5) + flint.fmpq(1, 10**30), 1, one, one)
+
+
+def test_lemma20_bound_is_attained():
+    assert md.sharpness_witness(2) == 1 and md.sharpness_witness(3) == 1
+
+
+# --- Lemma 21 ---------------------------------------------------------------------------
+
+
+def test_sphere_points_are_exact():
+    for t in ([2, 1], [0, 0, 0], [1, -3, 2, 5]):
+        assert sum(x * x for x in md.sphere_point(t)) == len(t)
+
+
+def test_lemma21_linear_step_returns_the_same_matrix():
+    start = _start("linear 1·x", [Fraction(7, 5), Fraction(1, 5)], [[Fraction(433, 250), -1], [1, Fraction(-433, 250)]])
+    assert md.lemma21_printed(start, md.PAPER_GAMMA) is None
+    assert md.lemma21_corrected(start, md.PAPER_GAMMA) is None
+    assert md.lemma21_corrected(start, Fraction(8)) is not None  # γ = 8/(Bd): a sign flips
+
+
+# --- Prop. 8 -----------------------------------------------------------------------------
+
+
+@DETERMINISTIC
+@given(md.rank_one_heads())
+def test_autograd_gradients_match_the_closed_form(example):
+    features = md.ACTIVATIONS_PROP8[example.activation](torch.tensor(example.preactivation(), dtype=torch.float64))
+    residual = torch.tensor(example.head, dtype=torch.float64) @ features - torch.tensor(example.targets, dtype=torch.float64)
+    expected = torch.einsum("ki,hi->ikh", residual, features)  # (∇ℓ_i)_k F(Ĥ_i)
+    assert torch.equal(md.per_example_gradients(example), expected)
+
+
+def test_relu_rank_bound_of_the_corrected_claim():
+    mixed = md.RankOneHead("relu", (1, -1), (1, -1), ((1, 1),), ((0, 0),))
+    assert md.corrected_alignment(mixed) == 2
+    assert md.prop8_features_statement(md.printed_alignment)(mixed) is not None
+    assert md.prop8_features_statement(md.corrected_alignment)(mixed) is None
+
+
+@DETERMINISTIC
+@given(st.integers(1, 4), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_exact_delta_m_matches_gram_difference(d, n, seed):
+    rng = np.random.default_rng(seed)
+    t, s = rng.standard_normal((d, n)), rng.uniform(-1, 1, (d, n))
+    w, gamma, b = rng.uniform(-1.7, 1.7, (d, d)), 0.3, 1.5
+    u = md.unit_rows_exact(t)
+    assert all(ma.frobenius_sq(ma.rational_matrix([[u[i, j] for j in range(n)]])) == 1 for i in range(d))
+    h = np.sqrt(n) * md.unit_rows_torch(torch.tensor(t)).numpy()
+    expected = gram(torch.tensor(h + gamma * w @ (b * h * s))) - gram(torch.tensor(h))
+    exact_delta = md.delta_m_exact(u, ma.rational_matrix(s), ma.rational_matrix(w), ma.rational(gamma), ma.rational(b))
+    numeric = np.array([[float(ma.as_fraction(x)) for x in row] for row in exact_delta.tolist()])
+    assert np.allclose(numeric, expected.numpy(), atol=1e-10)
+
+
+def _start(activation_name: str, v, weights) -> md.RankOneStart:
+    activation = next(a for a in md.RATIONAL_ODD_ACTIVATIONS if a.name == activation_name)
+    return md.RankOneStart(activation, (1, 1), tuple(ma.rational(x) for x in v), ma.rational_matrix(weights))
+
+
+def test_lemma21_minimal_counterexample_by_hand():
+    """H = [[7/5, 1/5], [7/5, 1/5]] ∈ 𝓗, F = hardtanh: F(v) = (1, 1/5) is not ∥ v, so one step
+    with W = [[1, 0], [0, 0]] gives a rank-two H_γ (det = −2γ/25)."""
+    start = _start("hardtanh", [Fraction(7, 5), Fraction(1, 5)], [[1, 0], [0, 0]])
+    _, h_gamma = md.one_step_exact(start, md.PAPER_GAMMA)
+    assert h_gamma.det() == -2 * (ma.rational(md.PAPER_GAMMA) / 2) / 25
+    assert md.lemma21_printed(start, md.PAPER_GAMMA).startswith("rank(H_k+1) = 2")

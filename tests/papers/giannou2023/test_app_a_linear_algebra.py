@@ -1,0 +1,49 @@
+"""Unit tests of the giannou2023 App. A.1–A.3 helpers against independent oracles."""
+
+import numpy as np
+import sympy
+from hypothesis import given
+
+from theorems.papers.giannou2023 import app_a_linear_algebra as la
+
+
+def brute_solution_count(a, b):
+    """Oracle via sympy's own solver."""
+    x = sympy.symbols(f"x0:{a.shape[1]}")
+    solutions = sympy.linsolve((sympy.Matrix(a.tolist()), sympy.Matrix(b.tolist())), *x)
+    if solutions == sympy.EmptySet:
+        return "none"
+    (solution,) = solutions
+    return "infinite" if any(entry.free_symbols for entry in solution) else "unique"
+
+
+@given(la.linear_systems())
+def test_witness_solution_count_matches_sympy(system):
+    assert la.solution_count_by_witness(*system) == brute_solution_count(*system)
+
+
+def test_intersection_dimension_on_a_hand_example():
+    a = np.array([[1, 0, 0]])
+    b = np.array([[0, 0], [1, 0], [0, 1]])  # col(B) = span(e2, e3) = null(A)
+    assert la.null_col_intersection(a, b) == 2
+    assert la.null_col_intersection(a, np.array([[1], [0], [0]])) == 0
+
+
+def test_khatri_rao_is_column_wise_kronecker_with_row_major_rows():
+    a, b = np.arange(6).reshape(2, 3), np.arange(6, 12).reshape(2, 3)
+    product = la.khatri_rao(a, b)
+    for k in range(3):
+        assert np.array_equal(product[:, k], np.kron(a[:, k], b[:, k]))
+
+
+def test_exact_matmul_does_not_overflow():
+    big = np.array([[2**40]], dtype=np.int64)
+    assert la.exact_matmul(big, big)[0, 0] == 2**80
+
+
+def test_corrected_condition_uses_the_transposed_test_when_l_exceeds_n():
+    a = np.array([[1, 0, 0]])
+    b = np.array([[1, 0], [0, 1], [0, 0]])  # AB = [1, 0] has full rank 1; null(A) ∩ col(B) ∋ e2
+    assert la.product_is_full_rank(a, b)
+    assert not la.trivial_intersection(a, b)
+    assert la.corrected_condition(a, b)

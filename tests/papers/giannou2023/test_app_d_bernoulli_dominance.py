@@ -1,0 +1,241 @@
+"""The Lemma 10 engine against brute-force oracles, and the column Monte Carlo's pieces."""
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theorems.maths.boolean_determinant import detbool
+from theorems.maths.khatri_rao import khatri_rao
+from theorems.papers.giannou2023 import app_d_bernoulli_dominance as bd
+from theorems.papers.giannou2023 import bernoulli_polynomials as bp
+
+P = bp.P
+QUICK = settings(max_examples=40, deadline=None, database=None, derandomize=True)
+
+
+def _subsets(max_d: int):
+    return st.integers(1, max_d).flatmap(lambda d: st.tuples(st.just(d), st.sets(st.integers(0, d * d - 1))))
+
+
+rationals = st.fractions(0, 1, max_denominator=50)
+
+
+# --- input validation ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("d", [0, -1, 2.0, True, "3"])
+def test_support_graph_rejects_bad_d(d):
+    with pytest.raises(ValueError, match="positive integer"):
+        bp.support_graph([0], d)
+
+
+@pytest.mark.parametrize("subset, message", [([4], "lie in"), ([-1], "lie in"), ([1, 1], "repeated")])
+def test_support_graph_rejects_bad_subsets(subset, message):
+    with pytest.raises(ValueError, match=message):
+        bp.support_graph(subset, 2)
+
+
+@pytest.mark.parametrize("graph, message", [(np.ones(3), "2-D"), (np.full((2, 2), 2), "0/1"), (np.full((2, 2), np.nan), "0/1")])
+def test_biadjacency_rejects_bad_graphs(graph, message):
+    with pytest.raises(ValueError, match=message):
+        bp.left_side_polynomial(graph)
+
+
+def test_subset_of_needs_a_square_grid():
+    with pytest.raises(ValueError, match="square"):
+        bp.subset_of(np.ones((2, 3), bool))
+
+
+def test_enumeration_and_histograms_refuse_impossible_sizes():
+    with pytest.raises(ValueError, match="d ≤ 6"):
+        bp.doubly_lexical_masks(7)
+    with pytest.raises(ValueError, match="rows ≤ 16"):
+        bp.histograms(np.zeros((1, 17), np.int64), 3)
+
+
+def test_components_too_large_to_enumerate_are_refused():
+    rng = np.random.default_rng(0)
+    graph = rng.random((30, 30)) < 0.5  # 30 distinct neighbourhoods on both sides
+    with pytest.raises(ValueError, match="too large"):
+        bp.left_side_polynomial(graph)
+
+
+# --- the left side ---------------------------------------------------------------------
+
+
+@QUICK
+@given(_subsets(3), rationals)
+def test_left_side_polynomial_matches_brute_force(instance, p):
+    d, subset = instance
+    polynomial = bp.left_side_polynomial(bp.support_graph(subset, d))
+    assert bp.fmpq_value(polynomial, p) == bp.left_side_brute_force(subset, d, p)
+
+
+@QUICK
+@given(_subsets(4))
+def test_histogram_path_matches_component_path(instance):
+    d, subset = instance
+    graph = bp.support_graph(subset, d)
+    masks = (graph.astype(np.int64) << np.arange(d)).sum(axis=1)
+    coefficients = bp.left_side_coefficients(bp.histograms(masks[None, :], d), d, d)[0]
+    assert flint.fmpz_poly([int(c) for c in coefficients]) == bp.left_side_polynomial(graph)
+
+
+@pytest.mark.parametrize("h, w", [(1, 1), (3, 5), (30, 30), (7, 30)])
+def test_complete_bipartite_closed_form(h, w):
+    graph = np.zeros((30, 30), bool)
+    graph[:h, :w] = True
+    off = (1 - P) ** h
+    assert bp.left_side_polynomial(graph) == off + (1 - off) * (1 - P) ** w
+
+
+def test_disjoint_components_multiply():
+    graph = np.zeros((30, 30), bool)
+    graph[:2, :3] = True
+    graph[5, 7] = True
+    path = bp.left_side_polynomial(bp.support_graph([0, 1], 2))  # one row, two columns
+    expected = ((1 - P) ** 2 + (1 - (1 - P) ** 2) * (1 - P) ** 3) * (1 - P**2)
+    assert bp.left_side_polynomial(graph) == expected
+    assert path == 1 - P * (1 - (1 - P) ** 2)
+
+
+def test_proof_step_counterexample_is_exact():
+    """The proof bounds the left side by an h×h block; S = {(0,0), (1,0)} has h = 2 and beats it."""
+    p = Fraction(1, 2)
+    assert bp.left_side_brute_force([0, 2], 2, p) == Fraction(5, 8)
+    assert bp.left_side_brute_force([0, 1, 2, 3], 2, p) == Fraction(7, 16)
+
+
+# --- enumeration -----------------------------------------------------------------------
+
+
+def _all_signatures(d: int) -> set:
+    codes = np.arange(1 << (d * d), dtype=np.int64)
+    graphs = ((codes[:, None] >> np.arange(d * d)) & 1).reshape(-1, d, d)
+    masks = (graphs << np.arange(d)).sum(axis=2)
+    coefficients = bp.left_side_coefficients(bp.histograms(masks, d), d, d)
+    return {(int(e), tuple(int(c) for c in row)) for e, row in zip(graphs.sum(axis=(1, 2)), coefficients)}
+
+
+def _padded(left: flint.fmpz_poly, d: int) -> tuple:
+    coefficients = [int(c) for c in left.coeffs()]
+    return tuple(coefficients + [0] * (2 * d + 1 - len(coefficients)))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_doubly_lexical_enumeration_covers_every_subset(d):
+    enumeration = bp.enumerate_left_sides(d)
+    assert {(c.edges, _padded(c.left, d)) for c in enumeration.classes} == _all_signatures(d)
+
+
+@pytest.mark.parametrize("d", [3, 4])
+def test_doubly_lexical_matrices_are_sorted_both_ways(d):
+    graphs = bp.masks_to_graph(bp.doubly_lexical_masks(d).ravel(), d).reshape(-1, d, d).astype(np.int64)
+    weights = 1 << np.arange(d - 1, -1, -1)
+    rows, columns = graphs @ weights, np.einsum("mij,i->mj", graphs, weights)
+    assert np.all(rows[:, :-1] >= rows[:, 1:]) and np.all(columns[:, :-1] >= columns[:, 1:])
+
+
+def test_class_representatives_reproduce_their_polynomials():
+    for left in bp.enumerate_left_sides(3).classes:
+        assert left.edges == left.representative.sum()
+        assert bp.left_side_polynomial(left.representative) == left.left
+
+
+# --- sign decisions --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "poly, negative_somewhere",
+    [
+        (flint.fmpz_poly(0), False),
+        ((2 * P - 1) ** 2, False),  # touches zero at 1/2
+        (P**3 * (2 * P - 1) ** 2, False),
+        ((2 * P - 1) ** 2 + 1, False),
+        (1000000 * (2 * P - 1) ** 2 + 1, False),  # complex roots close to (0, 1)
+        (2 * P - 1, True),
+        (-(P**2), True),
+        ((3 * P - 1) * (3 * P - 2), True),  # negative only on (1/3, 2/3)
+        ((1000 * P - 499) * (1000 * P - 501), True),  # a narrow dip
+        (1 - P, False),  # zero at p = 1 only
+        (P - 1, True),
+    ],
+)
+def test_decide_nonnegative_on_known_polynomials(poly, negative_somewhere):
+    decision = bp.decide_nonnegative(poly)
+    assert (decision.witness is not None) == negative_somewhere
+    if decision.witness is not None:
+        assert 0 < decision.witness <= 1 and bp.fmpq_value(poly, decision.witness) < 0
+
+
+@QUICK
+@given(st.lists(st.integers(-20, 20), min_size=1, max_size=7).filter(any))
+def test_descartes_bound_is_at_least_the_root_count(coefficients):
+    """Descartes: sign changes ≥ roots in (0, 1) counted with multiplicity, of equal parity."""
+    g = bp._strip_zero_at_origin(flint.fmpz_poly(coefficients))
+    poly = sympy.Poly([int(c) for c in reversed(g.coeffs())], sympy.Symbol("x"))
+    roots = sum(1 for r in sympy.real_roots(poly) if 0 < r < 1)
+    changes = bp._descartes_sign_changes(g)
+    assert changes >= roots and (changes - roots) % 2 == 0
+
+
+@QUICK
+@given(_subsets(3), st.fractions(Fraction(1, 50), 1, max_denominator=50), st.sampled_from([Fraction(2), Fraction(1, 3)]))
+def test_dominance_gap_has_the_sign_of_right_minus_left(instance, p, constant):
+    d, subset = instance
+    left = bp.left_side_polynomial(bp.support_graph(subset, d))
+    gap = bp.fmpq_value(bp.dominance_gap(left, len(subset), constant, d), p)
+    right = (1 - p * p / (constant * d)) ** len(subset)
+    difference = right - bp.left_side_brute_force(subset, d, p)
+    assert (gap > 0) == (difference > 0) and (gap == 0) == (difference == 0)
+
+
+# --- tightness -------------------------------------------------------------------------
+
+
+def test_single_edge_needs_constant_one_over_d():
+    for d in (1, 3, 7):
+        for p in (0.1, 0.5, 0.9):
+            assert bd.implied_constant(np.log1p(-p * p), 1, p, d) == pytest.approx(1 / d)
+
+
+def test_tightness_bracket_for_d_2_is_exact_and_tight():
+    row = bd.tightness_bracket(2)
+    assert row["lower"] < row["upper"] <= row["lower"] * Fraction(1001, 1000)
+    assert row["worst_S"] == [0, 1, 2, 3]
+    witness, lower = row["witness_p_at_lower"], row["lower"]
+    left = bp.left_side_brute_force(row["worst_S"], 2, witness)
+    assert (1 - witness**2 / (lower * 2)) ** 4 < left
+
+
+# --- the column Monte Carlo ------------------------------------------------------------
+
+
+def test_paired_sign_test_counts_and_direction():
+    before = np.array([1, 1, 0, 0, 1, 0], bool)
+    after = np.array([1, 0, 1, 1, 0, 0], bool)
+    up = bd.paired_sign_test(before, after, 1)
+    down = bd.paired_sign_test(before, after, -1)
+    assert (up["discordant"], up["against_claim"], down["against_claim"]) == (4, 2, 2)
+    strong = bd.paired_sign_test(np.ones(60, bool), np.zeros(60, bool), 1)
+    assert strong["p_value"] < 1e-17
+
+
+def test_zero_after_replacing_matches_a_direct_computation():
+    rng, replay = np.random.default_rng(5), np.random.default_rng(5)
+    zero = bd.zero_after_replacing(rng, 2, 0.7, 0.2, trials=20, columns=4)
+    for trial in range(20):
+        product = khatri_rao(replay.random((2, 4)) < 0.7, replay.random((2, 4)) < 0.7)
+        replacements = replay.random((4, 4)) < 0.2
+        assert zero[trial, 0] == (detbool(product) == 0)
+        assert zero[trial, 4] == (detbool(replacements) == 0)
+
+
+def test_dense_replacements_end_in_a_full_matrix():
+    zero = bd.zero_after_replacing(np.random.default_rng(1), 3, 0.5, 1.0, trials=5, columns=9)
+    assert not zero[:, -1].any()

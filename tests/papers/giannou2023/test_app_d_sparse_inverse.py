@@ -1,0 +1,158 @@
+"""The machinery behind giannou2023.def8 and giannou2023.lemma9: mask generators keep their
+promises, the exact decision of "det polynomial nonzero" is right both ways, and the
+symbolic expansion is built correctly."""
+
+import numpy as np
+import pytest
+import sympy
+from scipy import sparse
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from theorems.maths import exact
+from theorems.maths.boolean_determinant import (
+    detbool,
+    frobenius_konig_block,
+    has_unique_perfect_matching,
+    perfect_matchings,
+)
+from theorems.maths.khatri_rao import khatri_rao
+from theorems.papers.giannou2023.app_d_sparse_inverse import (
+    PAIR_KINDS,
+    all_masks,
+    decide_det_polynomial,
+    def8_disagreement,
+    detbool_ignoring_last_row,
+    detbool_of_definition,
+    ignoring_last_row,
+    lemma9_statement,
+    mask_pair,
+    matching_expansion,
+    no_zero_line,
+    nonsingular_over_q,
+    sparsified_product_sampler,
+    square_mask,
+    symbolic_khatri_rao,
+)
+
+
+def matching_size(mask):
+    return int((maximum_bipartite_matching(sparse.csr_array(mask.astype(bool)), perm_type="row") >= 0).sum())
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_square_mask_kinds_keep_their_promises(n, seed):
+    rng = np.random.default_rng(seed)
+    density = rng.random()
+    assert has_unique_perfect_matching(square_mask("unique_matching", n, rng, density))
+    missing = square_mask("one_missing", n, rng, density)
+    assert detbool(missing) == 0 and matching_size(missing) == n - 1
+    assert detbool(square_mask("hidden_block", n, rng, density)) == 0
+    assert square_mask("bernoulli", n, rng, 0.0).sum() == 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_mask_pair_kinds_keep_their_promises(d, seed):
+    rng = np.random.default_rng(seed)
+    density = rng.random()
+    for kind in PAIR_KINDS[1:]:
+        a, b = mask_pair(kind, d, rng, density)
+        assert a.shape == b.shape == (d, d * d) and a.dtype == b.dtype == bool
+    a, b = mask_pair("unique_matching", d, rng, density)
+    assert has_unique_perfect_matching(khatri_rao(a, b))
+    a, b = mask_pair("one_missing", d, rng, density)
+    assert detbool(khatri_rao(a, b)) == 0 and matching_size(khatri_rao(a, b)) == d * d - 1
+    a, b = mask_pair("witness", d, rng, 0.0)
+    assert (khatri_rao(a, b) == np.eye(d * d)).all()
+
+
+def test_unknown_kinds_are_rejected():
+    with pytest.raises(ValueError, match="kind"):
+        square_mask("dense", 3, np.random.default_rng(0), 0.5)
+    with pytest.raises(ValueError, match="kind"):
+        mask_pair("dense", 2, np.random.default_rng(0), 0.5)
+
+
+def test_hadamard_form_of_the_sparsified_product():
+    # The exhaustive check evaluates (P⊙Q)∘(A⊙B) in place of (P∘A)⊙(Q∘B) (Theorem 6).
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        a, b = rng.random((3, 9)) < 0.5, rng.random((3, 9)) < 0.5
+        p, q = exact.random_points(rng, (3, 9)), exact.random_points(rng, (3, 9))
+        assert (khatri_rao(p * a, q * b) == khatri_rao(p, q) * khatri_rao(a, b)).all()
+
+
+def test_all_masks_lists_each_matrix_once():
+    masks = all_masks(2, 3)
+    assert masks.shape == (64, 2, 3)
+    assert len({m.tobytes() for m in masks}) == 64
+
+
+def test_decision_on_both_sides():
+    rng = np.random.default_rng(2)
+    a, b = mask_pair("witness", 2, rng, 0.0)
+    nonzero, how = decide_det_polynomial(sparsified_product_sampler(a, b, rng), khatri_rao(a, b))
+    assert nonzero and "modulo p" in how
+    a[0, 0] = False  # kills column 0 of A⊙B
+    nonzero, how = decide_det_polynomial(sparsified_product_sampler(a, b, rng), khatri_rao(a, b))
+    assert not nonzero and "zero block" in how
+
+
+def test_decision_falls_back_to_schwartz_zippel():
+    # A pattern with a perfect matching, but a sampler that only ever returns zeros: the
+    # decision must not trust the pattern and must report the probabilistic zero.
+    nonzero, how = decide_det_polynomial(lambda: np.zeros((2, 2), dtype=np.int64), np.eye(2, dtype=bool))
+    assert not nonzero and "false-zero probability" in how
+    values = iter([np.zeros((2, 2), dtype=np.int64), np.eye(2, dtype=np.int64)])
+    nonzero, how = decide_det_polynomial(lambda: next(values), np.eye(2, dtype=bool))
+    assert nonzero and "later" in how
+
+
+def test_lemma9_statement_separates_detbool_from_ordinary_singularity():
+    ones = mask_pair("ones", 2, np.random.default_rng(0), 1.0)
+    example = ("ones", *ones, 7)
+    assert lemma9_statement(detbool_of_definition, submatrix=False)(example) is None
+    reason = lemma9_statement(nonsingular_over_q, submatrix=False)(example)
+    assert "nonzero" in reason and "prediction is 0" in reason
+    assert lemma9_statement(nonsingular_over_q, submatrix=True)((*example, [0, 1], [0, 1])) is not None
+    zero = (np.zeros((1, 1), dtype=bool), np.zeros((1, 1), dtype=bool))
+    assert lemma9_statement(detbool_ignoring_last_row, submatrix=False)(("drawn", *zero, 0)) is not None
+
+
+def test_broken_detbools_are_broken():
+    assert ignoring_last_row(detbool)(np.zeros((1, 1), dtype=bool)) == 1
+    hall = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool)
+    assert no_zero_line(hall) == 1 and detbool(hall) == 0
+    assert def8_disagreement((("no zero line", no_zero_line),), hall, 0) is not None
+    assert def8_disagreement((("detbool", detbool),), hall, 0) is None
+    assert "not in" in def8_disagreement((("two", lambda m: 2),), hall, 0)
+
+
+def test_symbolic_product_matches_scipy_at_a_point():
+    rng = np.random.default_rng(3)
+    a, b = mask_pair("bernoulli", 2, rng, 0.6)
+    symbolic = symbolic_khatri_rao(a, b)
+    p, q = rng.integers(1, 9, (2, 4)), rng.integers(1, 9, (2, 4))
+    values = {sympy.Symbol(f"p_{j}_{c}"): int(p[j, c]) for j in range(2) for c in range(4)}
+    values |= {sympy.Symbol(f"q_{l}_{c}"): int(q[l, c]) for l in range(2) for c in range(4)}
+    assert np.array(symbolic.subs(values), dtype=np.int64).tolist() == khatri_rao(p * a, q * b).tolist()
+
+
+def test_matching_expansion_counts_monomials_and_matchings():
+    rng = np.random.default_rng(4)
+    a, b = mask_pair("unique_matching", 2, rng, 0.8)
+    rows = cols = list(range(4))
+    (det, det_terms), (expansion, matchings) = matching_expansion(signed=True)(("u", a, b, rows, cols))
+    assert sympy.expand(det - expansion) == 0
+    assert det_terms == matchings == len(perfect_matchings(khatri_rao(a, b))) == 1
+    ones = mask_pair("ones", 2, rng, 1.0)
+    (det, det_terms), (unsigned, matchings) = matching_expansion(signed=False)(("ones", *ones, rows, cols))
+    assert det_terms == matchings == 24 and sympy.expand(det - unsigned) != 0
+
+
+def test_zero_block_of_a_killed_column_is_the_whole_column():
+    mask = np.ones((4, 4), dtype=bool)
+    mask[:, 2] = False
+    rows, cols = frobenius_konig_block(mask)
+    assert 2 in cols and len(rows) + len(cols) > 4

@@ -1,0 +1,206 @@
+"""Engines of theorems/sparsification.py against brute-force oracles, and input validation."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from theorems.maths import exact
+from theorems.maths.khatri_rao import khatri_rao
+from theorems.papers.giannou2023 import sec4_3_sparsity as sp
+
+FAST = settings(max_examples=60, deadline=None, database=None, derandomize=True)
+
+
+def all_matrices(rows, cols):
+    for bits in itertools.product((0, 1), repeat=rows * cols):
+        yield np.array(bits, dtype=np.int64).reshape(rows, cols)
+
+
+def brute_probability(n, rho, event):
+    """P(event) for iid Bern(rho) n×n, summing exact Fractions over every matrix."""
+    total = Fraction(0)
+    for m in all_matrices(n, n):
+        if event(m):
+            k = int(m.sum())
+            total += rho**k * (1 - rho) ** (n * n - k)
+    return total
+
+
+def has_zero_row(m):
+    return bool((m.sum(axis=1) == 0).any())
+
+
+def has_zero_line(m):
+    return has_zero_row(m) or bool((m.sum(axis=0) == 0).any())
+
+
+# --- exact singularity decisions ---------------------------------------------------------
+
+
+def test_singularity_certificate_matches_integer_determinant_on_all_3x3():
+    for m in all_matrices(3, 3):
+        singular, reason = sp.singularity_certificate(m)
+        assert singular == (exact.fmpz_matrix(m).det() == 0), (m, reason)
+
+
+@FAST
+@given(st.integers(1, 9).flatmap(lambda n: hnp.arrays(np.int64, (n, n), elements=st.integers(0, 1))))
+def test_singularity_certificate_matches_rank_over_q(m):
+    singular, _ = sp.singularity_certificate(m)
+    assert singular == (exact.rank_exact(m) < m.shape[0])
+
+
+def test_singularity_certificate_reasons():
+    assert sp.singularity_certificate(np.ones((4, 4), dtype=int)) == (True, "rank 1 over Q")
+    assert sp.singularity_certificate(np.eye(4, dtype=bool))[0] is False
+    assert "row 1 is zero" in sp.singularity_certificate(np.array([[1, 1], [0, 0]]))[1]
+    # Two rows supported on one column: no zero line but no perfect matching.
+    assert "perfect matching" in sp.singularity_certificate(np.array([[1, 0, 0], [1, 0, 0], [1, 1, 1]]))[1]
+
+
+@pytest.mark.parametrize("n, total", [(1, 1), (2, 10), (3, 338), (4, 42976)])
+def test_exhaustive_singular_counts_match_oeis_a046747(n, total):
+    counts = sp.exhaustive_counts(n)
+    assert sum(counts["singular"]) == total
+    for event, per_weight in counts.items():
+        assert all(c <= math.comb(n * n, k) for k, c in enumerate(per_weight)), event
+
+
+# --- closed forms -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("rho", [Fraction(1, 3), Fraction(3, 4)])
+def test_zero_line_closed_forms_against_brute_force(n, rho):
+    assert sp.zero_row_probability(n, rho) == brute_probability(n, rho, has_zero_row)
+    assert sp.zero_line_probability(n, rho) == brute_probability(n, rho, has_zero_line)
+
+
+def test_zero_line_probability_in_ball_arithmetic_matches_fractions():
+    rho = Fraction(1, 7)
+    exact_value = sp.zero_line_probability(12, rho)
+    with flint.ctx.workprec(sp.ARB_BITS):
+        ball = sp.zero_line_probability(12, sp._ball(rho))
+    assert abs(float(ball.mid()) - float(exact_value)) < 1e-15 and ball.rad() < 1e-40
+
+
+def test_khatri_rao_zero_column_enumeration_against_scipy_and_formula():
+    by_weight = [0] * 17
+    for bits in itertools.product((0, 1), repeat=16):
+        flat = np.array(bits, dtype=np.int64)
+        product = khatri_rao(flat[:8].reshape(2, 4), flat[8:].reshape(2, 4))
+        by_weight[int(flat.sum())] += int((product.sum(axis=0) == 0).any())
+    assert tuple(by_weight) == sp.khatri_rao_zero_column_counts(2)
+    p = Fraction(2, 5)
+    assert sp._weight_polynomial(by_weight, 16, p) == sp.khatri_rao_zero_column_probability(2, p)
+
+
+def test_uniform_zero_row_bound_holds_below_exact_values():
+    for a in (Fraction(1, 2), Fraction(1)):
+        delta = sp.uniform_zero_row_bound(a)
+        assert delta > 0.4
+        for n in list(range(2, 300)) + [10**4, 10**6]:
+            rho = float(a) * math.log(n) / n
+            assert 1 - (1 - (1 - rho) ** n) ** n >= delta
+    assert sp.uniform_zero_row_bound(2) == 0.0
+
+
+def test_hypothesis_boundary_brackets_the_root():
+    for n in (2, 3, 16, 1024):
+        below, above = sp.hypothesis_boundary(n)
+        assert below < above
+        assert n * float(below) < math.log(1 / float(below)) + 1e-9
+        assert n * float(above) >= math.log(1 / float(above)) - 1e-9
+
+
+def test_density_condition_printed_fails_and_implication_holds():
+    printed = sp.condition_statement(sp.PRINTED_CONDITION)
+    implied = sp.condition_statement(sp.IMPLIED_CONDITION)
+    assert printed((3, Fraction(3, 10))) is not None  # ρ ≥ log3/3 − loglog3 ≈ 0.272, but 3ρ < log(1/ρ)
+    assert implied((3, Fraction(3, 10))) is None
+    assert implied((16, Fraction(1, 5))) is None
+
+
+# --- sparsified Khatri–Rao --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_critical_keep_probability_against_linear_scan(d):
+    rng = np.random.default_rng(d)
+    for _ in range(10):
+        u_a, u_b = rng.random((d, d * d)), rng.random((d, d * d))
+        critical, column_bound = sp.critical_keep_probability(u_a, u_b)
+        values = np.unique(np.concatenate([u_a.ravel(), u_b.ravel()]))
+        first_full = next(v for v in values if sp.khatri_rao_structurally_full(u_a <= v, u_b <= v))
+        assert critical == first_full and column_bound <= critical
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_mod_p_rank_agrees_with_perfect_matching(d):
+    rng = np.random.default_rng(10 + d)
+    for _ in range(30):
+        p = rng.uniform(0.2, 0.9)
+        mask_a, mask_b = rng.random((d, d * d)) < p, rng.random((d, d * d)) < p
+        assert sp.sparsified_full_rank_mod_p(rng, mask_a, mask_b) == sp.khatri_rao_structurally_full(mask_a, mask_b)
+
+
+def test_threshold_trials_are_reproducible_and_certified():
+    first, second = sp.threshold_trials(7, 3, 12), sp.threshold_trials.__wrapped__(7, 3, 12)
+    assert np.array_equal(first.critical, second.critical)
+    assert np.all(first.critical >= first.column_bound)
+
+
+def test_necessary_keep_probability_brackets_target():
+    for d in (2, 5, 32):
+        below, above = sp.necessary_keep_probability(d)
+        assert below < above
+        zero_column = sp.khatri_rao_zero_column_probability  # exact in Fractions: the bracket is one ulp wide
+        assert zero_column(d, Fraction(below)) > Fraction(1, d) > zero_column(d, Fraction(above))
+
+
+def test_scaling_ball_matches_float():
+    for d in (3, 10, 1000):
+        for scaling in (sp.SQRT_SCALING, sp.LOG_SCALING):
+            with flint.ctx.workprec(sp.ARB_BITS):
+                assert abs(float(scaling.scale_ball(d).mid()) - scaling.scale(d)) < 1e-14
+
+
+def test_singularity_sample_is_deterministic():
+    a = sp.singularity_sample.__wrapped__(1, 12, 0.3, 20)
+    b = sp.singularity_sample.__wrapped__(1, 12, 0.3, 20)
+    assert a.counts == b.counts
+    ones = sp.singularity_sample.__wrapped__(1, 5, 1.0, 20)
+    assert ones.deterministic and ones.count("singular, no zero row or column") == 20
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: sp.bernoulli_matrix(np.random.default_rng(0), (3, 3), 1.5), "probability"),
+    (lambda: sp.bernoulli_matrix(np.random.default_rng(0), (3, 3), float("nan")), "probability"),
+    (lambda: sp.bernoulli_matrix(np.random.default_rng(0), (0, 3), 0.5), "positive integer"),
+    (lambda: sp.singularity_certificate(np.ones((2, 3), dtype=int)), "square"),
+    (lambda: sp.singularity_certificate(np.eye(2)), "dtype"),
+    (lambda: sp.singularity_certificate(2 * np.eye(2, dtype=int)), "0/1"),
+    (lambda: sp.zero_row_probability(0, 0.5), "positive integer"),
+    (lambda: sp.zero_line_probability(3, -0.1), "probability"),
+    (lambda: sp.khatri_rao_zero_column_probability(2, 2), "probability"),
+    (lambda: sp.exhaustive_counts(5), "n ≤ 4"),
+    (lambda: sp.khatri_rao_zero_column_counts(3), "d ≤ 2"),
+    (lambda: sp.critical_keep_probability(np.zeros((2, 4)), np.zeros((2, 3))), "d×d²"),
+    (lambda: sp.critical_keep_probability(np.full((2, 4), np.nan), np.zeros((2, 4))), "NaN"),
+    (lambda: sp.necessary_keep_probability(1), "d ≥ 2"),
+    (lambda: sp.uniform_zero_row_bound(0), "positive"),
+    (lambda: sp.SingularityStatement("invertible", ()), "event"),
+])
+def test_bad_input_raises_clear_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

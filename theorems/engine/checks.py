@@ -1,0 +1,225 @@
+"""Generic check builders: the three kinds of check a claim is made of.
+
+- ``symbolic_identity``: an identity expanded to zero by sympy on small symbolic instances;
+- ``property_search``: a Hypothesis search for a counterexample, shrunk when found;
+- ``determinant_certificate``: Schwartz–Zippel certificates in arithmetic modulo a prime.
+
+Each builder takes the statement under test as a function, so a claim's broken variants
+reuse the same builder with a perturbed statement (see ``registry.Broken``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import sympy
+from hypothesis import example as pin_example
+from hypothesis import given
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from ..maths import exact
+from .context import Context
+from .registry import Check
+from .verdicts import Outcome, Verdict
+
+
+def to_jsonable(value: Any) -> Any:
+    """Evidence-friendly form: arrays as nested lists, exact numbers as strings."""
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (Fraction, sympy.Basic)):
+        return str(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+class _Falsified(AssertionError):
+    pass
+
+
+def property_search(
+    name: str,
+    strategy: st.SearchStrategy | Callable[[Context], st.SearchStrategy],
+    prop: Callable[[Any], str | None],
+    *,
+    space: str,
+    classify: Callable[[Any], str] | None = None,
+    describe: Callable[[Any], Any] = to_jsonable,
+    pinned: Sequence[Any] = (),
+    examples: Callable[[Context], int] | None = None,
+    part: str = "statement",
+    corroborating: bool = False,
+) -> Check:
+    """Search ``strategy`` for an example where ``prop`` reports a failure.
+
+    ``prop(example)`` returns None when the claim holds on the example and a one-line
+    reason when it fails; it must decide exactly (or verify a float failure exactly) so a
+    reported counterexample is a proof. ``classify`` labels each example (a label or a list
+    of labels) so the evidence shows what kinds of input were covered; ``pinned`` examples
+    always run first. ``strategy`` may be a function of the context, so that the searched
+    sizes grow with the profile.
+    """
+
+    def run(ctx: Context) -> Outcome:
+        failures: list[tuple[Any, str]] = []
+        coverage: Counter[str] = Counter()
+
+        def search(example):
+            reason = prop(example)
+            if reason is not None:
+                failures.append((example, reason))
+                raise _Falsified(reason)
+            if classify is not None:
+                labels = classify(example)
+                coverage.update([labels] if isinstance(labels, str) else labels)
+            coverage["(examples)"] += 1
+
+        test = given(strategy if isinstance(strategy, st.SearchStrategy) else strategy(ctx))(search)
+        for pinned_example in reversed(pinned):
+            test = pin_example(pinned_example)(test)
+        budget = {} if examples is None else {"max_examples": examples(ctx)}
+        settings = ctx.hypothesis_settings(**budget)
+        test = hypothesis_seed(ctx.int_seed("hypothesis"))(settings(test))
+        evidence = {
+            "space": space,
+            "max_examples": settings.max_examples,
+            "hypothesis_seed": ctx.int_seed("hypothesis"),
+            "pinned_examples": len(pinned),
+        }
+        try:
+            test()
+        except _Falsified:
+            example, reason = failures[-1]  # Hypothesis replays the shrunk example last
+            return Outcome(
+                Verdict.REFUTED,
+                f"counterexample: {reason}",
+                evidence,
+                counterexample={"example": describe(example), "reason": reason},
+            )
+        examples_run = coverage.pop("(examples)", 0)
+        evidence.update(examples=examples_run, coverage=dict(sorted(coverage.items())))
+        return Outcome(Verdict.SUPPORTED, f"no counterexample in {examples_run} examples ({space})", evidence)
+
+    return Check(name, "randomized", run, part, corroborating)
+
+
+def _nonzero_entries(difference: sympy.Matrix, limit: int = 3) -> list[str]:
+    found = []
+    for index, entry in enumerate(difference):
+        if entry != 0:
+            found.append(f"entry {divmod(index, difference.cols)}: {entry}")
+            if len(found) == limit:
+                break
+    return found
+
+
+def symbolic_identity(
+    name: str,
+    cases: Callable[[Context], Iterable[Any]],
+    build: Callable[[Any], tuple[Any, Any]],
+    *,
+    describe_case: Callable[[Any], str] = str,
+    part: str = "statement",
+) -> Check:
+    """Certify ``lhs == rhs`` for each case by expanding ``lhs - rhs`` to zero in sympy.
+    Cases should run smallest first, so the first failing case is a minimal one."""
+
+    def run(ctx: Context) -> Outcome:
+        checked = []
+        for case in cases(ctx):
+            lhs, rhs = (sympy.Matrix(side) if not isinstance(side, sympy.MatrixBase) else side for side in build(case))
+            if lhs.shape != rhs.shape:
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"{describe_case(case)}: sides have shapes {lhs.shape} and {rhs.shape}",
+                    {"cases_checked": checked},
+                    counterexample={"case": describe_case(case), "lhs_shape": list(lhs.shape), "rhs_shape": list(rhs.shape)},
+                )
+            difference = (lhs - rhs).applyfunc(sympy.expand)
+            if any(entry != 0 for entry in difference):
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"{describe_case(case)}: lhs - rhs is not identically zero",
+                    {"cases_checked": checked},
+                    counterexample={"case": describe_case(case), "nonzero": _nonzero_entries(difference)},
+                )
+            checked.append(describe_case(case))
+        return Outcome(
+            Verdict.CERTIFIED,
+            f"identity holds symbolically in {len(checked)} cases",
+            {"method": "sympy.expand(lhs - rhs) == 0 with symbolic entries", "cases": checked},
+        )
+
+    return Check(name, "symbolic", run, part)
+
+
+def determinant_certificate(
+    name: str,
+    sizes: Callable[[Context], Iterable[tuple[int, ...]]],
+    build: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray],
+    degree: Callable[[tuple[int, ...]], int],
+    *,
+    space: str,
+    part: str = "statement",
+) -> Check:
+    """Certify that det(build(point)) is a nonzero polynomial for every size.
+
+    ``build(rng, size)`` evaluates the matrix at a point drawn with ``exact.random_points``
+    and returns it as an integer array. Sizes should run smallest first: the first size
+    whose determinant vanishes identically is reported as the minimal counterexample.
+    """
+
+    def run(ctx: Context) -> Outcome:
+        entries = []
+        for size in ctx.progress(list(sizes(ctx)), "certificates"):
+            rng = ctx.rng("certificate", *size)
+            matrix = build(rng, size)
+            label = "×".join(map(str, size))
+            if matrix.shape[0] != matrix.shape[1]:
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"size {label}: the matrix is {matrix.shape[0]}×{matrix.shape[1]}, not square, so never invertible",
+                    {"space": space, "certified": entries},
+                    counterexample={"size": list(size), "shape": list(matrix.shape)},
+                )
+            residue = exact.det_mod_p(matrix)
+            if residue == 0:
+                found = exact.refute_identically_zero(lambda: build(rng, size), degree(size))
+                if isinstance(found, exact.Refutation):
+                    return Outcome(
+                        Verdict.REFUTED,
+                        f"size {label}: the determinant polynomial vanishes identically "
+                        f"(false-refutation probability ≤ {found.false_refutation_bound:.1e})",
+                        {"space": space, "certified": entries},
+                        counterexample={"size": list(size), "dimension": matrix.shape[0], **found.as_dict()},
+                    )
+                entries.append({"size": list(size), "dimension": matrix.shape[0], "det_nonzero_over_Z_at_later_point": True})
+                continue
+            entries.append({"size": list(size), "dimension": matrix.shape[0], "det_mod_p": residue})
+        return Outcome(
+            Verdict.CERTIFIED,
+            f"determinant polynomial nonzero for {len(entries)} sizes (largest {entries[-1]['dimension']}×{entries[-1]['dimension']})",
+            {"space": space, "sizes": len(entries)},
+            certificate={
+                "method": "Schwartz–Zippel: one nonzero evaluation modulo p proves the determinant polynomial nonzero",
+                "prime": exact.CERTIFICATE_PRIME,
+                "point_set": f"integers in [0, 2^{exact.POINT_BITS})",
+                "rng": "numpy.random.default_rng(SeedSequence(seed_words)), seed_words = "
+                "[seed, crc32(claim id), crc32(check name), crc32('certificate'), crc32(str(size_i))...]",
+                "seed": ctx.seed,
+                "entries": entries,
+            },
+        )
+
+    return Check(name, "certificate", run, part)

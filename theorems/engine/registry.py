@@ -1,0 +1,221 @@
+"""The claim registry: every implemented claim, its checks and its broken variants.
+
+A claim module builds ``Claim`` objects and passes them to ``register``. Importing the
+engine alone registers nothing; ``claims()`` walks every package of ``CLAIM_PACKAGES``
+(``theorems.papers``: one subpackage per paper) and imports each module it finds, so a new
+module under ``theorems/papers/<paper>/`` adds its claims to the CLI, the tests, the
+meta-tests and the report with no other wiring. The packages are named, not imported,
+here: the engine knows no paper.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .catalog import catalog
+from .context import Context
+from .verdicts import Outcome
+
+CLAIM_PACKAGES = ["theorems.papers"]
+
+CHECK_KINDS = ("symbolic", "randomized", "certificate")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One way of testing a claim.
+
+    ``part`` names the conjunct of the claim this check covers (see ``verdicts.combine``);
+    a ``corroborating`` check can only refute, never lower a certification.
+    """
+
+    name: str
+    kind: str
+    run: Callable[[Context], Outcome]
+    part: str = "statement"
+    corroborating: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHECK_KINDS:
+            raise ValueError(f"check {self.name!r}: kind must be one of {CHECK_KINDS}, not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A deliberately wrong version of a claim: the named checks are replaced by the same
+    machinery run against a perturbed statement, and each replacement must refute it.
+
+    ``refuted_by`` names the explicit case, pinned in the replaced checks (a ``pinned``
+    example of ``property_search``, a fixed adversarial instance, a size that a certificate
+    always visits), that refutes the variant at every seed: a variant caught only when a
+    search happens to draw the right input is a check that can silently stop failing.
+    """
+
+    description: str
+    checks: tuple[Check, ...]
+    refuted_by: str = ""
+
+
+SEVERITIES = ("as-printed", "substantive")
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """What a refuted claim means for the paper.
+
+    ``severity`` is ``"as-printed"`` when the printed text is false but a reading the
+    paper's own proof or surrounding text supports holds and nothing later relies on the
+    false reading, and ``"substantive"`` when a later result or proof step relies on it or
+    no nearby reading repairs it. ``corrected`` lists the ids of corrected variants.
+    Which implemented claims rest on it is computed from ``depends_on`` (``affected_by``).
+    """
+
+    severity: str
+    reason: str
+    corrected: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"erratum severity must be one of {SEVERITIES}, not {self.severity!r}")
+        if not self.reason.strip():
+            raise ValueError("an erratum needs a reason")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    source: str
+    hypotheses: tuple[str, ...]
+    checks: tuple[Check, ...]
+    broken: tuple[Broken, ...]
+    notes: str = ""
+    # Ids outside the catalog are variants (e.g. "<id>.corrected") and state their own text.
+    variant_of: str | None = None
+    label: str | None = None
+    statement: str | None = None
+    depends_on: tuple[str, ...] = field(default=())
+    # Set on claims the suite refutes: how much the refutation matters (see ``Erratum``).
+    erratum: Erratum | None = None
+
+    @property
+    def paper(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def catalog_label(self) -> str:
+        return self.label or catalog()[self.id].label
+
+    def catalog_statement(self) -> str:
+        return self.statement or catalog()[self.id].statement
+
+    def with_checks(self, replacements: tuple[Check, ...]) -> "Claim":
+        """This claim with the named checks replaced (used to run broken variants)."""
+        names = {c.name for c in self.checks}
+        unknown = [c.name for c in replacements if c.name not in names]
+        if unknown:
+            raise ValueError(f"{self.id}: no check named {unknown}")
+        by_name = {c.name: c for c in replacements}
+        return Claim(**{**self.__dict__, "checks": tuple(by_name.get(c.name, c) for c in self.checks)})
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    entries = catalog()
+    if claim.variant_of is None and claim.id not in entries:
+        raise ValueError(f"{claim.id} is not in the catalog; declare variant_of for a variant id")
+    if claim.variant_of is not None:
+        if claim.variant_of not in entries:
+            raise ValueError(f"{claim.id}: variant of unknown id {claim.variant_of}")
+        if not (claim.label and claim.statement):
+            raise ValueError(f"variant {claim.id} needs its own label and statement")
+    if claim.id in _REGISTRY:
+        raise ValueError(f"{claim.id} registered twice")
+    if not claim.checks:
+        raise ValueError(f"{claim.id} has no checks")
+    names = [c.name for c in claim.checks]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{claim.id}: check names must be unique, got {names}")
+    for broken in claim.broken:
+        claim.with_checks(broken.checks)  # validates the replaced names
+    if claim.erratum is not None:
+        unknown_corrections = [c for c in claim.erratum.corrected if not c.startswith(claim.id + ".")]
+        if unknown_corrections:
+            raise ValueError(f"{claim.id}: corrected variants must be ids {claim.id}.*, not {unknown_corrections}")
+    unknown = [d for d in claim.depends_on if d not in entries and not d.startswith(tuple(f"{e}." for e in entries))]
+    if unknown:
+        raise ValueError(f"{claim.id} depends on unknown ids {unknown}")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def claim_modules(package: str) -> list[str]:
+    """Every module under ``package``, found by walking it (sorted, so that registration
+    order, and with it every listing, is the same on every machine)."""
+    root = importlib.import_module(package)
+    found = pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
+    return sorted(info.name for info in found if not info.ispkg)
+
+
+def claims() -> dict[str, Claim]:
+    """Every implemented claim, keyed by id, after importing the claim modules."""
+    for package in CLAIM_PACKAGES:
+        for module in claim_modules(package):
+            importlib.import_module(module)
+    return _REGISTRY
+
+
+def affected_by(claim_id: str) -> list[str]:
+    """Implemented claims that rest on ``claim_id``, directly or through other claims'
+    ``depends_on`` (a dependency on ``x`` covers its variants ``x.*`` too), in catalog order."""
+    registered = claims()
+
+    def rests_on(dependency: str, target: str) -> bool:
+        return target == dependency or target.startswith(dependency + ".")
+
+    affected: set[str] = set()
+    frontier = [claim_id]
+    while frontier:
+        current = frontier.pop()
+        for claim in registered.values():
+            if claim.id not in affected and claim.id != claim_id and any(rests_on(d, current) for d in claim.depends_on):
+                affected.add(claim.id)
+                frontier.append(claim.id)
+    return [claim_id for claim_id in known_ids() if claim_id in affected]
+
+
+def known_ids() -> list[str]:
+    """Catalog ids followed by registered variant ids, the variants in the catalog order of
+    the claims they vary (so the order does not depend on which module defines them)."""
+    position = {claim_id: index for index, claim_id in enumerate(catalog())}
+    variants = [claim for claim in claims().values() if claim.id not in position]
+    variants.sort(key=lambda claim: position[claim.variant_of])
+    return list(position) + [claim.id for claim in variants]
+
+
+class UnknownClaim(LookupError):
+    def __init__(self, claim_id: str, suggestions: list[str]):
+        self.claim_id = claim_id
+        self.suggestions = suggestions
+        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"unknown claim id {claim_id!r}{hint}")
+
+
+class NotImplementedClaim(LookupError):
+    def __init__(self, claim_id: str):
+        self.claim_id = claim_id
+        super().__init__(f"{claim_id} is in the catalog but not implemented yet (no verdict)")
+
+
+def resolve(claim_id: str) -> Claim:
+    """The registered claim with this id, or a clear error naming the closest ids."""
+    registered = claims()
+    if claim_id in registered:
+        return registered[claim_id]
+    if claim_id in catalog():
+        raise NotImplementedClaim(claim_id)
+    raise UnknownClaim(claim_id, difflib.get_close_matches(claim_id, known_ids(), n=3, cutoff=0.5))

@@ -1,0 +1,138 @@
+"""Run a claim's checks in a context and collect the verdict with its evidence."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .context import Context
+from .registry import Check, Claim
+from .verdicts import Outcome, Verdict, combine
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(requested: str) -> str:
+    """'auto' picks CUDA when torch sees a GPU; asking for 'cuda' without one is an error."""
+    if requested not in DEVICES:
+        raise ValueError(f"unknown device {requested!r}; choose one of {', '.join(DEVICES)}")
+    if requested == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if requested == "cuda":
+        raise ValueError("--device cuda asked for, but torch sees no CUDA GPU on this machine")
+    return "cpu"
+
+
+class CheckCrashed(RuntimeError):
+    """A check raised instead of returning an outcome: a defect in the suite, not a verdict."""
+
+
+@dataclass
+class CheckResult:
+    check: Check
+    outcome: Outcome
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        record = {
+            "check": self.check.name,
+            "kind": self.check.kind,
+            "part": self.check.part,
+            "corroborating": self.check.corroborating,
+            "verdict": self.outcome.verdict.value,
+            "summary": self.outcome.summary,
+            "evidence": self.outcome.evidence,
+        }
+        if self.outcome.counterexample is not None:
+            record["counterexample"] = self.outcome.counterexample
+        if self.outcome.certificate is not None:
+            record["certificate"] = self.outcome.certificate
+        return record
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    verdict: Verdict
+    checks: list[CheckResult]
+    context: Context
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.claim.id,
+            "paper": self.claim.paper,
+            "label": self.claim.catalog_label(),
+            "statement": self.claim.catalog_statement(),
+            "variant_of": self.claim.variant_of,
+            "depends_on": list(self.claim.depends_on),
+            "verdict": self.verdict.value,
+            "seed": self.context.seed,
+            "profile": self.context.profile,
+            "device": self.context.device,
+            "source": self.claim.source,
+            "hypotheses": list(self.claim.hypotheses),
+            "notes": self.claim.notes,
+            "evidence": [result.to_json() for result in self.checks],
+            **({"erratum": self.erratum()} if self.verdict is Verdict.REFUTED else {}),
+            "timing_s": {"total": round(self.seconds, 3), **{r.check.name: round(r.seconds, 3) for r in self.checks}},
+        }
+
+    def erratum(self) -> dict[str, Any]:
+        """The refuted claim's erratum with the implemented claims that rest on it; a claim
+        refuted without one says so rather than passing silently (a test forbids it)."""
+        from .registry import affected_by
+
+        erratum = self.claim.erratum
+        if erratum is None:
+            return {"severity": "unjudged", "reason": "no erratum recorded for this claim", "corrected": [],
+                    "affects": affected_by(self.claim.id)}
+        return {"severity": erratum.severity, "reason": erratum.reason, "corrected": list(erratum.corrected),
+                "affects": affected_by(self.claim.id)}
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        return {f"{r.check.name}: {name}": figure for r in self.checks for name, figure in r.outcome.figures.items()}
+
+
+@contextlib.contextmanager
+def one_torch_thread():
+    """Run torch's CPU kernels on one thread, restoring the setting afterwards. The checks'
+    tensors are small (chains of 32×32 products, batches of tiny solves): splitting them
+    over threads gains nothing, and on a busy machine the threads' barriers made chains
+    30× slower (measured on the 2-core development machine)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def run_claim(claim: Claim, context: Context) -> ClaimResult:
+    with one_torch_thread():
+        return _run_checks(claim, context)
+
+
+def _run_checks(claim: Claim, context: Context) -> ClaimResult:
+    started = time.perf_counter()
+    results = []
+    for check in claim.checks:
+        check_started = time.perf_counter()
+        try:
+            outcome = check.run(context.for_check(claim.id, check.name))
+        except Exception as error:
+            raise CheckCrashed(f"check {check.name!r} of {claim.id} crashed: {type(error).__name__}: {error}") from error
+        if not isinstance(outcome, Outcome):
+            raise CheckCrashed(f"check {check.name!r} of {claim.id} returned {type(outcome).__name__}, not an Outcome")
+        results.append(CheckResult(check, outcome, time.perf_counter() - check_started))
+    verdict = combine([(r.check.part, r.check.corroborating, r.outcome) for r in results])
+    return ClaimResult(claim, verdict, results, context, time.perf_counter() - started)

@@ -1,0 +1,441 @@
+"""giannou2023, Appendix A.1–A.3: the linear algebra the constructions rest on —
+Kronecker and Khatri–Rao identities, Rouché–Kronecker–Capelli, full rank of a product.
+
+Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A "Linear Algebra").
+Conventions (CLAIMS.md): ``vec`` is row-major; A ⊙ B is ``scipy.linalg.khatri_rao``
+(column-wise Kronecker product), which also works on sympy and Python-int object arrays.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+import flint
+import numpy as np
+import sympy
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
+from theorems.engine.context import Context
+from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.maths import exact
+from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
+from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
+from theorems.papers.giannou2023 import SOURCE
+
+# --- Theorem 5: Kronecker rank and mixed products -------------------------------------
+
+_small = st.integers(1, 4)
+_exact_matrix = matrices(_small, _small, kinds=EXACT_KINDS)
+
+
+def kron_rank_statement(combine_ranks: Callable[[int, int], int]):
+    """rank(A ⊗ B) == combine_ranks(rank A, rank B), decided exactly over Q."""
+
+    def prop(pair):
+        a, b = pair
+        lhs = exact.rank_exact(np.kron(a, b))
+        rhs = combine_ranks(exact.rank_exact(a), exact.rank_exact(b))
+        return None if lhs == rhs else f"rank(A⊗B) = {lhs}, predicted {rhs}"
+
+    return prop
+
+
+def kron_chain_cases(ctx: Context):
+    """(k, inner dims of the A chain, inner dims of the B chain): k factors each side."""
+    top = ctx.by_profile(2, 2, 3)
+    for k in (1, 2, 3):
+        dims = itertools.product(range(1, top + 1), repeat=k + 1)
+        for a_dims, b_dims in itertools.product(list(dims), repeat=2) if k < 3 else [((2,) * 4, (2,) * 4)]:
+            yield k, a_dims, b_dims
+
+
+def kron_chain_sides(kron_factor: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    """(A1…Ak) ⊗ (B1…Bk) and the product of kron_factor(Ai, Bi), for generic Ai, Bi."""
+
+    def build(case):
+        k, a_dims, b_dims = case
+        a = [symbols_matrix(f"a{i}", a_dims[i], a_dims[i + 1]) for i in range(k)]
+        b = [symbols_matrix(f"b{i}", b_dims[i], b_dims[i + 1]) for i in range(k)]
+        lhs = np.kron(exact_matmul(*a), exact_matmul(*b))
+        rhs = exact_matmul(*(kron_factor(ai, bi) for ai, bi in zip(a, b)))
+        return sympy.Matrix(lhs), sympy.Matrix(rhs)
+
+    return build
+
+
+def describe_chain(case) -> str:
+    k, a_dims, b_dims = case
+    return f"k={k}, A dims {'×'.join(map(str, a_dims))}, B dims {'×'.join(map(str, b_dims))}"
+
+
+kron_pairs = st.tuples(_exact_matrix, _exact_matrix)
+
+
+def thm5_checks(combine_ranks, kron_factor) -> tuple[Check, ...]:
+    return (
+        property_search(
+            "kron rank (exact search)",
+            kron_pairs,
+            kron_rank_statement(combine_ranks),
+            space="integer, sparse, rank-deficient and structured A, B up to 4×4, ranks over Q",
+            classify=lambda pair: [f"A {classify_matrix(pair[0])}", f"B {classify_matrix(pair[1])}"],
+            part="rank",
+        ),
+        symbolic_identity(
+            "mixed product of chains (symbolic)",
+            kron_chain_cases,
+            kron_chain_sides(kron_factor),
+            describe_case=describe_chain,
+            part="mixed product",
+        ),
+    )
+
+
+register(
+    Claim(
+        id="giannou2023.thm5",
+        source=f"{SOURCE}, App. A.2, Theorem 5",
+        hypotheses=("A, B any real matrices (part 1)", "A_k, B_k conformable for the products (part 2)"),
+        checks=thm5_checks(lambda ra, rb: ra * rb, np.kron),
+        broken=(
+            Broken("rank(A⊗B) = rank A + rank B; chain with B_i ⊗ A_i",
+                   thm5_checks(lambda ra, rb: ra + rb, lambda a, b: np.kron(b, a))),
+        ),
+        notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
+        "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
+        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough profile) and k = 3 with 2×2 factors.",
+    )
+)
+
+
+# --- Theorem 6: mixed products of Khatri–Rao, Kronecker and Hadamard products ---------
+
+
+def thm6_cases(ctx: Context):
+    top = ctx.by_profile(2, 2, 3)
+    return list(itertools.product(range(1, top + 1), repeat=5))
+
+
+def kr_kron_sides(kron_factor):
+    """(AC) ⊙ (BD) and kron_factor(A, B)·(C ⊙ D) for generic A p×q, C q×N, B r×s, D s×N."""
+
+    def build(case):
+        p, q, r, s, n = case
+        a, c = symbols_matrix("a", p, q), symbols_matrix("c", q, n)
+        b, d = symbols_matrix("b", r, s), symbols_matrix("d", s, n)
+        return sympy.Matrix(khatri_rao(exact_matmul(a, c), exact_matmul(b, d))), sympy.Matrix(exact_matmul(kron_factor(a, b), khatri_rao(c, d)))
+
+    return build
+
+
+def kr_hadamard_sides(second_factor):
+    """(A ⊙ B) ∘ (C ⊙ D) and (A ∘ C) ⊙ second_factor(B, D) for generic A, C p×N, B, D r×N."""
+
+    def build(case):
+        p, r, n = case[0], case[1], case[4]
+        a, c = symbols_matrix("a", p, n), symbols_matrix("c", p, n)
+        b, d = symbols_matrix("b", r, n), symbols_matrix("d", r, n)
+        return sympy.Matrix(khatri_rao(a, b) * khatri_rao(c, d)), sympy.Matrix(khatri_rao(a * c, second_factor(b, d)))
+
+    return build
+
+
+def describe_dims(case) -> str:
+    return "p,q,r,s,N = " + ",".join(map(str, case))
+
+
+def thm6_checks(kron_factor, second_factor) -> tuple[Check, ...]:
+    return (
+        symbolic_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) (symbolic)", thm6_cases, kr_kron_sides(kron_factor),
+                          describe_case=describe_dims, part="Khatri–Rao/Kronecker"),
+        symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(second_factor),
+                          describe_case=describe_dims, part="Khatri–Rao/Hadamard"),
+    )
+
+
+register(
+    Claim(
+        id="giannou2023.thm6",
+        source=f"{SOURCE}, App. A.2, Theorem 6, Eq. (13)–(14)",
+        hypotheses=("A p×q, C q×N, B r×s, D s×N (Eq. 13)", "A, C p×N and B, D r×N (Eq. 14)"),
+        checks=thm6_checks(np.kron, lambda b, d: b * d),
+        broken=(
+            Broken("(AC)⊙(BD) = (B⊗A)(C⊙D); (A⊙B)∘(C⊙D) = (A∘C)⊙(B∘B)",
+                   thm6_checks(lambda a, b: np.kron(b, a), lambda b, d: b * b)),
+        ),
+        notes="Both identities are polynomial identities in the entries, certified by sympy for every shape with "
+        "all dimensions ≤ 2 (≤ 3 in the thorough profile): 32 (243) shape tuples each.",
+    )
+)
+
+
+# --- Lemma 4 (main text Lemma 1): CXB = W* as a Khatri–Rao linear system ---------------
+
+
+def lemma4_cases(ctx: Context):
+    top = ctx.by_profile(2, 3, 3)
+    return list(itertools.product(range(1, top + 1), repeat=2))
+
+
+def lemma4_sides(vec: Callable[[np.ndarray], np.ndarray]):
+    """vec(C X B) and (C ⊙ Bᵀ) vecd(X) for generic C n×nm, diagonal X, B nm×m."""
+
+    def build(case):
+        n, m = case
+        c, b = symbols_matrix("c", n, n * m), symbols_matrix("b", n * m, m)
+        x = np.array(sympy.symbols(f"x_0:{n * m}"), dtype=object)
+        cxb = exact_matmul(c, np.diag(x), b)
+        return sympy.Matrix(vec(cxb)), sympy.Matrix(exact_matmul(khatri_rao(c, b.T), x.reshape(-1, 1)))
+
+    return build
+
+
+def row_major_vec(w: np.ndarray) -> np.ndarray:
+    return w.reshape(-1, 1)
+
+
+def column_major_vec(w: np.ndarray) -> np.ndarray:
+    return w.T.reshape(-1, 1)
+
+
+def lemma4_checks(vec) -> tuple[Check, ...]:
+    return (
+        symbolic_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) (symbolic)", lemma4_cases, lemma4_sides(vec),
+                          describe_case=lambda case: f"n={case[0]}, m={case[1]}"),
+    )
+
+
+register(
+    Claim(
+        id="giannou2023.lemma4",
+        source=f"{SOURCE}, App. A.3, Lemma 4 (main text Lemma 1)",
+        hypotheses=("C ∈ R^{n×nm}, X ∈ R^{nm×nm} diagonal, B ∈ R^{nm×m}, W* ∈ R^{n×m}; vec row-major",),
+        checks=lemma4_checks(row_major_vec),
+        broken=(Broken("column-major vec instead of row-major", lemma4_checks(column_major_vec)),),
+        notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
+        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 (≤ 3 from the ci profile). "
+        "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
+        "the appendix's C ∈ R^{n×nm} is checked.",
+    )
+)
+
+
+# --- Theorem 7: Rouché–Kronecker–Capelli ----------------------------------------------
+
+
+@st.composite
+def linear_systems(draw):
+    """A ∈ Z^{m×n} of any exact kind and b either in col(A) (A·x0) or arbitrary."""
+    a = draw(matrices(st.integers(1, 4), st.integers(1, 4), kinds=EXACT_KINDS))
+    if draw(st.booleans()):
+        x0 = draw(matrices(a.shape[1], 1, kinds=("integer",)))
+        b = a @ x0
+    else:
+        b = draw(matrices(a.shape[0], 1, kinds=("integer", "sparse")))
+    return a, b
+
+
+def rkc_prediction(rank_a: int, rank_ab: int, n: int) -> str:
+    """The theorem as printed: none / unique / infinite from the two ranks and n."""
+    if rank_a != rank_ab:
+        return "none"
+    return "unique" if rank_a == n else "infinite"
+
+
+def solution_count_by_witness(a: np.ndarray, b: np.ndarray) -> str:
+    """How many solutions Ax = b has, each answer backed by a witness verified by exact
+    multiplication: a solution x (A x = b) or a y with yᵀA = 0, yᵀb ≠ 0; then a nonzero
+    v with A v = 0, or a left inverse L with L A = I."""
+    m, n = a.shape
+    az, bz = exact.fmpz_matrix(a), exact.fmpz_matrix(b)
+    # A solution exists iff some (x, t) with A x = t b has t ≠ 0.
+    kernel, nullity = exact.fmpz_matrix(np.hstack([a, -b])).nullspace()
+    column = next((j for j in range(nullity) if kernel[n, j] != 0), None)
+    if column is None:
+        left, left_nullity = az.transpose().nullspace()
+        for j in range(left_nullity):
+            y = flint.fmpz_mat([[left[i, j]] for i in range(m)])
+            if (y.transpose() * az).is_zero() and (y.transpose() * bz)[0, 0] != 0:
+                return "none"
+        raise AssertionError("no solution, yet no Fredholm witness: exact arithmetic failed")
+    x = flint.fmpq_mat([[flint.fmpq(kernel[i, column], kernel[n, column])] for i in range(n)])
+    assert flint.fmpq_mat(az) * x == flint.fmpq_mat(bz), "solution witness failed"
+    right, right_nullity = az.nullspace()
+    if right_nullity:
+        v = flint.fmpz_mat([[right[i, 0]] for i in range(n)])
+        assert (az * v).is_zero() and not v.is_zero(), "kernel witness failed"
+        return "infinite"
+    aq = flint.fmpq_mat(az)
+    left_inverse = (aq.transpose() * aq).inv() * aq.transpose()
+    assert left_inverse * aq == flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    return "unique"
+
+
+def rkc_statement(predict: Callable[[int, int, int], str]):
+    def prop(system):
+        a, b = system
+        rank_a, rank_ab = exact.rank_exact(a), exact.rank_exact(np.hstack([a, b]))
+        predicted, actual = predict(rank_a, rank_ab, a.shape[1]), solution_count_by_witness(a, b)
+        if predicted == actual:
+            return None
+        return f"rank A = {rank_a}, rank [A|b] = {rank_ab}, n = {a.shape[1]}: predicted {predicted}, witnesses show {actual}"
+
+    return prop
+
+
+def thm7_checks(predict) -> tuple[Check, ...]:
+    return (
+        property_search(
+            "trichotomy against exact witnesses",
+            linear_systems(),
+            rkc_statement(predict),
+            space="A up to 4×4 (integer, sparse, rank-deficient, structured), b in col(A) or arbitrary",
+            classify=lambda system: solution_count_by_witness(*system),
+            describe=lambda system: {"A": to_jsonable(system[0]), "b": to_jsonable(system[1].ravel())},
+        ),
+    )
+
+
+def _off_by_one_rkc(rank_a: int, rank_ab: int, n: int) -> str:
+    if rank_a != rank_ab:
+        return "none"
+    return "unique" if rank_a == n - 1 else "infinite"
+
+
+register(
+    Claim(
+        id="giannou2023.thm7",
+        source=f"{SOURCE}, App. A.3, Theorem 7",
+        hypotheses=("A ∈ R^{m×n}, x ∈ R^n, b ∈ R^m (printed: b ∈ R^n)",),
+        checks=thm7_checks(rkc_prediction),
+        broken=(Broken("unique solution iff rank = n − 1 (off by one)", thm7_checks(_off_by_one_rkc)),),
+        notes="Each predicted case is compared with a solution count proven by witnesses checked by exact "
+        "multiplication (a solution, a Fredholm vector y with yᵀA = 0 and yᵀb ≠ 0, a kernel vector, or a left "
+        "inverse). Rational data are covered by integer data up to scaling. Typo noted: the theorem prints "
+        "b ∈ R^n; for A ∈ R^{m×n} it must be b ∈ R^m (the two agree for square A, included in the search).",
+    )
+)
+
+
+# --- Fact 1 and Remark 4: full rank of a product ----------------------------------------
+
+
+@st.composite
+def full_rank_pairs(draw):
+    """Full-rank A ∈ Z^{n×m}, B ∈ Z^{m×l} with n < m, l < m; some columns of B are taken
+    from null(A) so that every intersection dimension occurs."""
+    m = draw(st.integers(2, 5))
+    n, l = draw(st.integers(1, m - 1)), draw(st.integers(1, m - 1))
+    a = draw(matrices(n, m, kinds=("integer", "sparse", "structured")).filter(lambda x: exact.rank_exact(x) == x.shape[0]))
+    kernel, nullity = exact.fmpz_matrix(a).nullspace()
+    kernel = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(m)], dtype=np.int64).reshape(m, nullity)
+    shared = draw(st.integers(0, min(l, nullity)))
+    rest = draw(matrices(m, l - shared, kinds=("integer", "sparse")))
+    b = np.hstack([kernel[:, :shared], rest])
+    assume(exact.rank_exact(b) == l)
+    return a, b
+
+
+def null_col_intersection(a: np.ndarray, b: np.ndarray) -> int:
+    """dim(null(A) ∩ col(B)) = dim null A + rank B − rank [N | B], with N a basis of null A."""
+    kernel, nullity = exact.fmpz_matrix(a).nullspace()
+    basis = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(a.shape[1])], dtype=object)
+    basis = basis.reshape(a.shape[1], nullity)
+    return nullity + exact.rank_exact(b) - exact.rank_exact(np.hstack([basis, b.astype(object)]))
+
+
+def product_is_full_rank(a: np.ndarray, b: np.ndarray) -> bool:
+    return exact.rank_exact(exact_matmul(a, b)) == min(a.shape[0], b.shape[1])
+
+
+def fact1_sufficiency(target_rank: Callable[[int, int], int]):
+    def prop(pair):
+        a, b = pair
+        if null_col_intersection(a, b) != 0:
+            return None
+        rank = exact.rank_exact(exact_matmul(a, b))
+        expected = target_rank(a.shape[0], b.shape[1])
+        return None if rank == expected else f"null(A) ∩ col(B) = {{0}} but rank(AB) = {rank} ≠ {expected}"
+
+    return prop
+
+
+def remark4_necessity(condition: Callable[[np.ndarray, np.ndarray], bool]):
+    def prop(pair):
+        a, b = pair
+        if not product_is_full_rank(a, b) or condition(a, b):
+            return None
+        n, m, l = a.shape[0], a.shape[1], b.shape[1]
+        return f"n={n}, m={m}, l={l}: AB has full rank {min(n, l)} but the stated condition fails"
+
+    return prop
+
+
+def fact1_regime(pair) -> list[str]:
+    a, b = pair
+    regime = "l ≤ n" if b.shape[1] <= a.shape[0] else "l > n"
+    trivial = null_col_intersection(a, b) == 0
+    return [f"{regime}, null(A)∩col(B) {'= 0' if trivial else '≠ 0'}"]
+
+
+def describe_pair(pair):
+    return {"A": to_jsonable(pair[0]), "B": to_jsonable(pair[1])}
+
+
+def fact1_checks(target_rank, condition) -> tuple[Check, ...]:
+    space = "full-rank integer A (n×m), B (m×l), n, l < m ≤ 5, B sharing 0…min(l, m−n) directions with null(A)"
+    return (
+        property_search("Fact 1: trivial intersection ⇒ rank(AB) = min{n,l}", full_rank_pairs(),
+                        fact1_sufficiency(target_rank), space=space, classify=fact1_regime,
+                        describe=describe_pair, part="Fact 1 (sufficiency)"),
+        property_search("Remark 4: full rank ⇒ trivial intersection", full_rank_pairs(),
+                        remark4_necessity(condition), space=space, classify=fact1_regime,
+                        describe=describe_pair, part="Remark 4 (necessity)"),
+    )
+
+
+def trivial_intersection(a, b) -> bool:
+    return null_col_intersection(a, b) == 0
+
+
+def corrected_condition(a, b) -> bool:
+    """The reading Remark 4 hints at: null(A) ∩ col(B) = {0} when l ≤ n, and the
+    transposed condition null(Bᵀ) ∩ col(Aᵀ) = {0} when n ≤ l."""
+    if b.shape[1] <= a.shape[0]:
+        return null_col_intersection(a, b) == 0
+    return null_col_intersection(b.T, a.T) == 0
+
+
+register(
+    Claim(
+        id="giannou2023.fact1",
+        source=f"{SOURCE}, App. A.1, Fact 1 and Remark 4",
+        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
+        checks=fact1_checks(min, trivial_intersection),
+        broken=(Broken("rank(AB) = min{n,l} − 1; necessity with the condition negated",
+                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not trivial_intersection(a, b))),),
+        notes="Intersection dimensions are computed independently of rank(AB), from a kernel basis of A. "
+        "Fact 1 holds (when l > n its hypothesis can never hold, since dim null A + l > m). Remark 4's claim that "
+        "the condition is also necessary is false whenever l > n: AB can have full rank n while null(A) ∩ col(B) "
+        "is nontrivial. See giannou2023.fact1.corrected for the two-sided reading.",
+    )
+)
+
+register(
+    Claim(
+        id="giannou2023.fact1.corrected",
+        variant_of="giannou2023.fact1",
+        label="Fact 1 + Remark 4, corrected",
+        statement="For full-rank A ∈ R^{n×m}, B ∈ R^{m×l}, n < m, l < m: rank(AB) = min{n,l} ⇔ null(A) ∩ col(B) = {0} "
+        "when l ≤ n, and ⇔ null(Bᵀ) ∩ col(Aᵀ) = {0} when n ≤ l (Remark 4's 'left nullspace and row space').",
+        source=f"{SOURCE}, App. A.1, Remark 4 (last sentence)",
+        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
+        checks=fact1_checks(min, corrected_condition),
+        broken=(Broken("the two regimes swapped",
+                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not corrected_condition(a, b))),),
+        notes="The same searches as giannou2023.fact1, with the necessity condition chosen by regime.",
+    )
+)
