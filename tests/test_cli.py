@@ -11,6 +11,14 @@ from theorems.engine.catalog import catalog
 from theorems.engine.registry import claims
 
 
+def _first_refuted() -> str:
+    from theorems.engine.manifest import default_manifest_path, load_manifest
+    from theorems.engine.verdicts import Verdict
+
+    return next(claim_id for claim_id, verdict in load_manifest(default_manifest_path()).items()
+                if verdict is Verdict.REFUTED)
+
+
 def run(capsys, *argv):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
@@ -40,7 +48,6 @@ def test_check_json_contract(capsys):
     "argv, needle",
     [
         (["check", "giannou2023.lema6"], "closest: giannou2023.lemma6"),
-        (["check", "giannou2023.thm8"], "not implemented"),
         (["check", "giannou2023.thm6", "--seed", "-1"], "seed must be in"),
         (["check", "giannou2023.thm6", "--profile", "huge"], "invalid choice"),
         (["enumerate", "boolean", "--n", "0"], "n"),
@@ -52,6 +59,16 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert needle in err and err.count("\n") == 1 and out == ""
+
+
+def test_unimplemented_catalog_id_exits_2_without_a_verdict(capsys, monkeypatch):
+    from theorems.engine import registry
+
+    claim_id = next(iter(catalog()))
+    implemented = {key: claim for key, claim in claims().items() if key != claim_id}
+    monkeypatch.setattr(registry, "claims", lambda: implemented)  # as before the claim was written
+    code, out, err = run(capsys, "check", claim_id)
+    assert code == 2 and "not implemented" in err and err.count("\n") == 1 and out == ""
 
 
 def test_cuda_without_gpu_is_a_usage_error(capsys):
@@ -75,16 +92,40 @@ def test_gate_reports_each_difference(capsys, tmp_path, monkeypatch):
     assert run(capsys, "gate", "--manifest", str(manifest), "--profile", "quick", "--device", "cpu")[0] == 0
 
 
+def test_multi_seed_gate_counts_agreeing_seeds_per_claim(capsys, tmp_path):
+    manifest = tmp_path / "claims.toml"
+    manifest.write_text('[verdicts]\n"giannou2023.thm6" = "certified"\n"giannou2023.lemma4" = "refuted"\n')
+    code, out, _ = run(capsys, "gate", "giannou2023.thm6", "giannou2023.lemma4", "--manifest", str(manifest),
+                       "--profile", "quick", "--device", "cpu", "--seed", "10", "--seeds", "2")
+    assert code == 1
+    assert "giannou2023.thm6: certified at 2/2 seeds\n" in out
+    assert "giannou2023.lemma4: refuted at 0/2 seeds; seed 11: certified; seed 12: certified\n" in out
+    assert "at 2 seeds (11, 12; profile quick, device cpu)" in out and "1 differ from the manifest" in out
+    code, out, _ = run(capsys, "gate", "giannou2023.thm6", "--manifest", str(manifest), "--profile", "quick",
+                       "--device", "cpu", "--seed-list", "3", "99")
+    assert code == 0 and "giannou2023.thm6: certified at 2/2 seeds\n" in out and "(3, 99;" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["gate", "--seeds", "0"], "at least 1"),
+    (["gate", "--seeds", "2", "--seed-list", "1"], "not allowed with"),
+    (["gate", "--seed", str(2**63 - 2), "--seeds", "3"], "leave [0, 2^63)"),
+])
+def test_multi_seed_gate_rejects_bad_seed_options(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err and err.count("\n") == 1 and out == ""
+
+
 def test_report_writes_both_files(capsys, tmp_path, monkeypatch):
-    subset = {key: claims()[key] for key in ("giannou2023.thm6", "giannou2023.lemma8.proof_witness")}
+    subset = {key: claims()[key] for key in ("giannou2023.thm6", _first_refuted())}
     monkeypatch.setattr(cli, "claims", lambda: subset)
-    code, out, _ = run(capsys, "report", "--out", str(tmp_path / "r"), "--profile", "quick", "--device", "cpu")
+    code, _, _ = run(capsys, "report", "--out", str(tmp_path / "r"), "--profile", "quick", "--device", "cpu")
     assert code == 0
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     assert [c["id"] for c in report["claims"]] == list(subset)
     assert {"packages", "git_commit", "cpu", "command"} <= set(report["environment"])
     markdown = (tmp_path / "r" / "report.md").read_text()
-    assert "giannou2023.lemma8.proof_witness" in markdown and "Counterexample" in markdown
+    assert _first_refuted() in markdown and "Counterexample" in markdown and "## Errata" in markdown
 
 
 def test_unwritable_report_folder_exits_2_before_running(capsys, tmp_path):
@@ -95,5 +136,15 @@ def test_unwritable_report_folder_exits_2_before_running(capsys, tmp_path):
 
 
 def test_module_entry_point_and_help_documents_exit_codes():
-    result = subprocess.run([sys.executable, "-m", "theorems", "--help"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "theorems", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "exit codes" in result.stdout
+
+
+@pytest.mark.slow
+def test_randomized_claims_give_their_manifest_verdict_at_five_fresh_seeds(capsys, theorems_profile):
+    """Issue 8: a verdict must not depend on the seed (nor, on a GPU machine, the device).
+    Every claim with a randomized check, at the five seeds after the default one."""
+    randomized = [claim_id for claim_id, claim in claims().items() if any(c.kind == "randomized" for c in claim.checks)]
+    code, out, _ = run(capsys, "gate", *randomized, "--profile", theorems_profile, "--seeds", "5")
+    assert code == 0, out
+    assert out.count("at 5/5 seeds") == len(randomized)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .engine import profiles
 from .engine.context import Context
+from .engine.parallel import import_every_suite_module
 from .engine.registry import Claim, NotImplementedClaim, UnknownClaim, resolve
 from .engine.registry import claims as registered_claims
 from .engine.runner import ClaimResult, resolve_device, run_claim
@@ -37,4 +38,7 @@ def check(claim_id: str, *, profile: str = profiles.DEFAULT_PROFILE, seed: int =
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(profiles.PROFILES)}")
     if not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    # The same modules loaded as in a CLI run, so that the same seed gives the same evidence
+    # (Hypothesis draws constants from the source of the modules loaded so far).
+    import_every_suite_module()
     return run_claim(claim, Context(profile, seed, resolve_device(device), show_progress=progress))

@@ -21,7 +21,7 @@ from .engine import profiles
 from .engine.catalog import catalog
 from .engine.context import Context
 from .engine.registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
-from .engine.runner import CheckCrashed, resolve_device, run_claim
+from .engine.runner import CheckCrashed, resolve_device
 
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
@@ -54,6 +54,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _seed_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the number of seeds must be an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"the number of seeds must be at least 1, got {value}")
+    return value
+
+
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=profiles.PROFILES, default=profiles.DEFAULT_PROFILE,
                         help="how hard the checks try (default %(default)s)")
@@ -61,6 +71,18 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                         help="where torch-based checks run (default %(default)s)")
     parser.add_argument("--progress", action="store_true", help="progress bars on stderr (default when it is a terminal)")
+    parser.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                        help="run claims in N worker processes; verdicts and evidence do not depend on N (default 1)")
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"jobs must be an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"jobs must be at least 1, got {value}")
+    return value
 
 
 def _context(args) -> Context:
@@ -78,13 +100,16 @@ def _resolve_all(ids: list[str]):
         raise UsageError(str(error)) from None
 
 
-def _run_claims(selected, context: Context, progress_label: str):
-    from tqdm import tqdm
+def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1):
+    from .engine.parallel import run_claims, seconds_in_report
 
-    results = []
-    for claim in tqdm(selected, desc=progress_label, disable=not context.show_progress, file=sys.stderr):
-        results.append(run_claim(claim, context))
-    return results
+    # With several jobs, the longest claims go first, as timed by the last report of this
+    # profile (or the committed thorough one).
+    expected = {}
+    if jobs > 1:
+        for profile in ("thorough", context.profile):
+            expected.update(seconds_in_report(Path("reports") / profile / "report.json"))
+    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected)
 
 
 def _expected_verdicts() -> dict:
@@ -143,11 +168,11 @@ def markdown_claims_table(rows: list[dict]) -> str:
 def command_check(args) -> int:
     selected = _resolve_all(args.ids)
     context = _context(args)
-    results = _run_claims(selected, context, "claims")
+    results = _run_claims(selected, context, "claims", args.jobs)
     if args.json:
         from .engine.environment import describe
 
-        environment = describe(context.device)
+        environment = describe(context)
         print(json.dumps([{**r.to_json(), "environment": environment} for r in results], indent=1, ensure_ascii=False))
         return 0
     for result in results:
@@ -168,9 +193,9 @@ def command_report(args) -> int:
         raise UsageError(str(error)) from None
     context = _context(args)
     started = time.perf_counter()
-    results = _run_claims(list(claims().values()), context, "claims")
+    results = _run_claims(list(claims().values()), context, "claims", args.jobs)
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
-           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context.device)}
+           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context)}
     try:
         json_path, md_path = report.write_report(results, run, out)
     except OSError as error:
@@ -182,20 +207,41 @@ def command_report(args) -> int:
 
 
 def command_gate(args) -> int:
-    from .engine.manifest import default_manifest_path, differences, load_manifest
+    from .engine.manifest import (
+        default_manifest_path,
+        differences,
+        load_manifest,
+        seed_agreement,
+        seeds_after,
+    )
 
     path = Path(args.manifest) if args.manifest else default_manifest_path()
     try:
         expected = load_manifest(path)
+        seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    selected = _resolve_all(args.ids) if args.ids else list(claims().values())
+    if args.ids:
+        expected = {claim.id: expected[claim.id] for claim in selected if claim.id in expected}
     context = _context(args)
-    results = _run_claims(list(claims().values()), context, "gate")
-    lines = differences(expected, {r.claim.id: r.verdict for r in results})
+    if seeds is None:
+        results = _run_claims(selected, context, "gate", args.jobs)
+        lines = differences(expected, {r.claim.id: r.verdict for r in results})
+        for line in lines:
+            print(line)
+        print(f"gate: {len(results)} claims checked against {path}, {len(lines)} differences")
+        return 1 if lines else 0
+    runs = {}
+    for seed in seeds:
+        seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
+        runs[seed] = {r.claim.id: r.verdict for r in _run_claims(selected, seeded, f"gate seed {seed}", args.jobs)}
+    lines, differing = seed_agreement(expected, runs)
     for line in lines:
         print(line)
-    print(f"gate: {len(results)} claims checked against {path}, {len(lines)} differences")
-    return 1 if lines else 0
+    print(f"gate: {len(selected)} claims at {len(seeds)} seeds ({', '.join(map(str, seeds))}; profile {context.profile}, "
+          f"device {context.device}) against {path}: {differing} differ from the manifest at some seed")
+    return 1 if differing else 0
 
 
 def command_enumerate(args) -> int:
@@ -220,14 +266,33 @@ def command_bench(args) -> int:
     if args.target == "certificate":
         from .bench import benchmark_certificate
 
+        device = _context(args).device
         try:
-            rows = [benchmark_certificate(size, seed=args.seed) for size in args.sizes]
+            rows = [benchmark_certificate(size, seed=args.seed, device=device) for size in args.sizes]
         except ValueError as error:
             raise UsageError(str(error)) from None
+        if args.json:
+            print(json.dumps(rows))
+            return 0
         for row in rows:
-            print(f"size {row['size']}×{row['size']}: certificate {row['certificate_s']:.2f} s "
-                  f"(build {row['build_s']:.2f} s, det mod p {row['det_s']:.2f} s), float64 LU {row['lu_s']:.3f} s, "
-                  f"ratio {row['ratio']:.1f}× (threads {row['threads']})")
+            print(f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
+                  f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
+                  f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)")
+        return 0
+    if args.target == "construction":
+        from .bench import benchmark_construction
+
+        try:
+            rows = [benchmark_construction(d, seed=args.seed) for d in args.dims]
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if args.json:
+            print(json.dumps(rows))
+            return 0
+        for row in rows:
+            print(f"d = {row['d']} (source width {row['source_width']}): build_source {row['total_s']:.2f} s, "
+                  f"linear solves {row['solve_s']:.2f} s ({100 * row['solve_share']:.0f}%, largest system "
+                  f"{row['largest_system']}², condition ≤ {row['worst_condition']:.1e}); max |f − g| {row['max_abs_error']:.1e}")
         return 0
     from .maths.bn_chain import benchmark_chain
 
@@ -265,8 +330,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gate", help="run every claim; exit 1 if a verdict differs from the manifest", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ids", nargs="*", metavar="ID", help="gate only these claims (default: every implemented claim)")
     p.add_argument("--manifest", help="manifest TOML (default tests/claims.toml)")
     _run_options(p)
+    seeds = p.add_mutually_exclusive_group()
+    seeds.add_argument("--seeds", type=_seed_count, metavar="K",
+                       help="run the gate at the K seeds after --seed (2024, …, 2023+K by default) and report, per claim, "
+                            "how many gave the manifest verdict")
+    seeds.add_argument("--seed-list", type=_seed, nargs="+", metavar="N", help="run the gate at these seeds (as --seeds)")
     p.set_defaults(func=command_gate)
 
     p = sub.add_parser("enumerate", help="exhaustive tables", epilog=EXIT_CODES,
@@ -278,11 +349,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", choices=("certificate", "chain"),
-                   help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate")
+    p.add_argument("target", choices=("certificate", "chain", "construction"),
+                   help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
+                        "construction: build_source time and its share in linear solves")
+    p.add_argument("--dims", type=int, nargs="+", default=[16, 32], help="construction: target widths d (source width d²)")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
     p.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED)
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
+    p.add_argument("--json", action="store_true",
+                   help="certificate: a JSON array, one object per size with size, device, certificate_s, flint_s, lu_s, ratio; "
+                        "construction: one object per d with total_s, solve_s, solve_share, max_abs_error")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=profiles.DEFAULT_PROFILE)
     return parser

@@ -12,7 +12,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from . import __version__
@@ -39,15 +39,42 @@ def _slug(text: str) -> str:
 
 def build_report(results: list[ClaimResult], run: dict) -> dict:
     implemented = {r.claim.id for r in results}
+    claims = [r.to_json() for r in results]
     return {
         "suite": "theorems",
         "version": __version__,
-        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         **run,
         "summary": dict(Counter(r.verdict.value for r in results)),
-        "claims": [r.to_json() for r in results],
+        "claims": claims,
+        "errata": errata(claims),
         "not_implemented": [claim_id for claim_id in catalog() if claim_id not in implemented],
     }
+
+
+def errata(claims: list[dict]) -> list[dict]:
+    """One entry per refuted claim: the erratum (severity, reason), the shrunk counterexample
+    of every refuting check, and the verdicts of the corrected variants and of the claims
+    that rest on it (as far as this run has them)."""
+    verdicts = {claim["id"]: claim["verdict"] for claim in claims}
+    entries = []
+    for claim in claims:
+        if claim["verdict"] != Verdict.REFUTED.value:
+            continue
+        erratum = claim["erratum"]
+        entries.append({
+            "id": claim["id"],
+            "label": claim["label"],
+            "severity": erratum["severity"],
+            "reason": erratum["reason"],
+            "counterexamples": [
+                {"check": check["check"], "summary": check["summary"], "counterexample": check.get("counterexample")}
+                for check in claim["evidence"] if check["verdict"] == Verdict.REFUTED.value
+            ],
+            "corrected": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["corrected"]],
+            "affects": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["affects"]],
+        })
+    return entries
 
 
 def _check_lines(claim: dict) -> list[str]:
@@ -59,8 +86,19 @@ def _check_lines(claim: dict) -> list[str]:
     return lines
 
 
+def _compact_json(value, indent: str = "") -> str:
+    """JSON with one line per row: lists of scalars (matrix rows, vectors) stay on one line."""
+    inner = indent + " "
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_compact_json(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        return "[\n" + ",\n".join(inner + _compact_json(v, inner) for v in value) + "\n" + indent + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _block(value) -> list[str]:
-    text = json.dumps(value, indent=1, ensure_ascii=False)
+    text = _compact_json(value)
     if len(text) > _MAX_BLOCK:
         text = text[:_MAX_BLOCK] + "\n… (truncated; see report.json)"
     return ["```json", text, "```"]
@@ -74,6 +112,42 @@ def _certificate_summary(certificate: dict) -> dict:
     return {**certificate, "entries": entries[:2] + [f"… {len(entries) - 3} more …"] + entries[-1:]}
 
 
+def _verdict_list(entries: list[dict]) -> str:
+    return ", ".join(f"`{e['id']}` ({e['verdict']})" for e in entries)
+
+
+def _errata_lines(entries: list[dict]) -> list[str]:
+    """Every refuted claim: how much it matters (severity), why, the minimal counterexample,
+    the corrected reading and the claims resting on it."""
+    if not entries:
+        return ["", "## Errata", "", "No claim was refuted in this run."]
+    severities = ("Each refuted claim, with its severity: *as-printed* (the printed text is false, but a reading "
+                  "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
+                  "reading) or *substantive* (a later result or proof step relies on it, or no nearby reading "
+                  "repairs it).")
+    lines = ["", "## Errata", "", severities, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
+    for entry in entries:
+        lines.append(f"| `{entry['id']}` | {entry['severity']} | {_verdict_list(entry['corrected']) or '—'} | "
+                     f"{_verdict_list(entry['affects']) or '—'} |")
+    for entry in entries:
+        lines += ["", f"**{entry['id']}** ({entry['label']}) — *{entry['severity']}*. {entry['reason']}"]
+        if entry["corrected"]:
+            lines += ["", f"Corrected: {_verdict_list(entry['corrected'])}."]
+        lines += ["", "Affects: " + (_verdict_list(entry["affects"]) or "no implemented claim rests on it") + "."]
+        for refutation in entry["counterexamples"]:
+            lines += ["", f"Refuted by {refutation['check']}: {refutation['summary']}"]
+            if refutation["counterexample"] is not None:
+                lines += _block(refutation["counterexample"])
+    return lines
+
+
+def _gpu_text(gpu: dict | str) -> str:
+    if isinstance(gpu, str):
+        return gpu
+    details = ", ".join(f"{key} {value}" for key, value in gpu.items() if key != "name")
+    return gpu["name"] + (f" ({details})" if details else "")
+
+
 def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     claims = report["claims"]
     by_id = {c["id"]: c for c in claims}
@@ -81,8 +155,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     lines = [
         f"# Verification report — theorems {report['version']}",
         "",
-        f"Profile **{report['profile']}**, seed **{report['seed']}**, device **{report['device']}**, "
-        f"generated {report['generated_at']}, commit `{env['git_commit']}`.",
+        (f"Profile **{report['profile']}**, seed **{report['seed']}**, device **{report['device']}**, "
+         f"generated {report['generated_at']}, commit `{env['git_commit']}`."),
         f"Command: `{env['command']}`. Total time {report['seconds']:.0f} s.",
         "",
         "Verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(report["summary"].items()))
@@ -103,18 +177,15 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             else:
                 lines.append(f"| [{claim_id}](#{_slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{claim['verdict']}** | {claim['timing_s']['total']:.1f} |")
-    refuted = [c for c in claims if c["verdict"] == Verdict.REFUTED.value]
-    if refuted:
-        lines += ["", "## Findings: refuted claims", ""]
-        for claim in refuted:
-            reasons = [e["summary"] for e in claim["evidence"] if e["verdict"] == Verdict.REFUTED.value]
-            lines.append(f"- **{claim['id']}** ({claim['label']}): {reasons[0]}")
+    lines += _errata_lines(report["errata"])
     lines += ["", "## Claims"]
     for claim in claims:
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{claim['verdict']}**", "",
                   f"> {claim['statement']}", "", f"Source: {claim['source']}."]
         if claim["variant_of"]:
             lines.append(f"Variant of {claim['variant_of']}.")
+        if "erratum" in claim:
+            lines.append(f"Erratum: **{claim['erratum']['severity']}** (see [Errata](#errata)).")
         if claim["depends_on"]:
             steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} (not implemented)" for d in claim["depends_on"]]
             warning = " **Rests on a refuted step.**" if any(d in by_id and by_id[d]["verdict"] == Verdict.REFUTED.value
@@ -134,7 +205,14 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             lines += ["", f"![{claim['id']}]({path})"]
     lines += ["", "## Environment", "", "| package | version |", "|---|---|"]
     lines += [f"| {name} | {version} |" for name, version in env["packages"].items()]
-    lines += ["", f"Python {env['python']} on {env['platform']}; CPU {env['cpu']} ({env['cpu_count']} cores); GPU {env['gpu']}.", ""]
+    machine = (f"Python {env['python']} on {env['platform']}; CPU {env['cpu']} ({env['cpu_count']} cores); "
+               f"GPU {_gpu_text(env['gpu'])}.")
+    lines += ["", machine]
+    if "blas" in env:
+        lines.append(f"BLAS: numpy {env['blas']['numpy']}, scipy {env['blas']['scipy']}.")
+    if "rerun" in env:
+        lines.append(f"Same evidence again: this commit and these releases, `theorems report {env['rerun']}`.")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -294,8 +294,33 @@ def test_ergodic_helpers_reject_bad_series():
 
 
 def test_benchmark_reports_rates_and_their_ratio():
-    row = bc.benchmark_chain(d=16, n=16, layers=5, rounds=1)
-    assert {"d", "n", "device", "layers_per_second", "matmul_per_second", "ratio"} <= row.keys()
+    row = bc.benchmark_chain(d=16, n=16, layers=5, rounds=1, chains=3)
+    assert {"d", "n", "chains", "device", "layers_per_second", "matmul_per_second", "ratio"} <= row.keys()
+    assert row["chains"] == 3
     assert row["layers_per_second"] > 0 and row["matmul_per_second"] > 0 and row["ratio"] > 0
     with pytest.raises(ValueError, match="positive"):
         bc.benchmark_chain(d=0)
+    with pytest.raises(ValueError, match="positive"):
+        bc.benchmark_chain(chains=0)
+
+
+def test_small_chains_run_on_one_thread_and_restore_the_count():
+    before = torch.get_num_threads()
+    with bc.threads_for(8 * 16 * 16 * 2):
+        inside = torch.get_num_threads()
+    assert inside == 1 and torch.get_num_threads() == before
+    with bc.threads_for(bc.SMALL_PRODUCT):
+        assert torch.get_num_threads() == before
+
+
+def test_orthonormalize_matches_lapack_qr():
+    V = torch.randn(4, 6, 3, generator=generator(5), dtype=torch.float64)
+    Q, log_r = bc._orthonormalize(V)
+    Q_ref, R_ref = torch.linalg.qr(V)
+    torch.testing.assert_close(Q.abs(), Q_ref.abs())
+    torch.testing.assert_close(log_r, torch.log(torch.diagonal(R_ref, dim1=-2, dim2=-1).abs()))
+
+
+def test_conformal_chain_needs_an_even_width():
+    with pytest.raises(ValueError, match="even"):
+        bc.lyapunov_log_growth(3, 5, 0.1, generator(), conformal=True)

@@ -56,3 +56,30 @@ def test_refutation_only_for_identically_singular_polynomials():
     found = exact.refute_identically_zero(repeated_row, degree=3)
     assert isinstance(found, exact.Refutation) and found.false_refutation_bound < 1e-30
     assert exact.refute_identically_zero(lambda: exact.random_points(rng, (3, 3)), degree=3) != 0
+
+
+def test_large_matrices_go_through_the_engine(monkeypatch):
+    """Above ENGINE_ABOVE the modular LU engine answers; flint (the reference) must agree."""
+    from theorems.maths import modular_lu
+
+    monkeypatch.setattr(exact, "ENGINE_ABOVE", 4)
+    calls = []
+    factor = modular_lu.factor
+    monkeypatch.setattr(modular_lu, "factor", lambda a, p=modular_lu.PRIME: calls.append(p) or factor(a, p))
+    rng = np.random.default_rng(3)
+    full = exact.random_points(rng, (9, 9))
+    found = exact.nonzero_det_residue(full)
+    assert found.prime == modular_lu.PRIME and calls == [modular_lu.PRIME]
+    assert found.residue == int(exact.nmod_matrix(full, found.prime).det()) != 0
+    assert exact.det_mod_p(full, modular_lu.PRIMES[1]) == int(exact.nmod_matrix(full, modular_lu.PRIMES[1]).det())
+    assert exact.det_mod_p(full) == int(exact.nmod_matrix(full).det())  # 2^61 − 1 stays with flint
+    assert exact.rank_exact(full) == 9
+    low_rank = rng.integers(-9, 10, (9, 3)) @ rng.integers(-9, 10, (3, 8))
+    assert exact.rank_exact(low_rank) == sympy.Matrix(low_rank.tolist()).rank() == 3  # deficient: decided over Z
+    # A pivot that vanishes modulo the first engine prime only: the next prime certifies.
+    p = modular_lu.PRIME
+    only_mod_p = np.diag([p, 1, 1, 1, 1, 1]).astype(np.int64)
+    found = exact.nonzero_det_residue(only_mod_p)
+    assert found.prime == modular_lu.PRIMES[1] and found.residue == p % found.prime
+    assert exact.nonzero_det_residue(np.ones((6, 6), dtype=np.int64)) is None
+    assert exact.refute_identically_zero(lambda: np.diag(exact.random_points(rng, (6,))), degree=6) != 0

@@ -46,3 +46,17 @@ def test_round_sig():
 def test_one_sided_clopper_pearson_bounds():
     assert stats.clopper_pearson_upper(0, 10, 0.975) == pytest.approx(1 - 0.025 ** (1 / 10))
     assert stats.clopper_pearson_lower(10, 10, 0.975) == pytest.approx(0.025 ** (1 / 10))
+
+
+@pytest.mark.parametrize("looks", [1, 2, 3, 7])
+def test_spending_schedule_sums_to_the_false_alarm_rate(looks):
+    budgets = stats.spending_schedule(looks, 1e-9)
+    assert len(budgets) == looks and sum(budgets) == pytest.approx(1e-9)
+    assert budgets[0] == pytest.approx(1e-9 if looks == 1 else 5e-10)
+
+
+def test_spending_schedule_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="looks"):
+        stats.spending_schedule(0)
+    with pytest.raises(ValueError, match="false_alarm"):
+        stats.spending_schedule(2, 1.5)

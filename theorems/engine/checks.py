@@ -193,8 +193,8 @@ def determinant_certificate(
                     {"space": space, "certified": entries},
                     counterexample={"size": list(size), "shape": list(matrix.shape)},
                 )
-            residue = exact.det_mod_p(matrix)
-            if residue == 0:
+            found_residue = exact.nonzero_det_residue(matrix)
+            if found_residue is None:
                 found = exact.refute_identically_zero(lambda: build(rng, size), degree(size))
                 if isinstance(found, exact.Refutation):
                     return Outcome(
@@ -206,7 +206,9 @@ def determinant_certificate(
                     )
                 entries.append({"size": list(size), "dimension": matrix.shape[0], "det_nonzero_over_Z_at_later_point": True})
                 continue
-            entries.append({"size": list(size), "dimension": matrix.shape[0], "det_mod_p": residue})
+            entries.append({"size": list(size), "dimension": matrix.shape[0], "det_mod_p": found_residue.residue,
+                            # above exact.ENGINE_ABOVE the modular LU engine works modulo its own primes
+                            **({"prime": found_residue.prime} if found_residue.prime != exact.CERTIFICATE_PRIME else {})})
         return Outcome(
             Verdict.CERTIFIED,
             f"determinant polynomial nonzero for {len(entries)} sizes (largest {entries[-1]['dimension']}×{entries[-1]['dimension']})",
@@ -214,6 +216,8 @@ def determinant_certificate(
             certificate={
                 "method": "Schwartz–Zippel: one nonzero evaluation modulo p proves the determinant polynomial nonzero",
                 "prime": exact.CERTIFICATE_PRIME,
+                **({"prime_note": "an entry with its own 'prime' was computed modulo that prime"}
+                   if any("prime" in entry for entry in entries) else {}),
                 "point_set": f"integers in [0, 2^{exact.POINT_BITS})",
                 "rng": "numpy.random.default_rng(SeedSequence(seed_words)), seed_words = "
                 "[seed, crc32(claim id), crc32(check name), crc32('certificate'), crc32(str(size_i))...]",

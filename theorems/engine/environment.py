@@ -1,4 +1,10 @@
-"""What a run needs to record to be reproducible: versions, machine, commit, command."""
+"""What a run needs to record to be reproducible: seed, profile (the sizes and search
+budgets), device, versions, BLAS, machine, commit and command.
+
+The same seed, profile, device, commit and releases give identical evidence; the verdicts
+are meant to be the same for any seed, device and release inside the tested range (README,
+"Reproducibility").
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,10 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ("theorems", "numpy", "scipy", "sympy", "hypothesis", "python-flint", "torch", "matplotlib", "tqdm")
+from .context import Context
+from .profiles import HYPOTHESIS_EXAMPLES
+
+PACKAGES = ("theorems", "numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "torch", "matplotlib", "tqdm")
 
 
 def _version(package: str) -> str:
@@ -32,31 +41,55 @@ def _cpu_model() -> str:
 def _git_commit() -> str:
     source = Path(__file__).resolve().parent.parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, timeout=10)
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, timeout=10,
+                                check=False)
         if commit.returncode != 0:
             return "unknown (not a git checkout)"
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
-                               capture_output=True, text=True, timeout=10)
+                               capture_output=True, text=True, timeout=10, check=False)
         return commit.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
     except (OSError, subprocess.TimeoutExpired):
         return "unknown (git unavailable)"
 
 
-def _gpu(device: str) -> str:
+def _gpu(device: str) -> dict:
+    """The GPU and the CUDA runtime torch used: CUDA's random streams differ from the CPU's."""
     if device != "cuda":
-        return "none used"
+        return {"name": "none used"}
     import torch
 
-    return torch.cuda.get_device_name(0)
+    return {"name": torch.cuda.get_device_name(0), "cuda": torch.version.cuda,
+            "capability": ".".join(map(str, torch.cuda.get_device_capability(0)))}
 
 
-def describe(device: str) -> dict:
+def _blas() -> dict:
+    """The BLAS numpy and scipy were built with: float results may differ in the last bits
+    between BLAS builds (evidence rounds them; verdicts do not depend on them)."""
+    import numpy
+    import scipy
+
+    def name(config: dict) -> str:
+        blas = config.get("Build Dependencies", {}).get("blas", {})
+        return f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip()
+
+    return {"numpy": name(numpy.show_config(mode="dicts")), "scipy": name(scipy.show_config(mode="dicts"))}
+
+
+def describe(context: Context) -> dict:
+    """Everything needed to rerun ``context``'s run and get the same evidence."""
     return {
+        "profile": context.profile,
+        "seed": context.seed,
+        "device": context.device,
+        "search_budget": {"hypothesis_examples": HYPOTHESIS_EXAMPLES[context.profile],
+                          "note": "examples per randomized check; each check's evidence records its sizes and trials"},
+        "rerun": f"--profile {context.profile} --seed {context.seed} --device {context.device}",
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
-        "gpu": _gpu(device),
+        "gpu": _gpu(context.device),
+        "blas": _blas(),
         "packages": {name: _version(name) for name in PACKAGES},
         "git_commit": _git_commit(),
         "command": " ".join(["theorems", *sys.argv[1:]]) if sys.argv else "",

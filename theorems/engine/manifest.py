@@ -48,3 +48,37 @@ def differences(expected: dict[str, Verdict], observed: dict[str, Verdict]) -> l
         elif expected[claim_id] is not observed[claim_id]:
             lines.append(f"{claim_id}: expected {expected[claim_id]}, got {observed[claim_id]}")
     return lines
+
+
+def seeds_after(seed: int, count: int) -> list[int]:
+    """The seeds of a multi-seed gate: the ``count`` integers after ``seed`` (2024, …, 2033
+    after the default 2023). Fresh for the committed verdicts, and the same on every machine,
+    so a disagreement can be rerun with ``theorems check ID --seed N``."""
+    if count < 1:
+        raise ValueError(f"the number of seeds must be at least 1, got {count}")
+    if seed + count >= 2**63:
+        raise ValueError(f"seeds {seed + 1}…{seed + count} leave [0, 2^63)")
+    return list(range(seed + 1, seed + count + 1))
+
+
+def seed_agreement(expected: dict[str, Verdict], runs: dict[int, dict[str, Verdict]]) -> tuple[list[str], int]:
+    """One line per claim of a multi-seed gate (``runs`` maps each seed to its verdicts):
+    how many seeds gave the manifest verdict and what the others gave. Returns the lines
+    and the number of claims that differ at some seed."""
+    seeds = list(runs)
+    lines, differing = [], 0
+    for claim_id in sorted(set(expected).union(*runs.values())):
+        if claim_id not in expected:
+            observed = sorted({str(run[claim_id]) for run in runs.values() if claim_id in run})
+            lines.append(f"{claim_id}: verdict {', '.join(observed)} but missing from the manifest")
+            differing += 1
+            continue
+        if not any(claim_id in run for run in runs.values()):
+            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but not implemented")
+            differing += 1
+            continue
+        others = [f"seed {seed}: {runs[seed][claim_id]}" for seed in seeds if runs[seed].get(claim_id) is not expected[claim_id]]
+        agreeing = len(seeds) - len(others)
+        lines.append(f"{claim_id}: {expected[claim_id]} at {agreeing}/{len(seeds)} seeds" + "".join(f"; {o}" for o in others))
+        differing += bool(others)
+    return lines, differing

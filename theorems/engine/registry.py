@@ -133,8 +133,6 @@ def register(claim: Claim) -> Claim:
             raise ValueError(f"{claim.id}: variant of unknown id {claim.variant_of}")
         if not (claim.label and claim.statement):
             raise ValueError(f"variant {claim.id} needs its own label and statement")
-    if claim.id in _REGISTRY:
-        raise ValueError(f"{claim.id} registered twice")
     if not claim.checks:
         raise ValueError(f"{claim.id} has no checks")
     names = [c.name for c in claim.checks]
@@ -149,6 +147,8 @@ def register(claim: Claim) -> Claim:
     unknown = [d for d in claim.depends_on if d not in entries and not d.startswith(tuple(f"{e}." for e in entries))]
     if unknown:
         raise ValueError(f"{claim.id} depends on unknown ids {unknown}")
+    if claim.id in _REGISTRY:  # after the claim's own checks, so a malformed claim says what is wrong
+        raise ValueError(f"{claim.id} registered twice")
     _REGISTRY[claim.id] = claim
     return claim
 

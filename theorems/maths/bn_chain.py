@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,6 +29,29 @@ from . import stats
 Activation = Callable[[torch.Tensor], torch.Tensor]
 
 WEIGHT_LAWS = ("uniform", "asymmetric", "gaussian", "rademacher")
+
+
+# Below this many multiply-adds per (batched) product, intra-op threads cost more than they
+# save: a (8, 16, 16) @ (8, 16, 2) bmm takes 20 µs on one thread and up to 17 ms on two
+# threads of a loaded two-core machine, where the thread pool waits for a busy core.
+SMALL_PRODUCT = 1 << 16
+
+
+@contextmanager
+def threads_for(multiply_adds: int):
+    """Run the enclosed chain on one intra-op thread when each step's batched product is
+    small (``multiply_adds`` < SMALL_PRODUCT), restoring the thread count afterwards;
+    unchanged otherwise. Chains of small matrices are latency-bound: they scale by batching,
+    not threads."""
+    previous = torch.get_num_threads()
+    if multiply_adds >= SMALL_PRODUCT or previous == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 def _check_matrix(H: torch.Tensor, name: str = "H") -> None:
@@ -80,7 +104,9 @@ def project_rows(H: torch.Tensor) -> torch.Tensor:
 def _normalize_rows(H: torch.Tensor) -> torch.Tensor:
     # Unchecked: inside chains a zero row has probability zero, and checking it would
     # synchronize a GPU at every layer.
-    return H * torch.rsqrt((H**2).mean(-1, keepdim=True))
+    # One reduction pass (no H² temporary) and one scaling: the two passes over H a layer
+    # needs besides its product. Not in place: torch.func differentiates through this.
+    return H * (math.sqrt(H.shape[-1]) / torch.linalg.vector_norm(H, dim=-1, keepdim=True))
 
 
 def sample_weights(
@@ -146,10 +172,13 @@ def fbn_step(
 def _fbn_step(H, W, gamma, activation, center):
     features = H if activation is None else activation(H)
     # FBN is invariant to scaling H_γ, so γ = ∞ is the limit H_γ / γ = W F(H).
+    # Fused products: one pass less than H + γ(WF).
     if math.isinf(gamma):
         H_gamma = W @ features
     elif H.ndim == W.ndim == 2:
-        H_gamma = torch.addmm(H, W, features, alpha=gamma)  # fused: one pass less than H + γ(WF)
+        H_gamma = torch.addmm(H, W, features, alpha=gamma)
+    elif H.ndim == W.ndim == 3:
+        H_gamma = torch.baddbmm(H, W, features, alpha=gamma)
     else:
         H_gamma = H + gamma * (W @ features)
     if center:
@@ -235,13 +264,14 @@ def run_chain(
     H = X
     series: dict[str, list[torch.Tensor]] = {}
     recorded = []
-    for step in range(1, steps + 1):
-        W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
-        H = _fbn_step(H, W, gamma, activation, center)
-        if observe is not None and step > burn_in and (step - burn_in) % every == 0:
-            for name, value in observe(H).items():
-                series.setdefault(name, []).append(value)
-            recorded.append(step)
+    with threads_for(X.numel() * X.shape[-2]):
+        for step in range(1, steps + 1):
+            W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
+            H = _fbn_step(H, W, gamma, activation, center)
+            if observe is not None and step > burn_in and (step - burn_in) % every == 0:
+                for name, value in observe(H).items():
+                    series.setdefault(name, []).append(value)
+                recorded.append(step)
     return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
 
 
@@ -284,13 +314,14 @@ def run_vanilla_chain(
     H = _rescale_to_trace(X, d, n)
     series: dict[str, list[torch.Tensor]] = {}
     recorded = []
-    for step in range(1, steps + 1):
-        W = sample_weights(d, generator, law, X.dtype, X.device, batch)
-        H = _rescale_to_trace(H + gamma * (W @ H), d, n)
-        if observe is not None and step > burn_in and (step - burn_in) % every == 0:
-            for name, value in observe(H).items():
-                series.setdefault(name, []).append(value)
-            recorded.append(step)
+    with threads_for(X.numel() * d):
+        for step in range(1, steps + 1):
+            W = sample_weights(d, generator, law, X.dtype, X.device, batch)
+            H = _rescale_to_trace(H + gamma * (W @ H), d, n)
+            if observe is not None and step > burn_in and (step - burn_in) % every == 0:
+                for name, value in observe(H).items():
+                    series.setdefault(name, []).append(value)
+                recorded.append(step)
     return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
 
 
@@ -309,6 +340,7 @@ def lyapunov_log_growth(
     law: str = "uniform",
     dtype: torch.dtype = torch.float64,
     device: str | torch.device = "cpu",
+    conformal: bool = False,
 ) -> torch.Tensor:
     """log |R_ii| of the QR steps Q_ℓ R_ℓ = (I + γW_ℓ) Q_{ℓ−1}, i ≤ ``top``: shape (steps, chains, top).
 
@@ -317,6 +349,11 @@ def lyapunov_log_growth(
     a gap λ_1 − λ_2 > 0 is exactly the collapse of B_ℓ/‖B_ℓ‖ onto rank one. Working with
     the orthonormal Q_ℓ avoids the underflow of σ_2/σ_1 below machine precision that
     forming B_ℓ itself would hit after a few hundred layers.
+
+    ``conformal=True`` (d even) replaces W_ℓ by aI + bK, K = I_{d/2} ⊗ [[0, −1], [1, 0]]
+    and a, b iid from ``law``: then (I + γW)ᵀ(I + γW) = ((1 + γa)² + γ²b²) I, every product
+    is a multiple of an orthogonal matrix and all Lyapunov exponents are equal — a chain
+    whose gap is exactly zero, the control that an estimator of the gap must not call positive.
     """
     if not isinstance(top, int) or not 1 <= top <= d:
         raise ValueError(f"top must be an integer in [1, d = {d}], got {top!r}")
@@ -324,14 +361,40 @@ def lyapunov_log_growth(
         raise ValueError(f"gamma must be positive and finite, got {gamma}")
     if not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    if conformal and d % 2:
+        raise ValueError(f"a conformal chain needs an even d, got d = {d}")
     eye = torch.eye(d, dtype=dtype, device=device)
+    rotation = torch.kron(torch.eye(d // 2, dtype=dtype, device=device),
+                          torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=dtype, device=device))
     Q = eye[:, :top].expand(chains, d, top)
     growth = []
-    for _ in range(steps):
-        W = sample_weights(d, generator, law, dtype, device, (chains,))
-        Q, R = torch.linalg.qr(Q + gamma * (W @ Q))
-        growth.append(torch.log(torch.diagonal(R, dim1=-2, dim2=-1).abs()))
+    with threads_for(chains * d * d * top):
+        for _ in range(steps):
+            if conformal:
+                a, b = sample_weights(2, generator, law, dtype, device, (chains,)).reshape(chains, 4)[:, :2, None, None].unbind(1)
+                W = a * eye + b * rotation
+            else:
+                W = sample_weights(d, generator, law, dtype, device, (chains,))
+            Q, log_r = _orthonormalize(Q + gamma * (W @ Q))
+            growth.append(log_r)
     return torch.stack(growth)
+
+
+def _orthonormalize(V: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Q and log|R_ii| of the thin QR V = QR of a batch (chains, d, k), by Gram–Schmidt with
+    reorthogonalization ("twice is enough", Giraud et al. 2005): for the few columns of a
+    Benettin step these elementwise batched operations are much faster than LAPACK's QR
+    called once per small matrix, and as accurate (orthogonality to a few ulps)."""
+    columns, logs = [], []
+    for i in range(V.shape[-1]):
+        v = V[..., i]
+        for _ in range(2):
+            for q in columns:
+                v = v - (q * v).sum(-1, keepdim=True) * q
+        norm = torch.linalg.vector_norm(v, dim=-1)
+        columns.append(v / norm[..., None])
+        logs.append(torch.log(norm))
+    return torch.stack(columns, -1), torch.stack(logs, -1)
 
 
 # --- ergodic averages ----------------------------------------------------------------
@@ -397,20 +460,23 @@ def _best_rates(works: dict[str, Callable[[], None]], repetitions: int, rounds: 
 
 
 def benchmark_chain(d: int = 256, n: int = 256, layers: int = 50, device: str = "cpu",
-                    dtype: torch.dtype = torch.float64, rounds: int = 5) -> dict:
-    """Layers per second of the linear BN chain (weights drawn, H_γ formed, rows normalized)
-    against the rate of the one d×d by d×N matmul each layer must do, same shapes, same run.
-    The ratio is the fraction of the machine's matmul speed the chain reaches (target ≥ 0.3)."""
-    if d < 1 or n < 1 or layers < 1 or rounds < 1:
-        raise ValueError(f"d, n, layers and rounds must be positive, got d={d}, n={n}, layers={layers}, rounds={rounds}")
+                    dtype: torch.dtype = torch.float64, rounds: int = 5, chains: int = 8) -> dict:
+    """Layers per second of ``chains`` independent linear BN chains stepped as one batch
+    (weights drawn, H_γ formed by one batched product, rows normalized), against the rate of
+    the batched matmul (chains, d, d) @ (chains, d, N) each layer must do: same shapes, same
+    run. The ratio is the fraction of the machine's batched-matmul speed the chains reach
+    (target ≥ 0.3 on CPU, ≥ 0.5 on a GPU); rates count batched layers, i.e. ``chains`` chain layers each."""
+    if d < 1 or n < 1 or layers < 1 or rounds < 1 or chains < 1:
+        raise ValueError(f"d, n, layers, rounds and chains must be positive, got d={d}, n={n}, layers={layers}, "
+                         f"rounds={rounds}, chains={chains}")
     torch_device = torch.device(device)
     generator = torch.Generator(device=torch_device).manual_seed(0)
-    H = project_rows(gaussian_inputs(d, n, generator, dtype=dtype, device=torch_device))
-    W = sample_weights(d, generator, dtype=dtype, device=torch_device)
+    H = project_rows(gaussian_inputs(d, n, generator, chains, dtype=dtype, device=torch_device))
+    W = sample_weights(d, generator, dtype=dtype, device=torch_device, batch=(chains,))
     state = {"H": H}
 
     def layer() -> None:
-        weights = sample_weights(d, generator, "uniform", dtype, torch_device)
+        weights = sample_weights(d, generator, "uniform", dtype, torch_device, (chains,))
         state["H"] = _fbn_step(state["H"], weights, 0.5, None, False)
 
     rates = _best_rates({"chain": layer, "matmul": lambda: torch.matmul(W, H)}, layers, rounds, torch_device)
@@ -418,12 +484,13 @@ def benchmark_chain(d: int = 256, n: int = 256, layers: int = 50, device: str = 
     return {
         "d": d,
         "n": n,
+        "chains": chains,
         "device": str(torch_device),
         "dtype": str(dtype).removeprefix("torch."),
         "threads": torch.get_num_threads(),
         "layers": layers,
         "layers_per_second": round(chain_rate, 1),
         "matmul_per_second": round(matmul_rate, 1),
-        "matmul_gflops": round(matmul_rate * 2 * d * d * n / 1e9, 2),
+        "matmul_gflops": round(matmul_rate * 2 * chains * d * d * n / 1e9, 2),
         "ratio": round(chain_rate / matmul_rate, 3),
     }

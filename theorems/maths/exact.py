@@ -8,6 +8,13 @@ the matrix is full rank with probability 1 under any continuous distribution. A 
 residue proves nothing by itself; ``refute_identically_zero`` then looks for a nonzero
 value over Z and, finding none at k independent points, bounds the chance that a nonzero
 polynomial vanished at all of them by (deg/|S|)^k (Schwartz–Zippel).
+
+Scale. flint is the reference and handles matrices up to ``ENGINE_ABOVE`` rows and
+columns, modulo the word-sized prime 2^61 − 1. Above that, ranks over Q and determinant
+certificates go through ``theorems.maths.modular_lu``, an LU modulo primes just below
+2^20 on float64 BLAS, several times faster: a nonzero minor modulo any prime proves the
+same thing over Z, and a zero residue is retried at further primes before any fallback
+(see that module for the prime choice and its Schwartz–Zippel implications).
 """
 
 from __future__ import annotations
@@ -19,12 +26,20 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from . import modular_lu
+
 # The Mersenne prime 2^61 - 1: word-sized for flint's nmod_mat.
 CERTIFICATE_PRIME = (1 << 61) - 1
 # Evaluation points are drawn from S = {0, ..., 2^31 - 1}, so that a product of two points
 # (a Khatri–Rao entry) is exact in int64 before reduction modulo the prime; numpy has no
 # 128-bit multiply. Schwartz–Zippel then bounds a false zero by deg / 2^31.
 POINT_BITS = 31
+
+# Matrices with more rows or columns than this go through the float64 modular LU engine.
+ENGINE_ABOVE = 256
+# A zero residue at one engine prime is retried at this many primes (of modular_lu.PRIMES)
+# before the caller falls back to exact integer arithmetic.
+ENGINE_PRIMES_TRIED = 3
 
 # flint parallelises its matrix kernels; exact results do not depend on the thread count.
 flint.ctx.threads = os.cpu_count() or 1
@@ -71,21 +86,68 @@ def fmpq_matrix(a: np.ndarray) -> flint.fmpq_mat:
     return flint.fmpq_mat(a.shape[0], a.shape[1], entries)
 
 
+def uses_engine(a: np.ndarray) -> bool:
+    """Whether exact linear algebra on ``a`` goes through the modular LU engine (up to the
+    size its float64 arithmetic allows, modular_lu.max_inner)."""
+    return ENGINE_ABOVE < max(np.shape(a)) <= modular_lu.max_inner(modular_lu.PRIME)
+
+
+def _is_integer_matrix(a: np.ndarray) -> bool:
+    return a.dtype.kind in "iub" or (a.dtype == object and all(isinstance(x, int) for x in a.flat))
+
+
 def rank_exact(a: np.ndarray) -> int:
-    """Rank over Q (floats taken as the exact rationals they represent)."""
+    """Rank over Q (floats taken as the exact rationals they represent).
+
+    Large integer matrices: a rank modulo a prime is a lower bound (a nonzero minor mod p is
+    nonzero over Z), so full rank modulo an engine prime decides the rank exactly; a
+    deficient rank at every prime tried is decided by flint over Z."""
     a = np.asarray(a)
     if a.size == 0:
         return 0
-    if a.dtype.kind in "iub" or (a.dtype == object and all(isinstance(x, int) for x in a.flat)):
-        return fmpz_matrix(a).rank()
-    return fmpq_matrix(a).rank()
+    if not _is_integer_matrix(a):
+        return fmpq_matrix(a).rank()
+    if uses_engine(a):
+        full = min(a.shape)
+        for p in modular_lu.PRIMES[:ENGINE_PRIMES_TRIED]:
+            if modular_lu.rank_mod(a, p) == full:
+                return full
+    return fmpz_matrix(a).rank()
 
 
 def det_mod_p(a: np.ndarray, p: int = CERTIFICATE_PRIME) -> int:
+    """det(a) mod p: flint, or the modular LU engine for large matrices and a prime it takes."""
     a = _as_integer_matrix(a)
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
+    if uses_engine(a) and modular_lu.supports(p, a.shape[0]):
+        return modular_lu.det_mod(a, p)
     return int(nmod_matrix(a, p).det())
+
+
+@dataclass(frozen=True)
+class DeterminantResidue:
+    """det mod prime at one point: a nonzero residue certifies a nonzero determinant."""
+
+    prime: int
+    residue: int
+
+
+def nonzero_det_residue(a: np.ndarray) -> DeterminantResidue | None:
+    """A nonzero residue of det(a), or None if det(a) vanished modulo every prime tried.
+
+    Up to ENGINE_ABOVE: flint modulo CERTIFICATE_PRIME. Above: the modular LU engine modulo
+    ENGINE_PRIMES_TRIED primes below 2^20 in turn (a nonzero integer is divisible by a given
+    one with probability about 1/p at a random point, see modular_lu). None proves nothing."""
+    a = _as_integer_matrix(a)
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
+    primes = modular_lu.PRIMES[:ENGINE_PRIMES_TRIED] if uses_engine(a) else (CERTIFICATE_PRIME,)
+    for p in primes:
+        residue = det_mod_p(a, p)
+        if residue:
+            return DeterminantResidue(p, residue)
+    return None
 
 
 def schwartz_zippel_bound(degree: int, point_bits: int = POINT_BITS) -> float:
@@ -110,11 +172,16 @@ class Refutation:
 
 def refute_identically_zero(sample, degree: int, points: int = 4) -> Refutation | int:
     """Decide between "identically zero" and "not": ``sample()`` returns a fresh integer
-    matrix evaluated at an independent random point. Returns the first nonzero integer
-    determinant found (a certificate that the polynomial is nonzero), or a Refutation whose
-    bound is the probability that a nonzero polynomial vanished at every point."""
+    matrix evaluated at an independent random point. Returns the first nonzero determinant
+    residue (modulo primes, as in ``nonzero_det_residue``) or integer determinant found (a
+    certificate that the polynomial is nonzero), or a Refutation whose bound is the
+    probability that a nonzero polynomial vanished over Z at every point."""
     for _ in range(points):
-        value = int(fmpz_matrix(sample()).det())
+        matrix = sample()
+        found = nonzero_det_residue(matrix)
+        if found is not None:
+            return found.residue
+        value = int(fmpz_matrix(matrix).det())
         if value != 0:
             return value
     return Refutation(points, schwartz_zippel_bound(degree) ** points)

@@ -64,6 +64,25 @@ def binomial_lower_pvalue(successes: int, trials: int, p0: float) -> float:
     return float(stats.binom.cdf(successes, trials, p0))
 
 
+def spending_schedule(looks: int, false_alarm: float = FALSE_ALARM) -> tuple[float, ...]:
+    """Error budgets for the looks of a sequential test: half of ``false_alarm`` at the first
+    look, the other half split evenly over the later ones (alpha spending).
+
+    A sequential test samples more only while its interval straddles the threshold and
+    decides at the first look whose interval (at confidence 1 − budget of that look) clears
+    it. The budgets sum to ``false_alarm``, so by the union bound the chance that any look's
+    interval misses the true value — hence that a wrong decision is ever taken, however many
+    looks the data ask for — is at most ``false_alarm``. The first look keeps most of the
+    budget, so a clear case costs nothing extra."""
+    if not isinstance(looks, int) or looks < 1:
+        raise ValueError(f"looks must be a positive integer, got {looks!r}")
+    if not 0 < false_alarm < 1:
+        raise ValueError(f"false_alarm must be in (0, 1), got {false_alarm}")
+    if looks == 1:
+        return (false_alarm,)
+    return (false_alarm / 2, *[false_alarm / (2 * (looks - 1))] * (looks - 1))
+
+
 def batch_means(series: np.ndarray, batches: int = 20, confidence: float = 0.95) -> Interval:
     """Confidence interval for the mean of a stationary, correlated series (a Markov chain
     average): split into contiguous batches and use a t interval over the batch means."""

@@ -90,3 +90,21 @@ def test_lemma21_minimal_counterexample_by_hand():
     _, h_gamma = md.one_step_exact(start, md.PAPER_GAMMA)
     assert h_gamma.det() == -2 * (ma.rational(md.PAPER_GAMMA) / 2) / 25
     assert md.lemma21_printed(start, md.PAPER_GAMMA).startswith("rank(H_k+1) = 2")
+
+
+def test_corner_witness_is_within_the_bound_and_beats_smaller_ones():
+    for d, gamma, b in md.WITNESS_CASES:
+        delta = md.corner_witness(d, gamma, b)
+        args = (d, ma.rational(b), ma.rational(gamma))
+        assert not md.DeltaBound().exceeded_by(delta, *args)
+        assert md.DeltaBound(quadratic_power=1).exceeded_by(delta, *args)
+        assert md.DeltaBound(linear_sq=8).exceeded_by(delta, *args)
+
+
+def test_pinned_rank_one_starts_refute_what_they_are_pinned_for():
+    paper, loose = Fraction(1, 8), Fraction(8)
+    assert md.lemma21_printed(md.RANK_GROWING_START, paper).startswith("rank(H_k+1) = 2")
+    assert md.lemma21_corrected(md.ROW_FLIPPING_START, paper) is None
+    assert md.lemma21_corrected(md.ROW_FLIPPING_START, loose) is not None
+    assert md.parallel_under(md.ROW_FLIPPING_START.activation, md.ROW_FLIPPING_START.direction)
+    assert not md.parallel_under(md.RANK_GROWING_START.activation, md.RANK_GROWING_START.direction)

@@ -156,3 +156,9 @@ def test_regularity_constant_is_one_exactly_for_equal_spectra():
 
 
 # --- Lemma 20 ---------------------------------------------------------------------------
+
+
+def test_spread_spectrum_case_separates_the_soft_rank_factors():
+    (_, h), tau = ma.SPREAD_SPECTRUM_CASE
+    assert ma.projected_rank_tau(h, tau) == 1
+    assert ma.as_fraction(ma.projected_effective_rank(h)) == Fraction(25, 17)

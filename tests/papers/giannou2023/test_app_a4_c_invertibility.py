@@ -24,10 +24,26 @@ def test_adversarial_targets_are_nonzero():
         assert np.any(target != 0)
 
 
-def test_witness_check_can_pass_when_every_replaced_column_keeps_its_diagonal_entry():
-    # The proof's step fails only because w*_i may vanish; with every entry nonzero it holds.
-    run = kr.proof_witness_determinants(lambda w: w + 1)
-    assert run(Context("quick", 0, "cpu")).verdict is Verdict.CERTIFIED
+@pytest.mark.parametrize("n, m", [(1, 2), (2, 2), (2, 3), (3, 2)])
+def test_witness_row_permutations_move_every_row_to_every_support_index(n, m):
+    for row in range(n * m):
+        for support in range(n * m):
+            pi_a, pi_c = kr.witness_row_permutations(n, m, row, support)
+            moved = np.kron(pi_a.astype(int), pi_c.astype(int)) @ np.eye(n * m, dtype=int)[:, row]
+            assert moved[support] == 1 and moved.sum() == 1
+
+
+def test_unpermuted_witness_fails_exactly_where_the_single_reduction_reading_said():
+    # Row 1 with support index 2 at n = 1, m = 2: B = D, so w* = e_2 is orthogonal to row 1 of B⁻¹.
+    outcome = kr.proof_witness_determinants("none")(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED
+    assert (outcome.counterexample["n"], outcome.counterexample["m"]) == (1, 2)
+    assert (outcome.counterexample["row"], outcome.counterexample["support_index"]) == (1, 2)
+
+
+def test_symbolic_cramer_detects_an_adapted_target():
+    outcome = kr.symbolic_cramer(kr.symbolic_diagonal, adapt_target=True)(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["row"] == 2
 
 
 def test_folded_batchnorm_signs():

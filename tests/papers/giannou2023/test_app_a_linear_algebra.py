@@ -47,3 +47,10 @@ def test_corrected_condition_uses_the_transposed_test_when_l_exceeds_n():
     assert la.product_is_full_rank(a, b)
     assert not la.trivial_intersection(a, b)
     assert la.corrected_condition(a, b)
+
+def test_fact1_pinned_pairs_separate_the_printed_and_the_corrected_remark():
+    a, b = la.WIDE_PAIR
+    assert la.product_is_full_rank(a, b) and la.null_col_intersection(a, b) == 1
+    assert la.remark4_necessity(la.trivial_intersection)(la.WIDE_PAIR) is not None
+    assert la.remark4_necessity(la.corrected_condition)(la.WIDE_PAIR) is None
+    assert la.fact1_sufficiency(min)(la.TRIVIAL_PAIR) is None

@@ -18,6 +18,7 @@ from theorems.maths.boolean_determinant import (
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023.app_d_sparse_inverse import (
     PAIR_KINDS,
+    _verified_detbool,
     all_masks,
     decide_det_polynomial,
     def8_disagreement,
@@ -29,6 +30,7 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     matching_expansion,
     no_zero_line,
     nonsingular_over_q,
+    pinned_large_masks,
     sparsified_product_sampler,
     square_mask,
     symbolic_khatri_rao,
@@ -156,3 +158,9 @@ def test_zero_block_of_a_killed_column_is_the_whole_column():
     mask[:, 2] = False
     rows, cols = frobenius_konig_block(mask)
     assert 2 in cols and len(rows) + len(cols) > 4
+
+
+@pytest.mark.parametrize("n", [4, 16])
+def test_pinned_large_masks_have_a_verified_zero_boolean_determinant(n):
+    for _, mask in pinned_large_masks(n):
+        assert _verified_detbool(mask) == 0 and detbool(mask) == 0

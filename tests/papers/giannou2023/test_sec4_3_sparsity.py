@@ -204,3 +204,9 @@ def test_singularity_sample_is_deterministic():
 def test_bad_input_raises_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_density_pins_separate_the_printed_and_the_implied_conditions():
+    printed, implied = sp.condition_statement(sp.PRINTED_CONDITION), sp.condition_statement(sp.IMPLIED_CONDITION)
+    assert printed(sp.DENSITY_PINNED[0]) is not None  # ρ = 10⁻⁴: the printed equivalence fails
+    assert all(implied(point) is None for point in sp.DENSITY_PINNED)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from theorems.engine.checks import property_search, to_jsonable
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, sample_weights
@@ -174,8 +174,34 @@ def sharpness_witness(d: int) -> sympy.Expr:
     return sympy.simplify(abs(delta[0, d - 1]) / (2 * sympy.sqrt(3) * d * b * gamma + 3 * d**2 * b**2 * gamma**2))
 
 
+def corner_witness(d: int, gamma: Fraction, b: Fraction) -> flint.fmpq:
+    """ΔM_{0,d−1} exactly at the pinned near-extremal instance: H = s·1ᵀ (N = 1, s alternating
+    signs, rows of norm 1), F(x) = Bx, W = 1.732·ssᵀ next to the corner of the box. Here
+    ΔM = s sᵀ(2γcBd + γ²c²B²d²) with c = 1.732, just below the bound (c < √3): any bound
+    smaller in its d-dependence (d instead of d², a smaller constant) is exceeded."""
+    signs = [(-1) ** k for k in range(d)]
+    u = flint.fmpq_mat([[x] for x in signs])
+    w = rational(NEAR_CORNER) * flint.fmpq_mat([[x * y for y in signs] for x in signs])
+    return delta_m_exact(u, flint.fmpq_mat([[1]] * d), w, rational(gamma), rational(b))[0, d - 1]
+
+
+# (d, γ, B) of the pinned witness: γ = B = 1 and γ = 1, B = 2 make the quadratic term dominate.
+WITNESS_CASES = ((2, Fraction(1), Fraction(2)), (3, Fraction(1), Fraction(1)), (3, Fraction(1), Fraction(2)))
+
+
 def lemma20_ascent(bound: DeltaBound) -> Check:
     def run(ctx: Context) -> Outcome:
+        for d, g, bb in WITNESS_CASES:
+            delta = corner_witness(d, g, bb)
+            if bound.exceeded_by(delta, d, rational(bb), rational(g)):
+                ratio = float(as_fraction(abs(delta))) / bound.value(d, float(bb), float(g))
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"|ΔM_0,{d - 1}| exceeds the bound by a factor {ratio:.6g} at the pinned corner witness (exact)",
+                    {"pinned_witness": "H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ"},
+                    counterexample={"d": d, "N": 1, "gamma": str(g), "B": str(bb), "W": "1.732·ssᵀ, s alternating",
+                                    "delta_M": str(delta), "ratio": round_sig(ratio)},
+                )
         shapes = ctx.by_profile([(2, 1), (2, 3), (3, 4)], [(2, 1), (3, 2), (3, 5), (5, 6)],
                                 [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10)])
         gammas, slopes = ctx.by_profile((0.05, 1.0), (0.02, 0.2, 1.0)), (0.5, 2.0)
@@ -220,7 +246,15 @@ register(
         source=f"{SOURCE}, App. 7.6, Lemma 20 (Eq. 98–101)",
         hypotheses=("H ∈ 𝓗 (used by the proof, Eq. 101)", "W in the support [−√3, √3]^{d×d} of μ", "|F(x)| ≤ B|x|"),
         checks=(lemma20_ascent(DeltaBound()),),
-        broken=(Broken("quadratic term 3dB²γ² (d instead of d²)", (lemma20_ascent(DeltaBound(quadratic_power=1)),)),),
+        broken=(
+            Broken("quadratic term 3dB²γ² (d instead of d²)", (lemma20_ascent(DeltaBound(quadratic_power=1)),),
+                   refuted_by="the pinned corner witness (H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ) at d = 2, γ = 1, B = 2: "
+                              "|ΔM_01| ≈ 61.85 > 2√3·4 + 3·2·4 ≈ 37.86, exactly"),
+            Broken("linear constant 2√2 instead of 2√3 (√8 for √12, too small by a modest factor)",
+                   (lemma20_ascent(DeltaBound(linear_sq=8)),),
+                   refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2 (within 0.01% of the printed bound): "
+                              "|ΔM_01| ≈ 61.85 > 2√2·4 + 3·4·4 ≈ 59.31, exactly"),
+        ),
         notes="Adversarial: Adam ascent of |ΔM_ij|/bound over H ∈ 𝓗 (rows by Householder images of e₁, "
         "so rational), W = √3·sin(Ω) in the box and every F with |F(x)| ≤ B|x| (F(x) = B·x·S, S ∈ [−1, 1] "
         "per entry; half of the restarts with F linear), at several (d, N, γ, B) and diagonal and "
@@ -351,7 +385,22 @@ def lemma21_corrected(start: RankOneStart, gamma_scale: Fraction) -> str | None:
     return None
 
 
+_CORNER = rational(NEAR_CORNER)
+# Pinned starts. Rank grows: F = hardtanh, v = (−1/5, −7/5, 1) (‖v‖² = 3 = N, |v| not constant,
+# so F(v) = (−1/5, −1, 1) is not ∥ v) and Ws = 1.732·(0, 2) not ∥ s = (1, 1): rank(H_γ) = 2 at
+# any γ > 0. Row flips: F linear, flat v, W = −1.732·11ᵀ, so Ws = −3.464·s and each row of H_γ
+# is (1 − 3.464γ) times that of H — negative once γ > 1/3.464, e.g. at γ = 8/(Bd) = 4.
+RANK_GROWING_START = RankOneStart(
+    RATIONAL_ODD_ACTIVATIONS[3], (1, 1), tuple(sphere_point([1, 2, 0])),
+    _CORNER * flint.fmpq_mat([[1, -1], [1, 1]]),
+)
+ROW_FLIPPING_START = RankOneStart(
+    RATIONAL_ODD_ACTIVATIONS[0], (1, 1), (flint.fmpq(1), flint.fmpq(1)), -_CORNER * flint.fmpq_mat([[1, 1], [1, 1]]),
+)
+
+
 def lemma21_exact_step(predicate, gamma_scale: Fraction, premise_only: bool) -> Check:
+    pinned = [ROW_FLIPPING_START] if premise_only else [RANK_GROWING_START, ROW_FLIPPING_START]
     return property_search(
         "exact step from a rank-one H",
         rank_one_starts(premise_only),
@@ -362,6 +411,7 @@ def lemma21_exact_step(predicate, gamma_scale: Fraction, premise_only: bool) -> 
         classify=lambda start: [start.activation.name,
                                 "F(v) ∥ v" if parallel_under(start.activation, start.direction) else "F(v) not ∥ v"],
         describe=RankOneStart.describe,
+        pinned=pinned,
     )
 
 
@@ -435,8 +485,22 @@ register(
         source=f"{SOURCE}, App. 7.6, Lemma 21 (= Lemma 7, Sec. 4.5) and footnote 12",
         hypotheses=_LEMMA21_HYPOTHESES,
         checks=lemma21_checks(lemma21_printed, PAPER_GAMMA, premise_only=False),
-        broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_printed, Fraction(8), premise_only=False)),),
+        broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_printed, Fraction(8), premise_only=False),
+                       refuted_by="the pinned hardtanh start v = (−1/5, −7/5, 1), s = (1, 1), W = 1.732·[[1, −1], [1, 1]] "
+                                  "(rank 2 after one step, exactly) and the float chain from a Gaussian v with tanh"),),
         depends_on=("daneshmand2020.lemma20", "daneshmand2020.lemma1"),
+        erratum=Erratum(
+            "substantive",
+            "Footnote 12 ('FBN_γ ... does not increase the rank') and with it Lemma 21 hold only when F(v) ∥ v for "
+            "H_k = s vᵀ (always for linear F). For odd nonlinear F such as tanh or hardtanh, H_γ = s vᵀ + γ(Ws)F(v)ᵀ has "
+            "rank 2 for almost every W as soon as |v| is not constant, and M(H_k+1) ≠ M(H_k) after one step (exact "
+            "counterexample pinned). The proof of Theorem 5 (Sec. 4.5) argues by contradiction through exactly this "
+            "lemma for general odd F — 'assume rank(H_k) = 1, then by Lemma 7 the averages of M_ij are ±1, contradicting "
+            "the symmetry (8)' — so for nonlinear F the contradiction is not reached and Theorem 5's proof has a gap; "
+            "the corrected reading (F(v) ∥ v) covers linear F only. Theorem 5's conclusion itself is not refuted by "
+            "our chains (daneshmand2020.thm5 is supported in its soft-rank form).",
+            corrected=("daneshmand2020.lemma21.corrected",),
+        ),
         notes="Footnote 12 ('FBN_γ is obtained by matrix multiplications, hence it does not increase the "
         "rank') holds for linear F only. For odd nonlinear F and H = s vᵀ, F(H) = s F(v)ᵀ, so "
         "H_γ = s vᵀ + γ(Ws)F(v)ᵀ has rank 2 unless F(v) ∥ v or Ws ∥ s — i.e. for almost every W as soon "
@@ -458,7 +522,11 @@ register(
         source=f"{SOURCE}, App. 7.6, Lemma 21 and its proof",
         hypotheses=(*_LEMMA21_HYPOTHESES, "F(v) ∥ v for H_k = s vᵀ"),
         checks=lemma21_checks(lemma21_corrected, PAPER_GAMMA, premise_only=True),
-        broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_corrected, Fraction(8), premise_only=True)),),
+        broken=(Broken("step size γ ≤ 8/(Bd) (the 1/8 of the hypothesis read as 8)",
+                       lemma21_checks(lemma21_corrected, Fraction(8), premise_only=True),
+                       refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row of "
+                                  "H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the float chains flip "
+                                  "rows within a few steps"),),
         depends_on=("daneshmand2020.lemma20",),
         notes="With F(v) = cv, H_γ = (I + γcW)s vᵀ and each row is a multiple 1 + γc s_i(Ws)_i ≥ 1 − √3/8 > 0 "
         "of the same row of H_k, so normalization returns H_k: one exact step suffices by induction. "
@@ -513,6 +581,13 @@ def printed_alignment(example: RankOneHead) -> int:
 def corrected_alignment(example: RankOneHead) -> int:
     """ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ: rank ≤ 2, and ≤ 1 when u or w is one-signed."""
     if example.activation == "linear" or one_signed(example.u) or one_signed(example.w):
+        return 1
+    return 2
+
+
+def sloppy_alignment(example: RankOneHead) -> int:
+    """A plausible misreading of the corrected condition: mixed signs in w alone taken to be harmless."""
+    if example.activation == "linear" or one_signed(example.u) or not one_signed(example.w):
         return 1
     return 2
 
@@ -585,7 +660,20 @@ register(
         source=f"{SOURCE}, Sec. 5.3, Proposition 8 (Eq. 13)",
         hypotheses=_PROP8_HYPOTHESES,
         checks=prop8_checks(printed_alignment),
-        broken=(Broken("the gradients vanish (span 0 dimensions)", prop8_checks(vanishing_alignment)),),
+        erratum=Erratum(
+            "as-printed",
+            "As printed the alignment F(Ĥ_i) = α_ij F(Ĥ_j) fails for ReLU: ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has "
+            "rank 2 when u and w both have entries of both signs (minimal counterexample Ĥ = [[1, −1], [−1, 1]], "
+            "ReLU(Ĥ) = I, per-example gradients e₁, e₂). The nearby reading holds: the columns are parallel for linear F "
+            "and for ReLU when u or w is one-signed, and span at most two directions in general "
+            "(daneshmand2020.prop8.corrected). In the setting Sec. 5.3 has in mind — rank collapse through a deep ReLU "
+            "MLP, where the features feeding the last layer are a nonnegative rank-one matrix a bᵀ, so w = b is "
+            "one-signed — the corrected reading gives the printed conclusion. Nothing later is derived from Prop. 8; "
+            "it motivates the experiments of Sec. 5.3.",
+            corrected=("daneshmand2020.prop8.corrected",),
+        ),
+        broken=(Broken("the gradients vanish (span 0 dimensions)", prop8_checks(vanishing_alignment),
+                       refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]], F = ReLU, W_L = [[1, 1]], y = 0: gradients e₁, e₂"),),
         notes="'F(Ĥ_i) = α_ij F(Ĥ_j)' is read as linear dependence of every pair (so that a zero column, "
         "for which no α_ij exists, does not count against the claim). True for linear F. False for ReLU: "
         "ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has rank 2 whenever u and w both have entries of both "
@@ -605,7 +693,13 @@ register(
         source=f"{SOURCE}, Sec. 5.3, Proposition 8",
         hypotheses=_PROP8_HYPOTHESES,
         checks=prop8_checks(corrected_alignment),
-        broken=(Broken("the printed claim: ReLU gradients always parallel", prop8_checks(printed_alignment)),),
+        broken=(
+            Broken("the printed claim: ReLU gradients always parallel", prop8_checks(printed_alignment),
+                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]] (u, w of mixed signs): ReLU(Ĥ) = I, rank 2"),
+            Broken("one-signedness dropped on one side: ReLU aligns whenever u is one-signed OR w has mixed signs",
+                   prop8_checks(sloppy_alignment),
+                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]]: w = (1, −1) has mixed signs, rank 2"),
+        ),
         notes="Same exact machinery as daneshmand2020.prop8 with the corrected rank bound.",
     )
 )

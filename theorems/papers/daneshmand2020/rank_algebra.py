@@ -36,7 +36,7 @@ from scipy import stats as scipy_stats
 
 from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, project_rows, sample_weights
@@ -302,7 +302,18 @@ register(
         source=f"{SOURCE}, Sec. 2.1, Lemma 1 (proof in App. 7.2)",
         hypotheses=_LEMMA1_HYPOTHESES,
         checks=(rank_ratio_search(RankRatioStatement(">")),),
-        broken=(Broken("flipped inequality: rank(H) < r(H)", (rank_ratio_search(RankRatioStatement("<")),)),),
+        broken=(Broken("flipped inequality: rank(H) < r(H)", (rank_ratio_search(RankRatioStatement("<")),),
+                       refuted_by="the pinned H = [[1]]: rank 1, r = 1"),),
+        erratum=Erratum(
+            "as-printed",
+            "The strict inequality fails whenever the nonzero singular values of H are equal (every rank-one H; "
+            "minimal counterexample H = [[1]], rank 1 = r). The paper's own proof (App. 7.2, Eq. 16–18, Cauchy–Schwarz) "
+            "establishes rank(H) ≥ r(H), and every later use needs only that: Lemma 2 and Theorem 3 use r as a lower "
+            "bound, and the proof of Lemma 21 / Lemma 7 uses the equality case (rank one gives r = 1, ‖M‖_F² = d²), "
+            "which the strict reading would even forbid. The corrected, non-strict statement with its equality case "
+            "is certified (daneshmand2020.lemma1.corrected).",
+            corrected=("daneshmand2020.lemma1.corrected",),
+        ),
         notes="As printed the inequality is strict, and it fails whenever the nonzero singular values of H "
         "are equal: every rank-one H, the identity, any H with orthogonal rows of equal norm. The minimal "
         "counterexample is H = [[1]] (rank 1, r = 1). The paper's own proof (Eq. 16–18, Cauchy–Schwarz) gives "
@@ -325,11 +336,12 @@ register(
             cauchy_schwarz_gap(margin=0),
         ),
         broken=(
-            Broken("the printed strict inequality rank(H) > r(H)", (rank_ratio_search(RankRatioStatement(">")),)),
+            Broken("the printed strict inequality rank(H) > r(H)", (rank_ratio_search(RankRatioStatement(">")),),
+                   refuted_by="the pinned H = [[1]]: rank 1, r = 1"),
             Broken("off by one: rank(H) − 1 ≥ r(H)", (
                 rank_ratio_search(RankRatioStatement(margin=1)),
                 cauchy_schwarz_gap(margin=1),
-            )),
+            ), refuted_by="the pinned H = [[1]] (0 ≥ 1 fails) and the symbolic case k = 1 (−λ² ≠ 0)"),
         ),
         notes="The symbolic identity k·Σλ² − (Σλ)² = Σ_{i<j}(λ_i − λ_j)² over the k nonzero eigenvalues of "
         "M(H) proves the inequality and its equality case for every H of rank k (k up to 8 at profile ci). "
@@ -368,6 +380,12 @@ def _classify_soft_rank(example) -> list[str]:
 taus = st.one_of(st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1)]), st.fractions(0, 1, max_denominator=64))
 
 
+# H = [[1, 0], [3, 4]] projected onto 𝓗 has M = [[1, 3/5], [3/5, 1]], eigenvalues 8/5 and 2/5: at
+# τ = 1/2 only one counts, rank_τ = 1, while r = 2/(1 + 9/25) = 25/17. Lemma 2's bound (1/4)·r holds;
+# r itself (the factor dropped) and (1 − τ²)·r = (3/4)(25/17) ≈ 1.10 (the square misplaced) fail.
+SPREAD_SPECTRUM_CASE = (("integer", np.array([[1, 0], [3, 4]], dtype=np.int64)), Fraction(1, 2))
+
+
 def soft_rank_search(factor, text: str) -> Check:
     return property_search(
         "exact rank_τ against (1−τ)² r(H)",
@@ -376,7 +394,8 @@ def soft_rank_search(factor, text: str) -> Check:
         space="H up to 8×8 of every kind, projected exactly onto 𝓗; τ ∈ {0, 1/4, 1/2, 1} or a fraction "
         "in [0, 1]; rank_τ by exact inertia of HHᵀ − τ diag(HHᵀ), r(H) exact",
         classify=_classify_soft_rank,
-        pinned=[(("identity", np.eye(3, dtype=np.int64)), Fraction(1)), (("rank_one", np.ones((3, 2), dtype=np.int64)), Fraction(1, 2))],
+        pinned=[(("identity", np.eye(3, dtype=np.int64)), Fraction(1)), (("rank_one", np.ones((3, 2), dtype=np.int64)), Fraction(1, 2)),
+                SPREAD_SPECTRUM_CASE],
     )
 
 
@@ -386,9 +405,14 @@ register(
         source=f"{SOURCE}, Sec. 2.3, Lemma 2 (proof in App. 7.2)",
         hypotheses=("H ∈ 𝓗: every row has norm √N", "τ ∈ [0, 1]"),
         checks=(soft_rank_search(lambda tau: (1 - tau) ** 2, "(1−τ)² r(H)"),),
-        broken=(Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", (
-            soft_rank_search(lambda tau: flint.fmpq(1), "r(H)"),
-        )),),
+        broken=(
+            Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", (
+                soft_rank_search(lambda tau: flint.fmpq(1), "r(H)"),
+            ), refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < r = 25/17"),
+            Broken("factor (1 − τ²) for (1 − τ)² (a square misplaced)", (
+                soft_rank_search(lambda tau: 1 - tau * tau, "(1−τ²) r(H)"),
+            ), refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < (3/4)·(25/17) ≈ 1.10"),
+        ),
         notes="Every input is projected onto 𝓗 exactly (the projection is irrational, but rank_τ and r of "
         "the projection are decided in Q, see the module docstring), so ties τ = λ_i(M) are decided "
         "exactly; structured inputs (identity, Hadamard rows) hit them. rank_τ counts the min(d, N) "
@@ -609,7 +633,14 @@ register(
         source=f"{SOURCE}, App. 7.5, Lemma 12 (Eq. 48, proof Eq. 68–79)",
         hypotheses=("F linear: H₊ = diag(M(H_γ))^{−1/2} H_γ, H_γ = (I + γW)H", "H ∈ 𝓗", "W ~ μ (Def. 1)"),
         checks=lemma12_checks(DELTA_F),
-        broken=(Broken("sign of the Tr(diag(M²)²) term flipped", lemma12_checks((2, -2, -8, -8))),),
+        broken=(
+            Broken("sign of the Tr(diag(M²)²) term flipped", lemma12_checks((2, -2, -8, -8)),
+                   refuted_by="sympy at d = 1 (δ_F = 0, variant −16), the pinned H = 1 (3×4) for the Hessian "
+                              "(variant −54 against 0), the fixed input √3·I (d = N = 3) for Monte Carlo (24 against −24)"),
+            Broken("constant of the d² term halved: d² instead of 2d²", lemma12_checks((1, -2, -8, 8)),
+                   refuted_by="sympy at d = 1 (variant −1 against 0), the pinned H = 1 (3×4) for the Hessian (−9 against "
+                              "0), the fixed input √3·I for Monte Carlo (3 against 12)"),
+        ),
         notes="Read as: the γ¹ coefficient of E_W‖M₊‖_F² vanishes and the γ² coefficient is δ_F(M). "
         "The sympy check derives both for a symbolic unit-diagonal M with d = 1..3 (1..5 at thorough). That is a proof "
         "for every d: E_W[c₂] = Σ_{a,b} c₂(e_ab) and W = e_ab changes only row a of H, so E_W[c₂] is a sum "
@@ -748,6 +779,7 @@ def prop13_search(divisor, text: str) -> Check:
         "(d ≤ 7, spectrum through the exact characteristic polynomial); all arithmetic in Q",
         classify=lambda atom: [atom.kind, f"d = {atom.matrix.nrows()}"],
         describe=EqualRowNormGram.describe,
+        pinned=[flat_eigenbasis_gram([Fraction(1), Fraction(1)], 0)],
     )
 
 
@@ -782,9 +814,9 @@ register(
         source=f"{SOURCE}, App. 7.5, Proposition 13 (Eq. 49–50, proof Eq. 80–82)",
         hypotheses=("M = M(H) = HHᵀ/N (so M ⪰ 0)", "all rows of M have the same norm"),
         checks=(row_norm_lagrange(lambda d: d), prop13_search(lambda d: d, "‖λ‖₂⁴/d")),
-        broken=(Broken("Tr(diag(M²)²) = ‖λ‖₂⁴ (the 1/d dropped)", (
+        broken=(Broken("Tr(diag(M²)²) = ‖λ‖₂⁴ (the 1/d dropped: Eq. (49) parenthesised literally)", (
             row_norm_lagrange(lambda d: 1), prop13_search(lambda d: 1, "‖λ‖₂⁴"),
-        )),),
+        ), refuted_by="sympy at d = 2, and the pinned M = I₂ (λ = (1, 1)): Tr(diag(M²)²) = 2 ≠ ‖λ‖₂⁴ = 4"),),
         notes="Typo: Eq. (49) prints the middle identity as 'Tr(diag(M^2))^2 = ‖λ‖^4/d'. Parenthesised "
         "literally, (Tr diag(M²))² = ‖M‖_F⁴ = ‖λ‖₂⁴, which is not ‖λ‖₂⁴/d for d ≥ 2 (the broken variant "
         "is that reading). The proof (Eq. 82), Lemma 12, Def. 7 and Eq. (50) all mean Tr(diag(M²)²), "
@@ -839,7 +871,9 @@ def example16_search(threshold: Fraction, conclusion, text: str) -> Check:
         "(flat-eigenbasis and circulant families scaled to unit diagonal); α and the conclusion in Q",
         classify=_classify_mixture,
         describe=lambda mixture: {"atoms": [a.describe() for a in mixture[0]], "weights": list(mixture[1])},
-        pinned=[([flat_eigenbasis_gram([Fraction(2), Fraction(2), Fraction(0), Fraction(0)], 0)], [1])],
+        pinned=[([flat_eigenbasis_gram([Fraction(2), Fraction(2), Fraction(0), Fraction(0)], 0)], [1]),
+                # λ = (7/5, 3/5), unit diagonal: α = (1 + ε²)²/(1 + 3ε²) = 0.909… at ε = 2/5, unequal λ.
+                ([flat_eigenbasis_gram([Fraction(7, 5), Fraction(3, 5)], 0)], [1])],
     )
 
 
@@ -873,10 +907,10 @@ register(
         broken=(
             Broken("threshold lowered: α ≥ 9/10 ⇒ equal nonzero eigenvalues", (
                 example16_search(Fraction(9, 10), equal_nonzero_eigenvalues, "equal nonzero eigenvalues"),
-            )),
+            ), refuted_by="the pinned one-atom ν with λ = (7/5, 3/5): α = 841/925 ≈ 0.909 ≥ 9/10, eigenvalues unequal"),
             Broken("perturbed gap identity (weights (λ_i + λ_j)²/4 instead of λ_iλ_j)", (
                 spectral_gap_identity(lambda x, y: (x + y) ** 2 / 4),
-            )),
+            ), refuted_by="sympy at d = 2: (λ₁ + λ₂)(λ₁³ + λ₂³) − (λ₁² + λ₂²)² = λ₁λ₂(λ₁ − λ₂)², not (λ₁ + λ₂)²(λ₁ − λ₂)²/4"),
         ),
         depends_on=("daneshmand2020.prop13",),
         notes="For one H, Prop. 13 gives α = ‖λ‖₂⁴/(d‖λ‖₃³) and Σλ = d; the sympy identity shows the gap "

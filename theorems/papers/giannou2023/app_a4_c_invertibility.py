@@ -151,11 +151,15 @@ register(
         hypotheses=("A ∈ R^{n×nm}, B ∈ R^{m×nm} with independent entries from continuous distributions",),
         checks=lemma6_checks("as printed"),
         broken=(
-            Broken("B = A: A⊙A, identically singular for n ≥ 2", lemma6_checks("B = A")),
+            Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)", lemma6_checks("B = A"),
+                   refuted_by="the fixed size n = 2, m = 1 of the witness and certificate checks (rows 2 and 3 of A⊙A "
+                   "coincide) and every float draw at n = m = 2, exactly singular"),
             # Float statistics cannot see these two: a float product u·v is only approximately
             # rank-deficient, and a tall product has no singular square to find.
-            Broken("A of rank n − 1", lemma6_checks("rank-deficient A")[:2]),
-            Broken("B with m + 1 rows: A⊙B not square", lemma6_checks("B with m+1 rows")[:2]),
+            Broken("A of rank n − 1 (the continuous-distribution hypothesis dropped: A = UV)", lemma6_checks("rank-deficient A")[:2],
+                   refuted_by="the fixed size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2"),
+            Broken("B with m + 1 rows: A⊙B not square (off by one)", lemma6_checks("B with m+1 rows")[:2],
+                   refuted_by="the first size n = m = 1: A⊙B is 2×1"),
         ),
         notes="det(A⊙B) is a polynomial of degree 2nm in the entries; one nonzero value modulo the prime 2^61 − 1 "
         "proves it is not the zero polynomial, so A⊙B is invertible with probability 1 (Lemma 5). The proof's "
@@ -205,7 +209,8 @@ register(
         source=f"{SOURCE}, App. A.4, Remark 5",
         hypotheses=("A ∈ R^{n×nm}, B, D ∈ R^{nm×nm}, C ∈ R^{m×nm} random (independent, continuous)",),
         checks=remark5_checks(False),
-        broken=(Broken("D with a zero column", remark5_checks(True)),),
+        broken=(Broken("D with a zero column (the 'random D' hypothesis dropped)", remark5_checks(True),
+                       refuted_by="the first size n = m = 1, always visited: D = [0], so both products vanish"),),
         depends_on=("giannou2023.lemma6",),
         notes="Certified directly, without the proof's reduction (B = D = I): the determinant of the product is a "
         "polynomial of degree 4nm (3nm) in all four (three) factors, shown nonzero by one evaluation modulo 2^61 − 1.",
@@ -424,14 +429,85 @@ def float_gamma_statistics(adapt_target: bool):
     return run
 
 
+def cramer_numerators(n: int, m: int, diagonal: Callable[[int], list], adapt_target: bool):
+    """For each row i: det(B with column i replaced by w*) for B = (AD) ⊙ C with symbolic A, C,
+    the diagonal ``diagonal(nm)`` and w* symbolic (fixed, independent of A, C) or, breaking
+    the hypothesis 'w* fixed', w* = B e_1. By Cramer's rule this is det B · ⟨(B⁻¹)_i, w*⟩."""
+    size = n * m
+    a, c = symbols_matrix("a", n, size), symbols_matrix("c", m, size)
+    b = sympy.Matrix(khatri_rao(a * np.array(diagonal(size), dtype=object), c))
+    w = sympy.Matrix(sympy.symbols(f"w_0:{size}"))
+    target = b[:, 0] if adapt_target else w
+    for i in range(size):
+        replaced = b.copy()
+        replaced[:, i] = target
+        yield i, sympy.expand(replaced.det(method="berkowitz")), list(a.ravel()) + list(c.ravel()), list(w)
+
+
+def symbolic_diagonal(size: int) -> list:
+    return list(sympy.symbols(f"d_0:{size}"))
+
+
+def diagonal_with_a_zero(size: int) -> list:  # breaks "D has nonzero elements"
+    return [sympy.Integer(0)] + list(sympy.symbols(f"d_1:{size}"))
+
+
+LEMMA8_SYMBOLIC_SIZES = ((1, 2), (2, 1), (1, 3), (3, 1), (2, 2))
+
+
+def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False):
+    """Lemma 8 in full for the smallest sizes, as polynomial algebra: for every row i,
+    det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C) with polynomials R_r
+    linearly independent over Q (rank of their coefficient matrix = nm). Then for every fixed
+    nonzero D and every fixed w* ≠ 0 the numerator of γ_i is a nonzero polynomial in (A, C),
+    so it vanishes with probability 0 (Lemma 5)."""
+
+    def run(ctx: Context) -> Outcome:
+        certified = []
+        for n, m in LEMMA8_SYMBOLIC_SIZES:
+            diagonal_symbols = [x for x in diagonal(n * m) if x.is_Symbol]
+            for i, numerator, entries, w in cramer_numerators(n, m, diagonal, adapt_target):
+                where = {"n": n, "m": m, "row": i + 1}
+                if numerator == 0:
+                    return Outcome(Verdict.REFUTED, f"n={n}, m={m}: det(B with column {i + 1} replaced by w*) ≡ 0, "
+                                   f"so ⟨(B⁻¹)_{i + 1}, w*⟩ = 0 for every A, C", {"certified": certified},
+                                   counterexample={**where, "numerator": "0 identically"})
+                if adapt_target:
+                    continue  # w* = B e_1 leaves no free target: only "numerator ≢ 0" applies
+                factor = sympy.Mul(*(d for d in diagonal_symbols if str(d) != f"d_{i}"))
+                quotient, remainder = sympy.div(numerator, factor, *diagonal_symbols, *entries, *w)
+                if remainder != 0 or quotient.free_symbols & set(diagonal_symbols):
+                    return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}, row {i + 1}: the numerator does not factor as "
+                                   "∏_{j≠i} d_j times a polynomial in A, C, w*", {"certified": certified})
+                cofactors = [sympy.Poly(quotient.coeff(wr), *entries).as_dict() for wr in w]
+                monomials = sorted({monomial for cofactor in cofactors for monomial in cofactor})
+                rank = sympy.Matrix([[cofactor.get(x, 0) for x in monomials] for cofactor in cofactors]).rank()
+                if rank < n * m:
+                    return Outcome(Verdict.REFUTED, f"n={n}, m={m}, row {i + 1}: the cofactors R_r are linearly dependent "
+                                   f"(rank {rank} < {n * m}): some fixed w* ≠ 0 makes γ_{i + 1} ≡ 0",
+                                   {"certified": certified}, counterexample={**where, "cofactor_rank": rank})
+            certified.append({"n": n, "m": m, "rows": n * m})
+        return Outcome(Verdict.CERTIFIED, f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
+                       "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
+                       {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
+                        "cofactors' coefficient matrix over Q"})
+
+    return run
+
+
 def lemma8_checks(diagonal_kind: str = "cycle", adapt_target: bool = False) -> tuple[Check, ...]:
     return (
+        Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
+              symbolic_cramer(diagonal_with_a_zero if diagonal_kind == "with a zero" else symbolic_diagonal, adapt_target)),
         Check("γ ≢ 0 for unit and adversarial w* (certificate)", "certificate", gamma_certificates(diagonal_kind, adapt_target)),
         Check("every w* ≠ 0: cofactor independence (certificate)", "certificate",
               cofactor_independence("random nonzero" if diagonal_kind == "cycle" else diagonal_kind)),
         Check("γ has no zero entry (float statistics)", "randomized", float_gamma_statistics(adapt_target), corroborating=True),
     )
 
+
+ADAPTED = lemma8_checks(adapt_target=True)
+ZERO_IN_D = lemma8_checks("with a zero")
 
 register(
     Claim(
@@ -441,69 +517,160 @@ register(
                     "w* ≠ 0 fixed", "B = (AD) ⊙ C"),
         checks=lemma8_checks(),
         broken=(
-            Broken("w* = B e_1 chosen after B (not fixed)", (lemma8_checks(adapt_target=True)[0], lemma8_checks(adapt_target=True)[2])),
-            Broken("D with a zero diagonal entry", lemma8_checks("with a zero")[:2]),
+            # Dropped hypothesis "w* fixed": the target adapted to B, as when the targets of a later
+            # layer are computed from the same random weights.
+            Broken("w* = B e_1 chosen after B (not fixed): catches a check blind to the order of quantifiers",
+                   (ADAPTED[0], ADAPTED[1], ADAPTED[3]),
+                   refuted_by="n = 1, m = 2 (the first size every replaced check visits): B⁻¹ B e_1 = e_1, so γ_2 = 0 "
+                   "for every A, C — symbolically, at the certificate's point, and in every float draw (re-solved exactly)"),
+            # Dropped hypothesis "D has nonzero elements": then B is singular.
+            Broken("D with a zero diagonal entry: catches a check that never looks at D",
+                   ZERO_IN_D[:3],
+                   refuted_by="n = 1, m = 2 with d_1 = 0 (the first size visited): column 1 of B is zero, so det B ≡ 0 "
+                   "and det(B with column 2 replaced by w*) ≡ 0"),
         ),
         depends_on=("giannou2023.lemma6",),
         notes="(AD) ⊙ C = (A ⊙ C) D and A ⊙ (CD) = (A ⊙ C) D (Thm 6 with a diagonal factor), so the main-text and "
         "appendix forms of B differ only by D, and row i of B⁻¹ is row i of (A⊙C)⁻¹ divided by d_i: D cannot "
-        "matter, which the certificates confirm for four kinds of D. The cofactor-independence certificate proves "
-        "the lemma for every real w* ≠ 0 at the listed sizes. The proof itself has a gap: it assumes both "
-        "'row 1' and 'w*_1 ≠ 0' without loss of generality, and its witness fails when w*_i = 0 "
-        "(see giannou2023.lemma8.proof_witness); the lemma holds regardless.",
+        "matter, which the certificates confirm for four kinds of D. The symbolic check proves the lemma for every "
+        "nonzero D and every w* ≠ 0 at nm ≤ 4 by exact determinants; the cofactor-independence certificate does the "
+        "same modulo p up to nm = 16 (ci). The proof's two 'without loss of generality' steps are both legitimate "
+        "(one permutes the columns of A and C, the other the rows); see giannou2023.lemma8.proof_witness.",
     )
 )
 
 
-def proof_witness_determinants(replacement: Callable[[np.ndarray], np.ndarray]):
-    """The proof's assignment: A, C as in Lemma 6 so that A ⊙ C = I and B = D; column i of
-    B replaced by ``replacement(w*)``. The proof claims det ≠ 0 for every nonzero w*;
-    checked exactly for every i and every unit w* = e_j, sizes nm ≤ 6, smallest first."""
+# --- The proof's step: two reductions and the Lemma 6 witness ----------------------------
+
+
+def reduction_sides(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C"):
+    """The two reductions of the proof keep the form B = (AD) ⊙ C:
+    columns: ((AD) ⊙ C) P = ((AP)(PᵀDP)) ⊙ (CP), which moves row i of B⁻¹ to row 1 ((BP)⁻¹ = PᵀB⁻¹);
+    rows: ((Π_A A) D) ⊙ (Π_C C) = (Π_A ⊗ Π_C)((AD) ⊙ C), which moves a support index of w* to 1
+    (⟨e_1, (QB)⁻¹ Q w*⟩ = ⟨e_1, B⁻¹ w*⟩). P, Π_A, Π_C are cyclic shifts; the broken variants
+    keep D unpermuted or swap the Kronecker factors."""
+
+    def build(case):
+        n, m = case
+        size = n * m
+        a, c = symbols_matrix("a", n, size), symbols_matrix("c", m, size)
+        d = np.diag(np.array(sympy.symbols(f"d_0:{size}"), dtype=object))
+        p, pi_a, pi_c = (np.roll(np.eye(k, dtype=int), 1, axis=0).astype(object) for k in (size, n, m))
+        moved_d = exact_matmul(p.T, d, p) if column_diagonal == "PᵀDP" else d
+        kron = np.kron(pi_a, pi_c) if row_permutation == "Π_A ⊗ Π_C" else np.kron(pi_c, pi_a)
+        b = khatri_rao(exact_matmul(a, d), c)
+        lhs = np.vstack([exact_matmul(b, p), khatri_rao(exact_matmul(pi_a, a, d), exact_matmul(pi_c, c))])
+        rhs = np.vstack([khatri_rao(exact_matmul(a, p, moved_d), exact_matmul(c, p)), exact_matmul(kron, b)])
+        return sympy.Matrix(lhs), sympy.Matrix(rhs)
+
+    return build
+
+
+REDUCTION_SIZES = ((1, 2), (2, 1), (2, 2), (2, 3), (3, 2))
+
+
+def reductions_check(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C") -> Check:
+    return symbolic_identity("both WLOG reductions keep B = (AD) ⊙ C (symbolic)", lambda ctx: REDUCTION_SIZES,
+                             reduction_sides(column_diagonal, row_permutation),
+                             describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}")
+
+
+def witness_row_permutations(n: int, m: int, row: int, support: int, permute: str = "A and C"):
+    """Π_A, Π_C with (Π_A ⊗ Π_C) e_row = e_support: transpositions of the A-rows ⌊·/m⌋ and the
+    C-rows (· mod m) of the two indices (Π_A ⊗ Π_C is transitive on the nm indices).
+    ``permute`` 'none' is the unpermuted witness, 'A only' permutes A's rows alone."""
+    pi_a, pi_c = np.eye(n, dtype=int), np.eye(m, dtype=int)
+    if permute in ("A and C", "A only"):
+        pi_a[:, [row // m, support // m]] = pi_a[:, [support // m, row // m]]
+    if permute == "A and C":
+        pi_c[:, [row % m, support % m]] = pi_c[:, [support % m, row % m]]
+    return pi_a.astype(object), pi_c.astype(object)
+
+
+def proof_witness_determinants(permute: str = "A and C"):
+    """For every size nm ≤ 6 (ci; 4 quick, 9 thorough), every row i and every support index s:
+    with A, C the Lemma 6 witness with rows permuted (Π_A, Π_C above) and D a nonzero diagonal,
+    row i of B⁻¹ is exactly a nonzero multiple of e_sᵀ. Then ⟨(B⁻¹)_i, w*⟩ = c·w*_s ≠ 0 for
+    EVERY w* with w*_s ≠ 0, and every w* ≠ 0 has such an s: the proof step holds in full."""
 
     def run(ctx: Context) -> Outcome:
-        checked = 0
-        for n, m in lemma8_sizes(6):
+        largest, checked = ctx.by_profile(4, 6, 9), []
+        for n, m in lemma8_sizes(largest):
             size = n * m
-            if size > 6:
+            if size > largest:
                 continue
             a, c = lemma6_witness(n, m, "as printed")
-            diagonal = np.arange(2, size + 2, dtype=object)  # any nonzero diagonal
-            b = khatri_rao(a * diagonal, c)
+            diagonal = np.array([(k + 2) * (-1) ** k for k in range(size)], dtype=object)  # nonzero, mixed signs
             for i in range(size):
-                for j in range(size):
-                    w = np.eye(size, dtype=np.int64)[:, j].astype(object)
-                    replaced = b.copy()
-                    replaced[:, i] = replacement(w)
-                    determinant = int(exact.fmpz_matrix(replaced).det())
-                    checked += 1
-                    if determinant == 0:
-                        return Outcome(Verdict.REFUTED,
-                                       f"n={n}, m={m}: with A⊙C = I, column {i + 1} replaced by w* = e_{j + 1} gives det 0",
-                                       {"determinants_checked": checked},
-                                       counterexample={"n": n, "m": m, "column_replaced": i + 1, "w*": to_jsonable(w),
-                                                       "D": to_jsonable(diagonal), "matrix": to_jsonable(replaced), "det": 0})
-        return Outcome(Verdict.CERTIFIED, f"all {checked} witness determinants nonzero", {"determinants_checked": checked})
+                for s in range(size):
+                    pi_a, pi_c = witness_row_permutations(n, m, i, s, permute)
+                    b = khatri_rao(exact_matmul(pi_a, a) * diagonal, exact_matmul(pi_c, c))
+                    exact_b = exact.fmpq_matrix(b)
+                    inverse = exact_b.inv() if exact_b.det() != 0 else None
+                    row = None if inverse is None else [inverse[i, j] for j in range(size)]
+                    if row is None or row[s] == 0 or any(row[j] != 0 for j in range(size) if j != s):
+                        w = np.eye(size, dtype=int)[:, s].astype(object)
+                        replaced = b.copy()
+                        replaced[:, i] = w
+                        return Outcome(Verdict.REFUTED, f"n={n}, m={m}: the witness for row {i + 1} and support index "
+                                       f"{s + 1} gives det(B with column {i + 1} replaced by w* = e_{s + 1}) = "
+                                       f"{int(exact.fmpz_matrix(replaced).det())}",
+                                       {"pairs_checked": len(checked)},
+                                       counterexample={"n": n, "m": m, "row": i + 1, "support_index": s + 1,
+                                                       "permutation": permute, "B": to_jsonable(b),
+                                                       "replaced": to_jsonable(replaced)})
+                    checked.append((n, m, i, s))
+        sizes = sorted({(n, m) for n, m, _, _ in checked})
+        return Outcome(Verdict.CERTIFIED, f"row i of B⁻¹ ∝ e_s (nonzero) for all {len(checked)} (row, support index) "
+                       f"pairs, sizes {sizes}: det(B with column i replaced by w*) ≠ 0 for every w* ≠ 0",
+                       {"pairs_checked": len(checked), "sizes": [list(x) for x in sizes]},
+                       certificate={"method": "exact rational inverse (python-flint fmpq_mat) of the permuted witness",
+                                    "D": "diag(2, −3, 4, −5, …)"})
 
     return run
 
+
+WITNESS_CHECK = "permuted Lemma 6 witness for every row and support index (certificate)"
 
 register(
     Claim(
         id="giannou2023.lemma8.proof_witness",
         variant_of="giannou2023.lemma8",
         label="Lemma 8, proof step",
-        statement="The proof's witness (A, C as in Lemma 6, so (AD)⊙C = D) makes det(B with column i replaced by w*) "
-        "nonzero for every row i and every w* ≠ 0 ('without loss of generality' row 1 and w*_1 ≠ 0).",
+        statement="The proof's two reductions (columns of A, C permuted: row i of B⁻¹ becomes row 1; rows of A and C "
+        "permuted: a nonzero entry of w* moves to position 1) keep B = (AD) ⊙ C, after which the Lemma 6 witness "
+        "(A ⊙ C = I, so B = D) makes det(B with column 1 replaced by w*) = w*_1 ∏_{j>1} d_j nonzero. Equivalently: "
+        "for every row i and every w* ≠ 0 some row-permuted Lemma 6 witness makes that determinant nonzero.",
         source=f"{SOURCE}, App. C, proof of Lemma 8, Eq. (36)–(37)",
         hypotheses=("D diagonal with nonzero entries", "w* ≠ 0"),
-        checks=(Check("witness determinants for every i and unit w*", "certificate", proof_witness_determinants(lambda w: w)),),
-        broken=(Broken("column replaced by 0 instead of w*",
-                       (Check("witness determinants for every i and unit w*", "certificate",
-                              proof_witness_determinants(lambda w: 0 * w)),)),),
-        notes="The witness gives D with column i replaced by w*, whose determinant is w*_i ∏_{j≠i} d_j: zero whenever "
-        "w*_i = 0. The two 'without loss of generality' choices cannot both be made. The lemma survives (see the "
-        "certificates of giannou2023.lemma8, which need no witness); a correct witness maps column i to a permutation "
-        "placing a nonzero entry of w* on the diagonal.",
+        checks=(reductions_check(), Check(WITNESS_CHECK, "certificate", proof_witness_determinants())),
+        broken=(
+            # The reading under which the step was earlier judged false: both WLOGs taken from the
+            # column reduction alone, so the witness is never permuted.
+            Broken("the unpermuted witness for every support index (only the column reduction applied)",
+                   (Check(WITNESS_CHECK, "certificate", proof_witness_determinants("none")),),
+                   refuted_by="n = 1, m = 2, row 1, support index 2 (the first non-diagonal pair visited): B = D, "
+                   "row 1 of B⁻¹ is e_1ᵀ/d_1, so w* = e_2 gives det 0"),
+            Broken("rows of A permuted but not those of C: Π_A ⊗ I cannot move the C-row index",
+                   (Check(WITNESS_CHECK, "certificate", proof_witness_determinants("A only")),),
+                   refuted_by="n = 1, m = 2, row 1, support index 2: Π_A is 1×1, so the witness is unpermuted"),
+            Broken("column reduction with D left unpermuted: ((AD)⊙C)P = ((AP)D)⊙(CP)",
+                   (reductions_check(column_diagonal="D"),),
+                   refuted_by="n = 1, m = 2, the first case: P swaps two columns carrying d_0 and d_1"),
+            Broken("row reduction as Π_C ⊗ Π_A (Kronecker factors swapped)",
+                   (reductions_check(row_permutation="Π_C ⊗ Π_A"),),
+                   refuted_by="n = 2, m = 3 (a case always visited): Π_C ⊗ Π_A ≠ Π_A ⊗ Π_C for the 2- and 3-cycles"),
+        ),
+        depends_on=("giannou2023.lemma6",),
+        notes="Both 'without loss of generality' steps are sound and can be made together, because they act on "
+        "different sides: moving row i of B⁻¹ to row 1 permutes the columns of A and C (B → BP, D → PᵀDP), moving a "
+        "support index s of w* to position 1 permutes the rows of A and C, under which A ⊙ C changes by Π_A ⊗ Π_C, a "
+        "transitive group on the nm indices. Checked: the two reductions as polynomial identities (sympy), and the "
+        "composed step directly — for every (row, support index) pair at every size nm ≤ 6 (ci) the row-permuted "
+        "witness makes row i of B⁻¹ an exact nonzero multiple of e_sᵀ, so the determinant is c·w*_s ≠ 0 for every "
+        "w* with w*_s ≠ 0. Without the row reduction the unpermuted witness fails (w*_i = 0), which an earlier "
+        "version of this suite reported as a refutation; the broken variant keeps that reading. Typo: the proof "
+        "says 'the first row substituted by the vector w*' for the first column.",
     )
 )
 
@@ -553,9 +720,10 @@ def batchnorm_layers(draw):
     }
 
 
-def batchnorm_statement(fold):
+def batchnorm_statement(fold, with_eps: bool = True):
     """torch's BatchNorm1d (eval: running statistics; train: batch statistics) against
-    Γ'Wx + β'. Tolerance: 1e3·ε times the magnitude of the terms summed, entrywise."""
+    Γ'Wx + β' with s = √(var + eps) (``with_eps`` False: the near-miss s = √var).
+    Tolerance: 1e3·ε times the magnitude of the terms summed, entrywise."""
 
     def prop(layer):
         import torch
@@ -574,7 +742,7 @@ def batchnorm_statement(fold):
             mu, var = pre.mean(axis=0), pre.var(axis=0)
         else:
             mu, var = layer["mu"], layer["var"]
-        s = np.sqrt(var + norm.eps)
+        s = np.sqrt(var + norm.eps) if with_eps else np.sqrt(var)
         scale, shift = fold(layer["gamma"], mu, s, layer["beta"])
         folded = pre * scale + shift
         magnitude = np.abs(pre * scale) + np.abs(scale * mu) + np.abs(layer["beta"]) + np.abs(scale) * np.sqrt(var)
@@ -588,14 +756,20 @@ def batchnorm_statement(fold):
     return prop
 
 
-def prop1_checks(fold) -> tuple[Check, ...]:
+# Always run first: one feature, unit statistics, µ ≠ 0 (a wrong sign of Γ'µ shows), var = 1
+# (an eps left out of s shows at 1e−5 relative).
+PINNED_LAYER = {"mode": "eval", "W": np.array([[1.0]]), "x": np.array([[1.0], [2.0]]), "gamma": np.array([1.0]),
+                "beta": np.array([0.0]), "mu": np.array([1.0]), "var": np.array([1.0]), "law": "gaussian"}
+
+
+def prop1_checks(fold, with_eps: bool = True) -> tuple[Check, ...]:
     return (
         symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), (2, 2), (3, 2)],
                           prop1_symbolic_sides(fold), describe_case=lambda case: f"d_out={case[0]}, d_in={case[1]}"),
-        property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(), batchnorm_statement(fold),
+        property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(), batchnorm_statement(fold, with_eps),
                         space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
                         classify=lambda layer: f"{layer['mode']}/{layer['law']}",
-                        describe=lambda layer: to_jsonable(layer)),
+                        describe=lambda layer: to_jsonable(layer), pinned=[PINNED_LAYER]),
     )
 
 
@@ -605,7 +779,13 @@ register(
         source=f"{SOURCE}, App. B, Proposition 1",
         hypotheses=("Γ, s, µ, β per-feature (s > 0)", "statistics fixed (eval) or of the current batch (train)"),
         checks=prop1_checks(folded_batchnorm(-1)),
-        broken=(Broken("β' = β + Γ'µ (sign flipped)", prop1_checks(folded_batchnorm(+1))),),
+        broken=(
+            Broken("β' = β + Γ'µ (sign flipped)", prop1_checks(folded_batchnorm(+1)),
+                   refuted_by="the first symbolic case d_out = d_in = 1 and the pinned layer PINNED_LAYER (µ = 1)"),
+            Broken("s = √var: BatchNorm's eps left out of the folded scale",
+                   (prop1_checks(folded_batchnorm(-1), with_eps=False)[1],),
+                   refuted_by="the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance of about 1e−12)"),
+        ),
         notes="Certified as a rational-function identity (s ≠ 0); the float search runs PyTorch's own BatchNorm1d "
         "(s = √(var + eps)) in both modes, so the suite's notion of BatchNorm is the library's.",
     )

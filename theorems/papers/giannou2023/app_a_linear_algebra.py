@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.maths import exact
 from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
@@ -72,6 +72,10 @@ def describe_chain(case) -> str:
 
 
 kron_pairs = st.tuples(_exact_matrix, _exact_matrix)
+# Always checked first: 1×1 ones (rank 1·1 = 1, where a sum gives 2), and a rank-1 2×2 beside a
+# rank-2 2×2 (rank 2, where "min" or a sum go wrong).
+KRON_RANK_PINNED = [(np.ones((1, 1), dtype=np.int64), np.ones((1, 1), dtype=np.int64)),
+                    (np.ones((2, 2), dtype=np.int64), np.eye(2, dtype=np.int64))]
 
 
 def thm5_checks(combine_ranks, kron_factor) -> tuple[Check, ...]:
@@ -82,6 +86,7 @@ def thm5_checks(combine_ranks, kron_factor) -> tuple[Check, ...]:
             kron_rank_statement(combine_ranks),
             space="integer, sparse, rank-deficient and structured A, B up to 4×4, ranks over Q",
             classify=lambda pair: [f"A {classify_matrix(pair[0])}", f"B {classify_matrix(pair[1])}"],
+            pinned=KRON_RANK_PINNED,
             part="rank",
         ),
         symbolic_identity(
@@ -101,8 +106,10 @@ register(
         hypotheses=("A, B any real matrices (part 1)", "A_k, B_k conformable for the products (part 2)"),
         checks=thm5_checks(lambda ra, rb: ra * rb, np.kron),
         broken=(
-            Broken("rank(A⊗B) = rank A + rank B; chain with B_i ⊗ A_i",
-                   thm5_checks(lambda ra, rb: ra + rb, lambda a, b: np.kron(b, a))),
+            Broken("rank(A⊗B) = rank A + rank B (the direct-sum rule); chain with B_i ⊗ A_i (factors swapped)",
+                   thm5_checks(lambda ra, rb: ra + rb, lambda a, b: np.kron(b, a)),
+                   refuted_by="the pinned pair A = B = [[1]] (rank 1, not 2); the chain case k = 1 with 1×2 A and B, "
+                   "always visited, where A⊗B ≠ B⊗A"),
         ),
         notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
         "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
@@ -131,14 +138,17 @@ def kr_kron_sides(kron_factor):
     return build
 
 
-def kr_hadamard_sides(second_factor):
-    """(A ⊙ B) ∘ (C ⊙ D) and (A ∘ C) ⊙ second_factor(B, D) for generic A, C p×N, B, D r×N."""
+def kr_hadamard_sides(second_factor, crossed: bool = False):
+    """(A ⊙ B) ∘ (C ⊙ D) and (A ∘ C) ⊙ second_factor(B, D) for generic A, C p×N, B, D r×N;
+    ``crossed``: the near-miss (A ∘ D) ⊙ (B ∘ C) (same shapes, taken with p = r)."""
 
     def build(case):
         p, r, n = case[0], case[1], case[4]
+        r = p if crossed else r
         a, c = symbols_matrix("a", p, n), symbols_matrix("c", p, n)
         b, d = symbols_matrix("b", r, n), symbols_matrix("d", r, n)
-        return sympy.Matrix(khatri_rao(a, b) * khatri_rao(c, d)), sympy.Matrix(khatri_rao(a * c, second_factor(b, d)))
+        rhs = khatri_rao(a * d, b * c) if crossed else khatri_rao(a * c, second_factor(b, d))
+        return sympy.Matrix(khatri_rao(a, b) * khatri_rao(c, d)), sympy.Matrix(rhs)
 
     return build
 
@@ -147,11 +157,11 @@ def describe_dims(case) -> str:
     return "p,q,r,s,N = " + ",".join(map(str, case))
 
 
-def thm6_checks(kron_factor, second_factor) -> tuple[Check, ...]:
+def thm6_checks(kron_factor, second_factor, crossed: bool = False) -> tuple[Check, ...]:
     return (
         symbolic_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) (symbolic)", thm6_cases, kr_kron_sides(kron_factor),
                           describe_case=describe_dims, part="Khatri–Rao/Kronecker"),
-        symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(second_factor),
+        symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(second_factor, crossed),
                           describe_case=describe_dims, part="Khatri–Rao/Hadamard"),
     )
 
@@ -163,8 +173,13 @@ register(
         hypotheses=("A p×q, C q×N, B r×s, D s×N (Eq. 13)", "A, C p×N and B, D r×N (Eq. 14)"),
         checks=thm6_checks(np.kron, lambda b, d: b * d),
         broken=(
-            Broken("(AC)⊙(BD) = (B⊗A)(C⊙D); (A⊙B)∘(C⊙D) = (A∘C)⊙(B∘B)",
-                   thm6_checks(lambda a, b: np.kron(b, a), lambda b, d: b * b)),
+            Broken("(AC)⊙(BD) = (B⊗A)(C⊙D) (Kronecker factors in the wrong order); (A⊙B)∘(C⊙D) = (A∘C)⊙(B∘B)",
+                   thm6_checks(lambda a, b: np.kron(b, a), lambda b, d: b * b),
+                   refuted_by="the fixed shape cases p,q,r,s,N = 1,2,1,2,1 (first case) and 1,1,1,1,1 (first case)"),
+            Broken("(A⊙B)∘(C⊙D) = (A∘D)⊙(B∘C) (Hadamard partners crossed)",
+                   (thm6_checks(np.kron, lambda b, d: b * d, crossed=True)[1],),
+                   refuted_by="the fixed shape case p = 2, N = 1 (r taken equal to p; always visited): entry (1, 0) is "
+                   "a_0 c_0 b_1 d_1 on the left and a_0 d_0 b_1 c_1 on the right"),
         ),
         notes="Both identities are polynomial identities in the entries, certified by sympy for every shape with "
         "all dimensions ≤ 2 (≤ 3 in the thorough profile): 32 (243) shape tuples each.",
@@ -214,7 +229,8 @@ register(
         source=f"{SOURCE}, App. A.3, Lemma 4 (main text Lemma 1)",
         hypotheses=("C ∈ R^{n×nm}, X ∈ R^{nm×nm} diagonal, B ∈ R^{nm×m}, W* ∈ R^{n×m}; vec row-major",),
         checks=lemma4_checks(row_major_vec),
-        broken=(Broken("column-major vec instead of row-major", lemma4_checks(column_major_vec)),),
+        broken=(Broken("column-major vec instead of row-major (the other common convention)", lemma4_checks(column_major_vec),
+                       refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree)"),),
         notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
         "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 (≤ 3 from the ci profile). "
         "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
@@ -295,6 +311,8 @@ def thm7_checks(predict) -> tuple[Check, ...]:
             space="A up to 4×4 (integer, sparse, rank-deficient, structured), b in col(A) or arbitrary",
             classify=lambda system: solution_count_by_witness(*system),
             describe=lambda system: {"A": to_jsonable(system[0]), "b": to_jsonable(system[1].ravel())},
+            # A unique solution (rank A = n = 1) and an underdetermined consistent system (rank 1 < n = 2).
+            pinned=[(np.array([[1]]), np.array([[1]])), (np.array([[1, 1]]), np.array([[2]]))],
         ),
     )
 
@@ -311,7 +329,8 @@ register(
         source=f"{SOURCE}, App. A.3, Theorem 7",
         hypotheses=("A ∈ R^{m×n}, x ∈ R^n, b ∈ R^m (printed: b ∈ R^n)",),
         checks=thm7_checks(rkc_prediction),
-        broken=(Broken("unique solution iff rank = n − 1 (off by one)", thm7_checks(_off_by_one_rkc)),),
+        broken=(Broken("unique solution iff rank = n − 1 (off by one)", thm7_checks(_off_by_one_rkc),
+                       refuted_by="the pinned system A = [[1]], b = [1]: rank 1 = n, one solution, predicted infinitely many"),),
         notes="Each predicted case is compared with a solution count proven by witnesses checked by exact "
         "multiplication (a solution, a Fredholm vector y with yᵀA = 0 and yᵀb ≠ 0, a kernel vector, or a left "
         "inverse). Rational data are covered by integer data up to scaling. Typo noted: the theorem prints "
@@ -385,15 +404,22 @@ def describe_pair(pair):
     return {"A": to_jsonable(pair[0]), "B": to_jsonable(pair[1])}
 
 
+# Always checked first. TRIVIAL: n = l = 1, m = 2, null(A) = span(e_2), col(B) = span(e_1), AB = [1].
+# WIDE: n = 1 < l = 2, m = 3: AB = [1 0] has full rank 1, yet e_2 ∈ null(A) ∩ col(B) (Remark 4's
+# necessity fails), while null(Bᵀ) = span(e_3) misses col(Aᵀ) = span(e_1).
+TRIVIAL_PAIR = (np.array([[1, 0]]), np.array([[1], [0]]))
+WIDE_PAIR = (np.array([[1, 0, 0]]), np.array([[1, 0], [0, 1], [0, 0]]))
+
+
 def fact1_checks(target_rank, condition) -> tuple[Check, ...]:
     space = "full-rank integer A (n×m), B (m×l), n, l < m ≤ 5, B sharing 0…min(l, m−n) directions with null(A)"
     return (
         property_search("Fact 1: trivial intersection ⇒ rank(AB) = min{n,l}", full_rank_pairs(),
                         fact1_sufficiency(target_rank), space=space, classify=fact1_regime,
-                        describe=describe_pair, part="Fact 1 (sufficiency)"),
+                        describe=describe_pair, pinned=[TRIVIAL_PAIR], part="Fact 1 (sufficiency)"),
         property_search("Remark 4: full rank ⇒ trivial intersection", full_rank_pairs(),
                         remark4_necessity(condition), space=space, classify=fact1_regime,
-                        describe=describe_pair, part="Remark 4 (necessity)"),
+                        describe=describe_pair, pinned=[TRIVIAL_PAIR, WIDE_PAIR], part="Remark 4 (necessity)"),
     )
 
 
@@ -415,8 +441,20 @@ register(
         source=f"{SOURCE}, App. A.1, Fact 1 and Remark 4",
         hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
         checks=fact1_checks(min, trivial_intersection),
-        broken=(Broken("rank(AB) = min{n,l} − 1; necessity with the condition negated",
-                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not trivial_intersection(a, b))),),
+        broken=(Broken("rank(AB) = min{n,l} − 1 (off by one); necessity with the condition negated",
+                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not trivial_intersection(a, b)),
+                       refuted_by="the pinned TRIVIAL_PAIR A = [1 0], B = [1 0]ᵀ: rank(AB) = 1, not 0, and AB has full "
+                       "rank with a trivial intersection"),),
+        erratum=Erratum(
+            "as-printed",
+            "Fact 1 holds; Remark 4's claim that its condition is also necessary is false whenever l > n: A = [1 0 0], "
+            "B = [e_1 e_2] give AB = [1 0] of full rank 1 although e_2 ∈ null(A) ∩ col(B). Remark 4's own last "
+            "sentence ('the same argument through the left nullspace and the row space') supplies the repair — use "
+            "null(A) ∩ col(B) when l ≤ n and null(Bᵀ) ∩ col(Aᵀ) when n ≤ l — and that two-sided reading is supported. "
+            "The only later use (proof of Thm 9, Eq. (55)–(56)) needs the sufficient direction for a square product and "
+            "concludes full rank from Remark 5, so nothing rests on the false necessity for l > n.",
+            corrected=("giannou2023.fact1.corrected",),
+        ),
         notes="Intersection dimensions are computed independently of rank(AB), from a kernel basis of A. "
         "Fact 1 holds (when l > n its hypothesis can never hold, since dim null A + l > m). Remark 4's claim that "
         "the condition is also necessary is false whenever l > n: AB can have full rank n while null(A) ∩ col(B) "
@@ -434,8 +472,15 @@ register(
         source=f"{SOURCE}, App. A.1, Remark 4 (last sentence)",
         hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
         checks=fact1_checks(min, corrected_condition),
-        broken=(Broken("the two regimes swapped",
-                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not corrected_condition(a, b))),),
+        broken=(
+            Broken("rank(AB) = min{n,l} − 1; the two-sided condition negated",
+                   fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not corrected_condition(a, b)),
+                   refuted_by="the pinned TRIVIAL_PAIR A = [1 0], B = [1 0]ᵀ in both searches"),
+            # The realistic near-miss: Remark 4 as printed, one condition for both regimes.
+            Broken("Remark 4 as printed: null(A) ∩ col(B) = {0} necessary also when l > n",
+                   (fact1_checks(min, trivial_intersection)[1],),
+                   refuted_by="the pinned WIDE_PAIR A = [1 0 0], B = [e_1 e_2]: AB = [1 0] has full rank, e_2 ∈ null(A) ∩ col(B)"),
+        ),
         notes="The same searches as giannou2023.fact1, with the necessity condition chosen by regime.",
     )
 )

@@ -221,11 +221,15 @@ def def8_large(name: str, implementation: DetBool) -> Check:
     def run(ctx: Context) -> Outcome:
         instances = []
         for n in ctx.by_profile((16, 64), (64, 256, 1024), (64, 256, 1024, 4096)):
+            pinned = pinned_large_masks(n) if not instances else ()
             # Around the threshold log n / n for a perfect matching of a Bernoulli mask.
-            for factor in (0.5, 1.0, 2.0, 4.0):
-                for kind in LARGE_KINDS:
+            cells = [(kind, 0.0, mask) for kind, mask in pinned] + [(kind, factor, None) for factor in (0.5, 1.0, 2.0, 4.0) for kind in LARGE_KINDS]
+            for kind, factor, mask in cells:
+                if mask is None:
                     density = min(1.0, factor * np.log(n) / n)
                     mask = square_mask(kind, n, ctx.rng(n, kind, factor), density)
+                else:
+                    density = float(mask.mean())
                     truth = _verified_detbool(mask)
                     if truth is None:
                         summary = f"{kind} {n}×{n}: neither witness verified"
@@ -258,6 +262,18 @@ def def8_large(name: str, implementation: DetBool) -> Check:
         )
 
     return Check(name, "certificate", run)
+
+
+def pinned_large_masks(n: int) -> tuple[tuple[str, np.ndarray], ...]:
+    """Adversarial n×n masks every run checks first: the identity with its last row zeroed
+    (DetBool 0 because of that row alone) and a mask with no zero line whose first two
+    columns meet only row 0 (Hall's condition fails for those two columns: DetBool 0)."""
+    last_row_zero = np.eye(n, dtype=bool)
+    last_row_zero[-1] = False
+    two_columns_one_row = np.zeros((n, n), dtype=bool)
+    two_columns_one_row[0, :2] = True
+    two_columns_one_row[1:, 2:] = True
+    return (("pinned: identity, last row zero", last_row_zero), ("pinned: two columns served by one row", two_columns_one_row))
 
 
 def _verified_detbool(mask: np.ndarray) -> int | None:
@@ -293,6 +309,12 @@ DEF8_IMPLEMENTATIONS = (("detbool_recursive (Definition 8)", detbool_recursive),
 RECURSIVE_IGNORING_LAST_ROW = (("recursive, last row ignored", ignoring_last_row(detbool_recursive)),)
 
 
+# Always checked first: [[0]] (a zero last row is all there is), and a 3×3 mask with no zero line
+# whose rows 1 and 2 meet only column 0 (no perfect matching).
+DEF8_PINNED = [("drawn", np.zeros((1, 1), dtype=bool)),
+               ("drawn", np.array([[1, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool))]
+
+
 def def8_search(name: str, implementations: tuple[tuple[str, DetBool], ...]) -> Check:
     def prop(example):
         _, mask = example
@@ -305,6 +327,7 @@ def def8_search(name: str, implementations: tuple[tuple[str, DetBool], ...]) -> 
         space="n×n masks, n ≤ 8: entrywise drawn, Bernoulli at every density, exactly one perfect "
         "matching, one missing, hidden Frobenius–König block",
         classify=lambda example: [f"n={example[1].shape[0]}", f"{example[0]}/DetBool={detbool(example[1])}"],
+        pinned=DEF8_PINNED,
     )
 
 
@@ -320,20 +343,24 @@ register(
         ),
         broken=(
             Broken(
-                "a DetBool that ignores the last row",
+                "a DetBool that ignores the last row (an off-by-one in the row range of the recursion)",
                 (
                     def8_exhaustive("exhaustive (all small masks)", RECURSIVE_IGNORING_LAST_ROW),
                     def8_search("masks at every density and on the boundary", RECURSIVE_IGNORING_LAST_ROW),
                     def8_large("large masks against verified witnesses", ignoring_last_row(detbool)),
                 ),
+                refuted_by="the 1×1 mask [[0]] (first exhaustive mask and pinned in the search) and the pinned large "
+                "identity with its last row zeroed",
             ),
             Broken(
-                "DetBool = 1 iff no row or column is zero",
+                "DetBool = 1 iff no row or column is zero (Hall's condition for single lines only)",
                 (
                     def8_exhaustive("exhaustive (all small masks)", (("no zero line", no_zero_line),)),
                     def8_search("masks at every density and on the boundary", (("no zero line", no_zero_line),)),
                     def8_large("large masks against verified witnesses", no_zero_line),
                 ),
+                refuted_by="the 3×3 mask [[1,1,1],[1,0,0],[1,0,0]] (in the exhaustive range and pinned in the search) "
+                "and the pinned large mask whose first two columns meet only row 0",
             ),
         ),
         notes=(
@@ -443,6 +470,14 @@ def _classify_pair(example) -> list[str]:
     return labels + [f"{kind}/DetBool={detbool(mask)}"]
 
 
+# Always checked first: d = 1 with B = [0] (A⊙B = [0]: a zero last row alone makes it singular)
+# and d = 2 all ones (A⊙B all ones: singular over Q, yet DetBool = 1 and invertible w.p. 1); in the
+# submatrix form, I = J = {0} of the first and I = J = {0, 1} of the second.
+LEMMA9_PINNED = [("drawn", np.ones((1, 1), dtype=bool), np.zeros((1, 1), dtype=bool), 0),
+                 ("ones", np.ones((2, 4), dtype=bool), np.ones((2, 4), dtype=bool), 0)]
+LEMMA9_PINNED_SUBMATRICES = [(*LEMMA9_PINNED[0], [0], [0]), (*LEMMA9_PINNED[1], [0, 1], [0, 1])]
+
+
 def lemma9_search(name: str, predicted_invertible: Predicate, submatrix: bool = False) -> Check:
     max_d = 5  # A ⊙ B up to 25×25
     if submatrix:
@@ -452,6 +487,7 @@ def lemma9_search(name: str, predicted_invertible: Predicate, submatrix: bool = 
             lemma9_statement(predicted_invertible, submatrix=True),
             space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}, all mask kinds; row set I and column set J of one size",
             classify=_classify_pair,
+            pinned=LEMMA9_PINNED_SUBMATRICES,
             part="proof (submatrices)",
         )
     return property_search(
@@ -461,6 +497,7 @@ def lemma9_search(name: str, predicted_invertible: Predicate, submatrix: bool = 
         space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}: entrywise drawn, Bernoulli at every density, "
         "exactly one perfect matching in A⊙B, one missing, perturbed Lemma 6 witness, all ones",
         classify=_classify_pair,
+        pinned=LEMMA9_PINNED,
     )
 
 
@@ -633,12 +670,14 @@ register(
         ),
         broken=(
             Broken(
-                "DetBool replaced by the ordinary determinant of the 0/1 matrix A⊙B",
+                "DetBool replaced by the ordinary determinant of the 0/1 matrix A⊙B (cancellation ignored)",
                 (
                     lemma9_exhaustive("exhaustive d ≤ 2", nonsingular_over_q),
                     lemma9_search("masks at every density and on the boundary", nonsingular_over_q),
                     lemma9_search("proof's submatrix form (I, J)", nonsingular_over_q, submatrix=True),
                 ),
+                refuted_by="the all-ones pair at d = 2 (in the exhaustive range; pinned in the search, and with "
+                "I = J = {0, 1} in the submatrix search): det of the 0/1 matrix is 0, the polynomial is not",
             ),
             Broken(
                 "a DetBool that ignores the last row of A⊙B",
@@ -647,10 +686,13 @@ register(
                     lemma9_search("masks at every density and on the boundary", detbool_ignoring_last_row),
                     lemma9_search("proof's submatrix form (I, J)", detbool_ignoring_last_row, submatrix=True),
                 ),
+                refuted_by="d = 1, A = [1], B = [0] (first exhaustive pair; pinned in both searches, I = J = {0}): "
+                "A⊙B = [0] is singular, the last-row-blind DetBool says 1",
             ),
             Broken(
                 "the proof's first-column expansion as printed, without cofactor signs",
                 (lemma9_symbolic("monomials ↔ perfect matchings (symbolic)", signed=False),),
+                refuted_by="the fixed case d = 2, all ones, I = J = {0, 1} (always visited): det = ad − bc, not ad + bc",
             ),
         ),
         notes=(

@@ -7,9 +7,9 @@ suffices), and corrected readings of the two refuted ones. "log" is the natural 
 What is exact and what is statistical:
 
 - A sampled 0/1 matrix is decided singular or not over Q exactly (``singularity_certificate``):
-  a zero row or column, or no perfect matching in its support, proves singular; full rank
-  modulo the prime 2^61 − 1 proves nonsingular (det ≢ 0 mod p ⇒ det ≠ 0); otherwise the
-  rank over Q decides.
+  a zero row or column, or no perfect matching in its support, proves singular; a nonzero
+  determinant modulo a prime (2^61 − 1, or the modular LU engine's primes above 256²) proves
+  nonsingular (det ≢ 0 mod p ⇒ det ≠ 0); otherwise the rank over Q decides.
 - A sparsified Khatri–Rao product (W1∘M1)⊙(W2∘M2) with continuous W is singular for every W
   when the mask product has no perfect matching (every Leibniz term vanishes), and invertible
   with probability 1 when its rank modulo p at one random integer point is full (its
@@ -43,7 +43,7 @@ from scipy.stats import quantile_test
 
 from theorems.engine.checks import property_search, symbolic_identity
 from theorems.engine.context import Context, seeded_rng
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import khatri_rao
@@ -108,8 +108,9 @@ def singularity_certificate(matrix) -> tuple[bool, str]:
     matched = int(structural_rank(csr_array(a.astype(np.int8))))
     if matched < n:
         return True, f"its support has no perfect matching (structural rank {matched})"
-    if exact.nmod_matrix(a.astype(np.int64)).rank() == n:
-        return False, "full rank modulo 2^61 − 1"
+    residue = exact.nonzero_det_residue(a.astype(np.int64))
+    if residue is not None:
+        return False, f"det ≢ 0 modulo the prime {residue.prime}"
     rank = exact.rank_exact(a.astype(np.int64))
     return rank < n, f"rank {rank} over Q"
 
@@ -356,7 +357,7 @@ def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check
         reading = (f"for some universal c > 0 (tested as c ≥ {DECAY_EXPONENT_FLOOR})" if statement.exponent is None
                    else f"with c = {statement.exponent}")
         evidence = {"event": statement.event, "reading": f"P ≤ n^(−c) {reading}", "points": rows,
-                    "decisions": "exact per matrix (zero line / no perfect matching / rank mod 2^61−1 / rank over Q)"}
+                    "decisions": "exact per matrix (zero line / no perfect matching / det mod a prime / rank over Q)"}
         if refutation is not None:
             how, family, sample, k = refutation
             witness = sample.witnesses[statement.event]
@@ -552,6 +553,12 @@ def density_points(draw, n_min: int = 2):
     return n, min(Fraction(1), (anchor * Fraction(draw(st.integers(8, 32)), 16)).limit_denominator(1000 * n))
 
 
+# Always checked first, at n = 100 (boundary ρ ≈ 0.034, log n/n ≈ 0.046, log n/(2n) ≈ 0.023):
+# ρ = 10⁻⁴ fails nρ ≥ log(1/ρ) although ρ ≥ log n/n − log log n (< 0); ρ = 1/25 satisfies it
+# although ρ < log n/n; ρ = 1/40 fails it although ρ ≥ log n/(2n).
+DENSITY_PINNED = [(100, Fraction(1, 10**4)), (100, Fraction(1, 25)), (100, Fraction(1, 40))]
+
+
 def density_condition(name: str, statement: ConditionStatement) -> Check:
     def classify(point):
         n, rho = point
@@ -562,6 +569,7 @@ def density_condition(name: str, statement: ConditionStatement) -> Check:
         name, density_points(statement.n_min), condition_statement(statement),
         space=f"n in [{statement.n_min}, 10^6], rational ρ (uniform, k/16 × log n/n or × the boundary, 1/n²); signs decided in 256-bit ball arithmetic",
         classify=classify, describe=lambda point: {"n": point[0], "rho": str(point[1])}, part="density condition",
+        pinned=DENSITY_PINNED,
         examples=lambda ctx: ctx.by_profile(300, 300, 1500),  # 5 ms an example; the failing bands are narrow
     )
 
@@ -588,13 +596,14 @@ def khatri_rao_structurally_full(mask_a: np.ndarray, mask_b: np.ndarray) -> bool
 
 
 def sparsified_full_rank_mod_p(rng: np.random.Generator, mask_a: np.ndarray, mask_b: np.ndarray) -> bool:
-    """Rank of (W1∘M1)⊙(W2∘M2) modulo 2^61 − 1 at one random integer point W is full: then
-    the determinant is a nonzero polynomial in W and the product is invertible w.p. 1."""
+    """det((W1∘M1)⊙(W2∘M2)) is nonzero modulo a prime at one random integer point W (2^61 − 1
+    up to 256², the modular LU engine's primes above): then the determinant is a nonzero
+    polynomial in W and the product is invertible w.p. 1."""
     mask_a, mask_b = np.asarray(mask_a, dtype=bool), np.asarray(mask_b, dtype=bool)
     weights_a = exact.random_points(rng, mask_a.shape) * mask_a
     weights_b = exact.random_points(rng, mask_b.shape) * mask_b
     product = khatri_rao(weights_a, weights_b)  # entries < 2^62: exact in int64
-    return exact.nmod_matrix(product).rank() == product.shape[0]
+    return exact.nonzero_det_residue(product) is not None
 
 
 def critical_keep_probability(u_a, u_b) -> tuple[float, float]:
@@ -832,7 +841,7 @@ def threshold_study(name: str, statement: ScalingStatement) -> Check:
                         "point": max(row[f"constant_for_{statement.label}"] for row in rows),
                         "upper_95": max(needed) if all(x is not None for x in needed) else None},
                     "method": "coupled masks M(p) = (U ≤ p); per trial the exact critical p by bisection on perfect "
-                              "matchability of M1⊙M2, certified by full rank modulo 2^61 − 1 at a random integer point"}
+                              "matchability of M1⊙M2, certified by a nonzero determinant modulo a prime at a random integer point"}
         figures = {"failure probability vs p": _failure_figure(studies), "threshold vs d": _threshold_figure(rows, constants)}
         if statement.constant is None:
             exponent = fits[statement.label]["exponent"]
@@ -898,10 +907,22 @@ register(
         source=f"{SOURCE}, App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ with nρ ≥ log(1/ρ) (no upper limit printed)", "any ε > 0"),
         checks=(exhaustive_small_n("exhaustive n ≤ 4", THM10), singularity_monte_carlo("singularity Monte Carlo", THM10)),
-        broken=(Broken("the Ω0^c restriction dropped and c = 1 stated (P(singular) ≤ 1/n), ρ ≤ 1/2", (
+        broken=(Broken("the Ω0^c restriction dropped (the paper's own misuse) and c = 1 stated (P(singular) ≤ 1/n), ρ ≤ 1/2", (
             exhaustive_small_n("exhaustive n ≤ 4", replace(THM10_SPARSE, event="singular", exponent=1.0)),
             singularity_monte_carlo("singularity Monte Carlo", replace(THM10_SPARSE, event="singular", exponent=1.0)),
-        )),),
+        ), refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration) and the Monte Carlo point "
+           "(boundary ρ ≈ 0.128, n = 16), always visited, where a zero row alone has probability ≈ 0.85 ≫ 1/16"),),
+        erratum=Erratum(
+            "as-printed",
+            "As printed the density hypothesis nρ ≥ log(1/ρ) has no upper limit, and ρ = 1 satisfies it: the matrix is "
+            "then all-ones, with no zero row or column and rank 1, so the probability is 1 > ε + n^(−c) (exact, n = 2). "
+            "Basak–Rudelson's theorem concerns sparse matrices; closing the range at ρ ≤ 1/2 (the corrected variant) the "
+            "tested consequence P(singular, no zero row or column) ≤ n^(−c) is supported. The paper applies the theorem "
+            "only at ρ = log n/n (Sec. 4.3, Remark 11, proof of Thm 11), far inside the sparse range, so nothing later "
+            "relies on the unrestricted range. (The misuse that does matter, dropping the restriction to Ω0^c, is the "
+            "erratum of giannou2023.remark11.) Typos: A ∈ R^{d×d} for an n×n matrix, 'Ber(p)' for density ρ.",
+            corrected=("giannou2023.thm10.corrected",),
+        ),
         notes=(
             "Tested consequence: letting ε → 0, the event {s_min ≤ …} ∩ Ω0^c contains {singular} ∩ Ω0^c, so the theorem "
             "implies P(singular, no zero row or column) ≤ n^(−c) for one absolute c > 0, for every n and every ρ with "
@@ -928,7 +949,9 @@ register(
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
         checks=(exhaustive_small_n("exhaustive n ≤ 4", THM10_SPARSE), singularity_monte_carlo("singularity Monte Carlo", THM10_SPARSE)),
         broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", (
-            exhaustive_small_n("exhaustive n ≤ 4", THM10), singularity_monte_carlo("singularity Monte Carlo", THM10))),),
+            exhaustive_small_n("exhaustive n ≤ 4", THM10), singularity_monte_carlo("singularity Monte Carlo", THM10)),
+            refuted_by="ρ = 1, a fixed point of both checks (n = 2 exactly; n = 16 in the Monte Carlo): every matrix is "
+            "all-ones, singular with no zero line"),),
         notes=(
             "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), Monte Carlo for n = 16…1024 with "
             f"'universal c > 0' read as c ≥ {DECAY_EXPONENT_FLOOR} (see DECAY_EXPONENT_FLOOR). Finite n cannot prove an "
@@ -955,12 +978,31 @@ register(
             density_condition("density condition", PRINTED_CONDITION),
         ),
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),)),
+            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),),
+                   refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
             Broken("c = 1 stated: P(singular) ≤ 1/n at ρ = log n/n", (
                 zero_line_lower_bound("zero-line lower bound", 1, 1.0),
-                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0)))),
+                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0))),
+                   refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
+                   "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
+            # The realistic near-miss: Sec. 4.3's own one-way reading turned into an equivalence.
             Broken("'nρ ≥ log(1/ρ) ⇔ ρ ≥ log n/n'", (
-                density_condition("density condition", ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)),)),
+                density_condition("density condition", ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)),),
+                   refuted_by="the pinned point n = 100, ρ = 1/25: 100ρ = 4 ≥ log 25, yet ρ < log 100/100"),
+        ),
+        depends_on=("giannou2023.thm10",),
+        erratum=Erratum(
+            "substantive",
+            "Both printed statements are false. 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': for n ≥ 5 the "
+            "right side is negative and holds for every ρ (n = 100, ρ = 10⁻⁴ violates the left side); Sec. 4.3's one-way "
+            "'holds when ρ ≥ log n/n' is true for n ≥ 3. 'With ρ = log n/n the matrix is singular with probability of "
+            "order n^(−c), c universal': Theorem 10 bounds only the event with no zero row or column, and at ρ = log n/n a "
+            "zero row alone has probability ≥ 0.44 for every n (P(singular) → 1 − e^(−2) ≈ 0.86). The proof of Thm 11 "
+            "(= Thm 3) uses exactly this reading ('every Bern(ρ) matrix with ρ = log d²/d² is singular with probability at "
+            "most d^(−2c)') to amplify by OR-ing C̄/c copies; with a probability that does not decay the amplification "
+            "gives only a constant, so that proof does not go through as written. It is repaired by ρ = C log n/n with "
+            "C > 1 (the corrected variant, C = 2, is supported), which keeps q = O(log d²/d²) and Thm 11's rate.",
+            corrected=("giannou2023.remark11.corrected",),
         ),
         notes=(
             "Two printed statements. (1) 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': false — for n ≥ 5 the "
@@ -992,14 +1034,19 @@ register(
             density_condition("density condition", IMPLIED_CONDITION),
         ),
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),)),
+            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),),
+                   refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
             Broken("back at the printed density ρ = log n/n, with c = 1", (
                 zero_line_lower_bound("zero-line lower bound", 1, 1.0),
-                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0)))),
-            Broken("'ρ ≥ log n/(2n) implies nρ ≥ log(1/ρ)'", (
+                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0))),
+                   refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
+                   "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
+            Broken("'ρ ≥ log n/(2n) implies nρ ≥ log(1/ρ)' (density constant halved)", (
                 density_condition("density condition", ConditionStatement("log n/(2n)", lambda n: flint.arb(n).log() / (2 * n),
-                                                                          equivalence=False, n_min=3)),)),
+                                                                          equivalence=False, n_min=3)),),
+                   refuted_by="the pinned point n = 100, ρ = 1/40 ≥ log 100/200, where 100ρ = 2.5 < log 40"),
         ),
+        depends_on=("giannou2023.thm10",),
         notes=(
             "The implication fails only at n = 2 (ρ = log 2/2 gives 2ρ < log(1/ρ)), hence n ≥ 3. At ρ = 2 log n/n zero rows "
             "and columns have probability ≈ 2/n, so c ≤ 1; the Monte Carlo reads 'some c > 0' as c ≥ "
@@ -1012,8 +1059,8 @@ THRESHOLD_NOTES = (
     "Tested: one sparsified Khatri–Rao product (W1∘M1)⊙(W2∘M2), M iid Bern(p) of shape d×d², W continuous — the object "
     "of the proof (Lemma 9 reduces to it); the network-level statement adds a union bound over 2l = poly(d) layers, "
     "which only moves the failure target from 1/d to 1/(2ld). Per trial the exact critical keep-probability is found "
-    "with coupled masks (U ≤ p): below it M1⊙M2 has no perfect matching (singular for all W), at it the rank modulo "
-    "2^61 − 1 at a random integer point is full (invertible w.p. 1). p*(d) is the (1 − 1/d)-quantile of the critical "
+    "with coupled masks (U ≤ p): below it M1⊙M2 has no perfect matching (singular for all W), at it the determinant "
+    "modulo a prime at a random integer point is nonzero (invertible w.p. 1). p*(d) is the (1 − 1/d)-quantile of the critical "
     "values, with distribution-free 95% intervals (scipy quantile_test). Θ(·) is asymptotic: finite d can only support "
     "(the needed constant p*/f does not grow over d ≤ 32: the fitted exponent b of p* ∝ f^b reaches 1) or be "
     "inconclusive; it is never refuted without a stated constant. The exact zero-column probability "
@@ -1026,7 +1073,8 @@ THRESHOLD_NOTES = (
 
 for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, Theorem 11 (= Sec. 3, Theorem 3)"),
                                    ("giannou2023.remark3", LOG_SCALING, "Sec. 3, Remark 3 (conjecture)")):
-    too_small = replace(scaling, constant=0.1)
+    # Half the constant the data need (≈ 1 for √(log d/d) at d = 2): a modest shortfall.
+    too_small = replace(scaling, constant=0.5)
     register(
         Claim(
             id=claim_id,
@@ -1039,13 +1087,16 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
             ),
             broken=(
                 Broken("zero-column probability with (1−p)^(d−1) (off by one)", (
-                    zero_column_formula("zero-column formula", lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)),)),
-                Broken(f"p = 0.1·{scaling.label} suffices", (
-                    zero_column_bound("zero-column bound", too_small), threshold_study("threshold study", too_small))),
+                    zero_column_formula("zero-column formula", lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)),),
+                    refuted_by="the first fixed case d = 1 (P(zero column) = 1 − p², the variant gives 0)"),
+                Broken(f"p = 0.5·{scaling.label} suffices (constant too small by a factor 2)", (
+                    zero_column_bound("zero-column bound", too_small), threshold_study("threshold study", too_small)),
+                    refuted_by="d = 2, the first size of both checks: P(zero column of M1⊙M2) > 1/2 exactly at "
+                    "p = 0.5·f(2), and the threshold study's d = 2 trials fail far above 1/2"),
             ),
             notes=THRESHOLD_NOTES,
             # Thm 11's proof: Lemma 9 reduces invertibility to DetBool, Lemma 10 and its column
             # consequence to an iid Bern(q) matrix, Remark 11 bounds that matrix's singularity.
-            depends_on=("giannou2023.lemma9", "giannou2023.lemma10.column", "giannou2023.remark11"),
+            depends_on=("giannou2023.lemma9", "giannou2023.lemma10.column", "giannou2023.remark11", "giannou2023.thm10"),
         )
     )

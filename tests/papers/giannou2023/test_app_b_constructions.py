@@ -1,0 +1,68 @@
+"""Unit tests of the giannou2023 App. B–C construction claims' helpers."""
+
+import numpy as np
+import pytest
+import torch
+
+from theorems import constructions
+from theorems.engine.context import Context
+from theorems.engine.verdicts import Verdict
+from theorems.maths import construction as cm
+from theorems.papers.giannou2023 import app_b_constructions as ab
+
+
+@pytest.mark.parametrize("kind", ab.TARGET_KINDS + ("rank two",))
+def test_target_kinds_have_the_stated_shape(kind):
+    w = ab.target_weights(np.random.default_rng(0), (3, 4), kind)
+    assert w.shape == (3, 4)
+    if kind == "rank one":
+        assert np.linalg.matrix_rank(w) <= 1
+    if kind == "zero last column block":
+        assert not w[:, -1].any() and w.any()
+
+
+def test_zero_last_block_is_provably_out_of_reach_as_printed():
+    layers = ab.exact_layers((2, 2), "zero last column block", seed=0)
+    proof = ab.deep_impossibility(layers, ab.rational_draw(np.random.default_rng(1)), 1)
+    assert proof is not None and "Γ_K = 0 is forced" in proof
+
+
+def test_thm9_as_printed_is_refuted_by_the_zero_block_instance():
+    check = ab.thm9_checks(reorder=False)[0]
+    outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9", check.name))
+    assert outcome.verdict is Verdict.REFUTED and "zero last column block" in outcome.summary
+
+
+def test_reordered_deep_construction_has_nonzero_gammas_on_nonzero_blocks():
+    layers = ab.exact_layers((3, 3), "integer", seed=2)
+    plan = cm.plan_deep(layers, ab.rational_draw(np.random.default_rng(3)), 1)
+    assert ab.gamma_zero_report(plan, layers) is None
+
+
+@pytest.mark.parametrize("method", ["wide", "deep k=1"])
+def test_skeleton_counts_equal_built_sources(method):
+    target = ab.target_module((3, 3), "integer", 0)
+    layers = constructions.target_layers(target)
+    draws = constructions.Draws(0)
+    skeleton = ab.wide_skeleton(layers, draws) if method == "wide" else ab.deep_skeleton(layers, draws)
+    built = constructions.build_source(target, "wide" if method == "wide" else "deep", k=1)
+    count = lambda m: (sum(p.numel() for p in m.parameters() if p.requires_grad), sum(p.numel() for p in m.parameters()))
+    assert count(constructions.module_of(skeleton, draws, torch.float64)) == count(built)
+
+
+def test_pinned_sparse_draw_separates_matching_from_zero_lines():
+    predicted, actual = ab.sparse_prediction(2, 0.7, 0)
+    assert predicted == actual is False
+    assert ab.naive_prediction(2, 0.7, 0) is True
+
+
+def test_theory_p_is_capped_at_one():
+    assert ab.theory_p(4, 1.5) == pytest.approx(1.5 * np.sqrt(np.log(4) / 4))
+    assert ab.theory_p(2, 10) == 1.0
+
+
+def test_evaluation_points_include_sphere_and_switching_points():
+    layers = constructions.target_layers(ab.target_module((3, 3), "integer", 1))
+    x = ab.evaluation_points(layers, np.random.default_rng(0), 8)
+    norms = np.linalg.norm(x, axis=1)
+    assert np.all(norms <= 1 + 1e-12) and np.isclose(norms[8:16], 1).all() and len(x) > 16

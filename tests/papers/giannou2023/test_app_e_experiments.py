@@ -1,0 +1,18 @@
+"""Unit tests of the giannou2023 App. E experiment."""
+
+import torch
+
+from theorems.papers.giannou2023 import app_e_experiments as ae
+
+
+def test_teacher_sums_its_hidden_units():
+    g = ae.teacher(3, torch.Generator().manual_seed(0))
+    assert torch.equal(g[2].weight, torch.ones(1, 3)) and g[2].bias.item() == 0
+
+
+def test_construction_from_the_teacher_is_exact_and_radius_matters():
+    row = ae.experiment(3, seed=0, samples=100, steps=5)
+    assert row["f2_construction_teacher"] <= 1e-10 * row["label_variance"]
+    assert row["f3_construction_dense"] == row["dense_copy"] or abs(row["f3_construction_dense"] - row["dense_copy"]) < 1e-8
+    unit = ae.experiment(3, seed=0, samples=100, steps=5, radius_rule="unit ball")
+    assert unit["f2_construction_teacher"] > 1e-6

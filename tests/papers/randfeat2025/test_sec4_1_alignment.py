@@ -1,0 +1,25 @@
+"""Thm 4.1 engines: projections against the least-squares residual."""
+
+import numpy as np
+
+from theorems.maths import features
+from theorems.papers.randfeat2025 import sec4_1_alignment as al
+
+
+def test_complement_projection_equals_least_squares_and_last_r_does_not():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        w1 = rng.integers(-2, 3, size=(3, 2))
+        w2 = rng.integers(-2, 3, size=(2, 3))
+        v = rng.integers(-3, 4, size=4)
+        m = features.feature_matrix(w1, w2)
+        residual = float(features.least_squares_exact(m, v)[1])
+        assert abs(al.projected_norm(m, v, al.last_n_minus_r) - residual) < 1e-8
+    w1, w2, target = al.ONE
+    assert al.alignment_property(al.last_r)((w1, w2, target)) is not None
+
+
+def test_minimum_over_permutations_is_taken():
+    m = features.feature_matrix(*features.id_cond(1, 2))[:, :1]  # only output 0 has a feature
+    residual, perm = al.least_squares_over_permutations(m, np.array([[0], [5]]))
+    assert residual == 0 and perm == (1, 0)

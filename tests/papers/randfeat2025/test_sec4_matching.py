@@ -1,0 +1,37 @@
+"""Matching probabilities of Thm 4.2/4.3 against hand computations."""
+
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from theorems.papers.randfeat2025 import sec4_matching as mt
+
+
+def test_identity_target_polynomial_is_2p2_minus_p4():
+    poly = mt.matching_polynomial(((0, 1), (1, 0)))
+    assert sympy.expand(poly.as_expr() - (2 * mt.P**2 - mt.P**4)) == 0
+    cover = mt.cover_polynomial(((0, 1), (1, 0)))
+    assert sympy.expand(cover - (2 * mt.P - mt.P**2) ** 2) == 0
+
+
+def test_sign_decision_is_exact():
+    assert mt.nonnegative_on_unit_interval(sympy.Poly(mt.P**2 * (1 - mt.P) ** 2, mt.P)) == (True, None)
+    ok, witness = mt.nonnegative_on_unit_interval(sympy.Poly((mt.P - sympy.Rational(1, 3)) * (mt.P - sympy.Rational(1, 2)), mt.P))
+    assert not ok and sympy.Rational(1, 3) < witness < sympy.Rational(1, 2)
+
+
+def test_thm4_3_minimal_counterexample_and_corrected_success():
+    half = Fraction(1, 2)
+    k = mt.printed_k(1, 1, half, half, Fraction(1, 16))
+    assert k == 2
+    assert mt.exact_match_probability(1, 1, 2, half, half) == Fraction(7, 8)
+    assert mt.exact_success(1, half, half, 2) == Fraction(7, 8)
+    assert mt.printed_success(1, half, half, 2) == Fraction(15, 16)
+
+
+def test_monte_carlo_targets_have_their_structure():
+    targets = mt.mc_targets(6)
+    assert (targets["disjoint pairs"].sum(axis=0) <= 1).all()
+    assert (targets["identical rows (d = 2)"].sum(axis=1) == 2).all()
+    assert np.array_equal(targets["disjoint singletons"], np.eye(6, dtype=bool))

@@ -1,0 +1,121 @@
+"""Matching sparse target rows into random sparse feature rows (bipartite matchings).
+
+A target row i (its support S_i ⊆ inputs) *fits* a feature row r of a 0/1 mask when
+S_i ⊆ supp(mask_r): every target edge exists among the features. The target can be
+matched after permuting rows when the fit graph (target rows × feature rows) has a
+matching that saturates every target row. Square fit graphs are the Boolean determinant
+of ``boolean_determinant`` (its permanent-term enumeration is reused for exact tables);
+rectangular ones (more feature rows than target rows) use scipy's Hopcroft–Karp
+(``maximum_bipartite_matching``) and, for exhaustive tables, an enumeration of injections.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from .boolean_determinant import permanent_term_counts
+
+# Exhaustive tables visit 2^(cells) masks: 2^16 = 65,536 at most.
+ENUMERATION_MAX_CELLS = 16
+# Injections of t target rows into f feature rows: f!/(f − t)! terms.
+INJECTION_MAX_ROWS = 7
+
+
+def _zero_one(a, name: str) -> np.ndarray:
+    array = np.asarray(a)
+    if array.ndim < 2:
+        raise ValueError(f"{name} must be a (stack of) 2-D 0/1 matrices, got shape {array.shape}")
+    if array.dtype != bool:
+        if array.dtype.kind not in "iuf" or not np.isin(array, (0, 1)).all():
+            raise ValueError(f"{name} must hold only 0 and 1")
+        array = array.astype(bool)
+    return array
+
+
+def fit_matrix(target_support, mask) -> np.ndarray:
+    """fit[..., i, r] = supp(target row i) ⊆ supp(mask row r); stacks broadcast."""
+    target = _zero_one(target_support, "target support")
+    features = _zero_one(mask, "mask")
+    if target.shape[-1] != features.shape[-1]:
+        raise ValueError(f"target has {target.shape[-1]} inputs, mask has {features.shape[-1]}")
+    missing = np.einsum("...ij,...rj->...ir", target.astype(np.int64), (~features).astype(np.int64))
+    return missing == 0
+
+
+def row_matching(target_support, mask) -> np.ndarray | None:
+    """For each target row its feature row in a matching saturating the target rows, or None."""
+    fits = fit_matrix(target_support, mask)
+    if fits.ndim != 2:
+        raise ValueError("row_matching takes one target and one mask")
+    if fits.shape[0] > fits.shape[1]:
+        return None
+    matched = maximum_bipartite_matching(sparse.csr_array(fits.astype(np.int8)), perm_type="column")
+    return None if (matched < 0).any() else matched
+
+
+@cache
+def _injections(targets: int, features: int) -> np.ndarray:
+    if features > INJECTION_MAX_ROWS:
+        raise ValueError(f"enumerating injections into {features} > {INJECTION_MAX_ROWS} rows")
+    table = np.array(list(itertools.permutations(range(features), targets)), dtype=np.intp)
+    table.flags.writeable = False
+    return table.reshape(-1, targets)
+
+
+def matching_exists(fits) -> np.ndarray:
+    """For a stack (..., t, f) of fit graphs: whether each saturates its t target rows,
+    by enumeration (square graphs through the permanent terms of boolean_determinant)."""
+    fits = _zero_one(fits, "fit graphs")
+    t, f = fits.shape[-2:]
+    if t > f:
+        return np.zeros(fits.shape[:-2], dtype=bool)
+    if t == 0:
+        return np.ones(fits.shape[:-2], dtype=bool)
+    if t == f:
+        flat = fits.reshape(-1, t, t)
+        return (permanent_term_counts(flat) > 0).reshape(fits.shape[:-2])
+    injections = _injections(t, f)
+    return fits[..., np.arange(t), injections].all(axis=-1).any(axis=-1)
+
+
+def all_masks(rows: int, cols: int) -> np.ndarray:
+    """Every rows×cols 0/1 mask, as a (2^(rows·cols), rows, cols) bool array."""
+    cells = rows * cols
+    if cells > ENUMERATION_MAX_CELLS:
+        raise ValueError(f"2^{cells} masks: at most {ENUMERATION_MAX_CELLS} cells are enumerated")
+    codes = np.arange(1 << cells, dtype=np.int64)
+    return ((codes[:, None] >> np.arange(cells)) & 1).astype(bool).reshape(-1, rows, cols)
+
+
+def matching_weight_counts(target_support, feature_rows: int) -> tuple[int, ...]:
+    """counts[w]: how many feature masks (feature_rows × c0) with w ones admit a matching of
+    the target. P(match) under iid Bern(p) masks is Σ_w counts[w] p^w (1 − p)^(cells − w)."""
+    target = _zero_one(target_support, "target support")
+    if target.ndim != 2:
+        raise ValueError("one target at a time")
+    masks = all_masks(feature_rows, target.shape[1])
+    matched = matching_exists(fit_matrix(target[None], masks))
+    weights = masks.reshape(masks.shape[0], -1).sum(axis=1)
+    return tuple(np.bincount(weights[matched], minlength=feature_rows * target.shape[1] + 1).tolist())
+
+
+def cover_weight_counts(target_support, feature_rows: int) -> tuple[int, ...]:
+    """Like ``matching_weight_counts`` for the weaker event that every target row fits at least
+    one feature row (rows may be shared: no matching needed)."""
+    target = _zero_one(target_support, "target support")
+    if target.ndim != 2:
+        raise ValueError("one target at a time")
+    masks = all_masks(feature_rows, target.shape[1])
+    covered = fit_matrix(target[None], masks).any(axis=-1).all(axis=-1)
+    weights = masks.reshape(masks.shape[0], -1).sum(axis=1)
+    return tuple(np.bincount(weights[covered], minlength=feature_rows * target.shape[1] + 1).tolist())
+
+
+def weight_polynomial(counts, cells: int, p):
+    """Σ_w counts[w] p^w (1 − p)^(cells − w), generic in the number type of p."""
+    return sum(int(c) * p**w * (1 - p) ** (cells - w) for w, c in enumerate(counts) if c)

@@ -1,0 +1,94 @@
+"""burkholz2024, Sec. 2.1: composing two stride-1 convolutions gives one convolution whose
+filter has dimension (k1,1 + k2,1 − 1) × (k1,2 + k2,2 − 1).
+
+Checked symbolically (sympy, generic filters and inputs) in 1-D and 2-D for valid padding
+(no padding) and full zero padding (k − 1 zeros on each side), and for 'same' zero padding
+when the first filter is 1×1 (the paper's choice k1 = 1). With 'same' padding and two filters
+wider than one the composition differs at the border (the intermediate map was cropped), so
+"suitably padded" has to mean valid or full padding there; a broken variant shows it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ...engine.checks import symbolic_identity
+from ...engine.registry import Broken, Claim, register
+from ...maths import construction as cm
+from ...maths.khatri_rao import symbols_matrix
+from . import SOURCE
+
+
+def correlate(x: np.ndarray, w: np.ndarray, padding: str) -> np.ndarray:
+    """Stride-1 multi-channel cross-correlation (torch's convolution) on object arrays:
+    x is c_in × spatial…, w is c_out × c_in × kernel…; padding 'valid', 'full' or 'same'."""
+    kernel = w.shape[2:]
+    if padding == "full":
+        pads = [(k - 1, k - 1) for k in kernel]
+    elif padding == "same":
+        pads = [((k - 1) // 2, k - 1 - (k - 1) // 2) for k in kernel]
+    else:
+        pads = [(0, 0) for _ in kernel]
+    x = np.pad(x, [(0, 0)] + pads, constant_values=0)
+    out_shape = tuple(n - k + 1 for n, k in zip(x.shape[1:], kernel))
+    out = np.zeros((w.shape[0],) + out_shape, dtype=object)
+    for position in np.ndindex(*out_shape):
+        window = x[(slice(None),) + tuple(slice(p, p + k) for p, k in zip(position, kernel))]
+        out[(slice(None),) + position] = np.tensordot(w, window, axes=(list(range(1, w.ndim)), list(range(window.ndim))))
+    return out
+
+
+def composite_filter(second: np.ndarray, first: np.ndarray, size_rule) -> np.ndarray:
+    """The effective filter of first-then-second with spatial size from ``size_rule(k1, k2)``
+    (the paper's rule is k1 + k2 − 1)."""
+    coefficients = cm.composite_coefficients(second, first)  # c2 × c0 × prod(k1 + k2 − 1) × c1
+    size = tuple(size_rule(a, b) for a, b in zip(first.shape[2:], second.shape[2:]))
+    natural = tuple(a + b - 1 for a, b in zip(first.shape[2:], second.shape[2:]))
+    combined = coefficients.sum(axis=-1).reshape(second.shape[0], first.shape[1], *natural)
+    if size != natural:  # a wrong size rule: crop or zero-pad the filter to the claimed size
+        out = np.zeros(combined.shape[:2] + size, dtype=object)
+        region = tuple(slice(0, min(a, b)) for a, b in zip(size, natural))
+        out[(slice(None), slice(None)) + region] = combined[(slice(None), slice(None)) + region]
+        combined = out
+    return combined
+
+
+CASES = [  # (input spatial shape, k1, k2, channels c0, c1, c2, padding)
+    ((5,), (2,), (3,), 1, 2, 1, "valid"),
+    ((4,), (2,), (2,), 2, 1, 1, "full"),
+    ((5,), (1,), (3,), 1, 2, 2, "same"),
+    ((4, 4), (2, 1), (2, 2), 1, 1, 1, "valid"),
+    ((3, 3), (2, 2), (1, 2), 1, 2, 1, "full"),
+    ((4, 4), (1, 1), (3, 3), 1, 2, 1, "same"),
+]
+
+
+def composition_checks(cases, size_rule):
+    def build(case):
+        shape, k1, k2, c0, c1, c2, padding = case
+        x = symbols_matrix("x", c0, int(np.prod(shape))).reshape((c0,) + shape)
+        first = symbols_matrix("a", c1, c0 * int(np.prod(k1))).reshape((c1, c0) + k1)
+        second = symbols_matrix("b", c2, c1 * int(np.prod(k2))).reshape((c2, c1) + k2)
+        two_layers = correlate(correlate(x, first, padding), second, padding)
+        one_layer = correlate(x, composite_filter(second, first, size_rule), padding)
+        return sympy.Matrix(two_layers.reshape(c2, -1)), sympy.Matrix(one_layer.reshape(one_layer.shape[0], -1))
+
+    return (symbolic_identity("two convolutions = one with the composite filter", lambda ctx: cases, build,
+                              describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, {c[6]} padding"),)
+
+
+register(Claim(
+    id="burkholz2024.composition",
+    source=f"{SOURCE}, Sec. 2.1 (definition of dim(k1, k2))",
+    hypotheses=("stride 1", "zero padding: valid or full; 'same' when the first filter is 1×1", "1-D and 2-D filters"),
+    checks=composition_checks(CASES, lambda a, b: a + b - 1),
+    broken=(Broken("composite filter of dimension k1 + k2 (off by one)", composition_checks(CASES, lambda a, b: a + b),
+                   refuted_by="the first case (1-D, k1 = 2, k2 = 3, valid padding): the output shapes differ"),
+            Broken("'same' padding with both filters wider than one (3 and 3)",
+                   composition_checks([((5,), (3,), (3,), 1, 1, 1, "same")], lambda a, b: a + b - 1),
+                   refuted_by="input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ (cropped intermediate)"),),
+    notes="Torch's convolution is a cross-correlation; the composite filter of correlations is the full convolution of "
+          "the filters, of size k1 + k2 − 1 per axis, exactly as printed. The identity is exact for valid and full zero "
+          "padding; with 'same' padding only when one filter is 1×1 (the paper's construction k1 = 1).",
+))

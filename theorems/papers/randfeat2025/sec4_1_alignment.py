@@ -1,0 +1,155 @@
+"""randfeat2025, Sec. 4 and App. A.2.2: Thm 4.1, the residual after permuting target rows.
+
+Claim ``thm4_1``: for M of rank r with SVD USVᵀ (singular values decreasing),
+min_P min_γ ‖Mγ − vec(PW⁽ᵗ⁾)‖² = min_P ‖P_r Uᵀ vec(PW⁽ᵗ⁾)‖², P_r projecting onto the last r
+components. The residual of least squares is the part of v outside range M = span(U[:, :r]),
+that is ‖U[:, r:]ᵀv‖²: the last N − r components (N = c0c2), not the last r. The proof's own
+computation S(SᵀS)⁻¹Sᵀ − I = −diag(0, I_{N−r}) says so, and the appendix code takes U[:, ss:]
+with ss the number of singular values (right when M has full column rank). The printed P_r is
+refuted (M = [1]: residual 0, last r = 1 component 1); ``thm4_1.corrected`` reads P_{N−r}.
+
+The least-squares side is exact (rationals: γ = M⁺v, the residual a Fraction); the SVD side is
+float64, compared with a tolerance tied to κ(M): the gap of a wrong projection is an integer
+target entry's square, orders of magnitude above it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+from hypothesis import strategies as st
+
+from theorems.engine.checks import property_search
+from theorems.engine.registry import Broken, Claim, Erratum, register
+from theorems.maths import exact, features
+from theorems.maths.strategies import EXACT_KINDS, matrices
+from theorems.papers.randfeat2025 import SOURCE
+
+# Permutations of target rows are enumerated: c2! of them.
+MAX_OUTPUTS = 3
+
+
+def least_squares_over_permutations(m: np.ndarray, target: np.ndarray) -> tuple[object, tuple[int, ...]]:
+    """min over row permutations P of the exact least-squares residual, and the best P."""
+    best = None
+    for perm in itertools.permutations(range(target.shape[0])):
+        residual = features.least_squares_exact(m, target[list(perm)].ravel())[1]
+        if best is None or residual < best[0]:
+            best = (residual, perm)
+    return best
+
+
+def projected_norm(m: np.ndarray, v: np.ndarray, components: Callable[[int, int, int], slice]) -> float:
+    """‖(Uᵀv)[components]‖² with U from the full float64 SVD of M; components(N, rank, c1)."""
+    u, _, _ = np.linalg.svd(m.astype(float), full_matrices=True)
+    rank = exact.rank_exact(m)
+    coordinates = u.T @ v.astype(float)
+    return float(np.sum(coordinates[components(m.shape[0], rank, m.shape[1])] ** 2))
+
+
+def last_r(n, rank, c1):
+    """As printed: the last r components (r = rank M)."""
+    return slice(n - rank, n)
+
+
+def last_n_minus_r(n, rank, c1):
+    """Corrected: the last N − r components (the orthogonal complement of range M)."""
+    return slice(rank, n)
+
+
+def after_singular_values(n, rank, c1):
+    """The appendix code's U[:, ss:] with ss = min(N, c1) singular values: ignores rank deficiency."""
+    return slice(min(n, c1), n)
+
+
+def first_r(n, rank, c1):
+    return slice(0, rank)
+
+
+def alignment_property(components):
+    def prop(instance) -> str | None:
+        w1, w2, target = instance
+        m = features.feature_matrix(w1, w2)
+        residual, _ = least_squares_over_permutations(m, target)
+        predicted = min(projected_norm(m, target[list(p)].ravel(), components)
+                        for p in itertools.permutations(range(target.shape[0])))
+        kappa = features.condition_number(m) if m.any() else 1.0
+        tolerance = 1e-9 * (1 + float(np.sum(target.astype(float) ** 2))) * max(1.0, kappa)
+        if abs(float(residual) - predicted) > tolerance:
+            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}, rank M = {exact.rank_exact(m)}: "
+                    f"min_P least squares = {residual} (exact), the projection formula gives {predicted:.6g}")
+        return None
+
+    return prop
+
+
+@st.composite
+def instances(draw):
+    c0, c2 = draw(st.integers(1, 3)), draw(st.integers(1, MAX_OUTPUTS))
+    c1 = draw(st.integers(1, c0 * c2 + 2))
+    w1 = draw(matrices(c1, c0, kinds=EXACT_KINDS))
+    w2 = draw(matrices(c2, c1, kinds=EXACT_KINDS))
+    target = draw(matrices(c2, c0, kinds=("integer", "sparse")))
+    return w1.astype(np.int64), w2.astype(np.int64), target.astype(np.int64)
+
+
+def _classify(instance) -> list[str]:
+    w1, w2, _ = instance
+    m = features.feature_matrix(w1, w2)
+    rank = exact.rank_exact(m)
+    n, c1 = m.shape
+    if rank == 0:
+        return ["rank 0"]
+    return ["full row rank" if rank == n else "full column rank" if rank == c1 else "rank deficient (both sides)",
+            "c1 < c0c2" if c1 < n else "c1 ≥ c0c2"]
+
+
+def _describe(instance) -> dict:
+    w1, w2, target = instance
+    m = features.feature_matrix(w1, w2)
+    residual, perm = least_squares_over_permutations(m, target)
+    return {"W1": w1.tolist(), "W2": w2.tolist(), "target": target.tolist(), "M": m.tolist(),
+            "rank_M": exact.rank_exact(m), "least_squares_min": str(residual), "best_row_order": list(perm)}
+
+
+ONE = (np.array([[1]]), np.array([[1]]), np.array([[1]]))
+# M = [[1, 1], [0, 0]] (rank 1 < c1 = 2 = N), v = e_2: residual 1, U[:, ss:] is empty.
+RANK_DEFICIENT = (np.array([[1, 0], [1, 0]]), np.array([[1, 1]]), np.array([[0, 1]]))
+SPACE = "c0, c2 ≤ 3, c1 ≤ c0c2 + 2, layers of every exact kind (every rank of M), all c2! row permutations"
+
+
+def alignment_search(name, components, pinned):
+    return property_search(name, instances(), alignment_property(components), space=SPACE, classify=_classify,
+                           describe=_describe, pinned=pinned)
+
+
+register(Claim(
+    id="randfeat2025.thm4_1",
+    source=f"{SOURCE}, Sec. 4, Thm 4.1; proof in App. A.2.2",
+    hypotheses=("M = USVᵀ of rank r, singular values decreasing", "P ranges over row permutations of W⁽ᵗ⁾"),
+    checks=(alignment_search("residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)", last_r, [ONE]),),
+    broken=(Broken("P_r read as the first r components",
+                   (alignment_search("residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)", first_r, [ONE]),),
+                   refuted_by="the pinned M = [1] (W1 = W2 = [[1]]), v = [1]: residual 0, first component 1"),),
+    erratum=Erratum("as-printed", "P_r must project onto the last N − r components of Uᵀv (N = c0c2), the complement of "
+                    "range M, not the last r: for M = [1], v = [1] the residual is 0 and the printed formula gives 1. The "
+                    "proof's own S(SᵀS)⁻¹Sᵀ − I and the appendix code (U[:, ss:]) use the complement.",
+                    corrected=("randfeat2025.thm4_1.corrected",)),
+))
+
+register(Claim(
+    id="randfeat2025.thm4_1.corrected",
+    variant_of="randfeat2025.thm4_1",
+    label="Thm 4.1, corrected projection",
+    statement="min_P min_γ ‖Mγ − vec(PW⁽ᵗ⁾)‖² = min_P ‖U₂ᵀ vec(PW⁽ᵗ⁾)‖² with U₂ = U[:, r:], the last N − r left singular "
+              "vectors (N = c0c2), for M of every rank r.",
+    source=f"{SOURCE}, App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
+    hypotheses=("M = USVᵀ of rank r (full SVD, U square)",),
+    checks=(alignment_search("residual = min_P ‖U[:, r:]ᵀ v(P)‖²", last_n_minus_r, [ONE, RANK_DEFICIENT]),),
+    broken=(Broken("the appendix code's U[:, ss:] with ss = min(c0c2, c1) singular values instead of the rank",
+                   (alignment_search("residual = min_P ‖U[:, r:]ᵀ v(P)‖²", after_singular_values, [RANK_DEFICIENT]),),
+                   refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: residual 1, "
+                              "U[:, 2:] is empty"),),
+))
