@@ -262,38 +262,35 @@ def command_enumerate(args) -> int:
     return 0
 
 
+def _print_bench_rows(measure, args, line) -> int:
+    """Run a benchmark (a bad size is bad input) and print its rows as JSON or one line each."""
+    try:
+        rows = measure()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(json.dumps(rows) if args.json else "\n".join(line(row) for row in rows))
+    return 0
+
+
 def command_bench(args) -> int:
     if args.target == "certificate":
         from .bench import benchmark_certificate
 
         device = _context(args).device
-        try:
-            rows = [benchmark_certificate(size, seed=args.seed, device=device) for size in args.sizes]
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        if args.json:
-            print(json.dumps(rows))
-            return 0
-        for row in rows:
-            print(f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
-                  f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
-                  f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)")
-        return 0
+        return _print_bench_rows(
+            lambda: [benchmark_certificate(size, seed=args.seed, device=device) for size in args.sizes], args,
+            lambda row: (f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
+                         f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
+                         f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)"))
     if args.target == "construction":
         from .bench import benchmark_construction
 
-        try:
-            rows = [benchmark_construction(d, seed=args.seed) for d in args.dims]
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        if args.json:
-            print(json.dumps(rows))
-            return 0
-        for row in rows:
-            print(f"d = {row['d']} (source width {row['source_width']}): build_source {row['total_s']:.2f} s, "
-                  f"linear solves {row['solve_s']:.2f} s ({100 * row['solve_share']:.0f}%, largest system "
-                  f"{row['largest_system']}², condition ≤ {row['worst_condition']:.1e}); max |f − g| {row['max_abs_error']:.1e}")
-        return 0
+        return _print_bench_rows(
+            lambda: [benchmark_construction(d, seed=args.seed) for d in args.dims], args,
+            lambda row: (f"d = {row['d']} (source width {row['source_width']}): build_source {row['total_s']:.2f} s, "
+                         f"linear solves {row['solve_s']:.2f} s ({100 * row['solve_share']:.0f}%, largest system "
+                         f"{row['largest_system']}², condition ≤ {row['worst_condition']:.1e}); "
+                         f"max |f − g| {row['max_abs_error']:.1e}"))
     from .maths.bn_chain import benchmark_chain
 
     device = _context(args).device

@@ -8,9 +8,10 @@ Claims:
   family such draws are vanishingly rare).
 - ``double_descent``: for He normal/uniform, orthogonal, ER norm and ER sign features, κ(M)
   peaks at c1 = c0c2 and falls on both sides. Per family and c1 on a grid around c0c2, the
-  median κ over independent draws with an exact order-statistic 95% interval; supported when
-  the peak's interval lies above every other point's and the medians fall monotonically away
-  from it, refuted when another point's interval lies wholly above the claimed peak's.
+  median κ over independent draws with a distribution-free order-statistic interval; supported
+  when the peak's interval lies above every other point's and adjacent intervals fall away
+  from it, refuted when another point's interval lies wholly above the claimed peak's. The
+  draws grow sequentially while that is unresolved, with the error controlled over all looks.
 
 κ is the largest over the smallest nonzero singular value (numpy's rank tolerance).
 """
@@ -114,12 +115,15 @@ def conditioning_check(name: str, layers: Callable) -> Check:
 
 
 def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """Distribution-free interval for the median: order statistics whose binomial coverage ≥ confidence."""
+    """Distribution-free interval for the median: the order statistics x_(k), x_(n−k+1) with
+    binomial coverage 1 − 2·P(Bin(n, ½) ≤ k − 1) ≥ confidence. Unbounded (±inf) when n is too
+    small for that confidence: then no pair of order statistics covers it."""
     ordered = np.sort(values)
     n = ordered.size
-    low_rank = int(scipy_stats.binom.ppf((1 - confidence) / 2, n, 0.5))
-    high_rank = n - 1 - low_rank
-    return float(ordered[max(low_rank - 1, 0)]), float(ordered[min(high_rank + 1, n - 1)])
+    k = int(scipy_stats.binom.ppf((1 - confidence) / 2, n, 0.5))
+    if k < 1:
+        return -np.inf, np.inf
+    return float(ordered[k - 1]), float(ordered[n - k])
 
 
 register(Claim(
@@ -151,49 +155,90 @@ def gamma2_interpolation_point(c0: int, c2: int) -> int:
     return c2 * (c0 - 1) + 1
 
 
+# Sequential design: each family's draws grow 4× per look while a comparison is unresolved.
+# Every interval of every look is taken at confidence 1 − (look's budget)/(intervals per look),
+# the budgets summing to DESCENT_FALSE_ALARM (stats.spending_schedule), so by the union bound
+# a true curve is called refuted, or a wrong one supported, with probability at most that.
+DESCENT_LOOKS = 3
+DESCENT_FALSE_ALARM = 1e-6
+
+
+def _descent_points(kappas: dict[int, np.ndarray], confidence: float) -> list[dict]:
+    points = []
+    for c1, values in sorted(kappas.items()):
+        low, high = median_interval(values, confidence)
+        points.append({"c1": c1, "median": float(np.median(values)), "low": low, "high": high, "draws": values.size})
+    return points
+
+
+def _descent_decision(points: list[dict], peak: int) -> str:
+    """'refuted' when another width's median lies surely above the claimed peak's, 'supported'
+    when the peak lies surely above every other width and the medians surely fall
+    monotonically away from it (adjacent intervals disjoint), 'unresolved' otherwise."""
+    index = next(i for i, p in enumerate(points) if p["c1"] == peak)
+    top = points[index]
+    if any(p["low"] > top["high"] for p in points if p["c1"] != peak):
+        return "refuted"
+    separated = all(p["high"] < top["low"] for p in points if p["c1"] != peak)
+    rising = all(a["high"] < b["low"] for a, b in pairwise(points[: index + 1]))
+    falling = all(a["low"] > b["high"] for a, b in pairwise(points[index:]))
+    return "supported" if separated and rising and falling else "unresolved"
+
+
 def descent_check(name: str, peak_at: Callable[[int, int], int], families=features.FAMILIES) -> Check:
     def run(ctx: Context) -> Outcome:
         side = ctx.by_profile(6, 6, 10)
-        draws = ctx.by_profile(15, 25, 60)
+        first_draws = ctx.by_profile(15, 25, 60)
         n = side * side
         peak = peak_at(side, side)
         widths = sorted({round(g * n) for g in GRID} | {peak})
-        curves, refutation, unresolved = {}, None, []
+        budgets = stats.spending_schedule(DESCENT_LOOKS, DESCENT_FALSE_ALARM)
+        intervals_per_look = len(families) * len(widths)
+        curves, decisions, looks = {}, {}, {}
         for family in families:
             rng = ctx.rng("descent", family)
-            points = []
-            for c1 in widths:
-                kappas = np.array([features.condition_number(features.feature_matrix(*features.random_layers(family, rng, side, c1, side)))
-                                   for _ in range(draws)])
-                low, high = median_interval(kappas)
-                points.append({"c1": c1, "median": float(np.median(kappas)), "low": low, "high": high})
-            curves[family] = points
-            top = next(p for p in points if p["c1"] == peak)
-            above = [p for p in points if p["c1"] != peak and p["low"] > top["high"]]
-            if above and refutation is None:
-                refutation = (family, above[0], top)
-            separated = all(p["high"] < top["low"] for p in points if p["c1"] != peak)
-            index = widths.index(peak)
-            left, right = [p["median"] for p in points[: index + 1]], [p["median"] for p in points[index:]]
-            monotone = all(a < b for a, b in pairwise(left)) and all(a > b for a, b in pairwise(right))
-            if not (separated and monotone):
-                unresolved.append(family)
-        evidence = {"c0": side, "c2": side, "draws": draws, "claimed_peak": peak,
-                    "curves": {f: [{k: (stats.round_sig(v) if isinstance(v, float) else v) for k, v in p.items()} for p in pts]
+            kappas = {c1: np.empty(0) for c1 in widths}
+            drawn = 0
+            for look, budget in enumerate(budgets, start=1):
+                target = first_draws * 4 ** (look - 1)
+                for c1 in widths:
+                    fresh = [features.condition_number(features.feature_matrix(*features.random_layers(family, rng, side, c1, side)))
+                             for _ in range(target - drawn)]
+                    kappas[c1] = np.concatenate([kappas[c1], fresh])
+                drawn = target
+                points = _descent_points(kappas, 1 - budget / intervals_per_look)
+                decisions[family], looks[family], curves[family] = _descent_decision(points, peak), look, points
+                if decisions[family] != "unresolved":
+                    break
+
+        def bound(value: float):
+            return stats.round_sig(value) if np.isfinite(value) else None  # None: n too small for the confidence
+
+        evidence = {"c0": side, "c2": side, "claimed_peak": peak, "widths": widths,
+                    "design": f"up to {DESCENT_LOOKS} looks of {first_draws}·4^(look−1) draws per width; every 'low'/'high' "
+                              f"is a distribution-free median interval, all looks and comparisons together at error "
+                              f"≤ {DESCENT_FALSE_ALARM:g} (union bound, alpha spending)",
+                    "decisions": decisions, "looks": looks,
+                    "curves": {f: [{"c1": p["c1"], "draws": p["draws"], "median": stats.round_sig(p["median"]),
+                                    "low": bound(p["low"]), "high": bound(p["high"])} for p in pts]
                                for f, pts in curves.items()}}
-        if refutation is not None:
-            family, point, top = refutation
-            return Outcome(Verdict.REFUTED, f"{family}: at c1 = {point['c1']} the median κ ≥ {point['low']:.3g} (95% lower) "
-                           f"exceeds the claimed peak c1 = {peak}'s upper bound {top['high']:.3g}", evidence,
+        refuting = [f for f in families if decisions[f] == "refuted"]
+        if refuting:
+            family = refuting[0]
+            top = next(p for p in curves[family] if p["c1"] == peak)
+            point = max((p for p in curves[family] if p["c1"] != peak), key=lambda p: p["low"])
+            return Outcome(Verdict.REFUTED, f"{family}: at c1 = {point['c1']} the median κ ≥ {point['low']:.3g} (lower "
+                           f"bound) exceeds the claimed peak c1 = {peak}'s upper bound {top['high']:.3g}", evidence,
                            counterexample={"family": family, "c1": point["c1"], "peak": peak,
-                                           "median_interval_at_c1": [point["low"], point["high"]],
-                                           "median_interval_at_peak": [top["low"], top["high"]]})
+                                           "median_interval_at_c1": [bound(point["low"]), bound(point["high"])],
+                                           "median_interval_at_peak": [bound(top["low"]), bound(top["high"])]})
         figure = _descent_figure(curves, n)
+        unresolved = [f for f in families if decisions[f] == "unresolved"]
         if unresolved:
-            return Outcome(Verdict.INCONCLUSIVE, f"peak or monotone fall not resolved for {unresolved}", evidence,
-                           figures={"condition number vs c1": figure})
+            return Outcome(Verdict.INCONCLUSIVE, f"peak or monotone fall not resolved for {unresolved} after "
+                           f"{DESCENT_LOOKS} looks", evidence, figures={"condition number vs c1": figure})
         return Outcome(Verdict.SUPPORTED, f"{len(families)} families, c0 = c2 = {side}: the median κ(M) peaks at c1 = {peak} "
-                       "(95% intervals separated) and falls monotonically on both sides", evidence,
+                       "and falls monotonically on both sides (intervals disjoint at every step)", evidence,
                        figures={"condition number vs c1": figure})
 
     return Check(name, "randomized", run)
@@ -204,12 +249,15 @@ def _descent_figure(curves: dict, n: int) -> Figure:
     axes = figure.subplots()
     for family, points in curves.items():
         x = [p["c1"] / n for p in points]
-        axes.errorbar(x, [p["median"] for p in points], yerr=[[p["median"] - p["low"] for p in points],
-                      [p["high"] - p["median"] for p in points]], marker="o", capsize=3, label=family)
+        medians = np.array([p["median"] for p in points])
+        # an unbounded interval (too few draws for its confidence) is drawn without a bar
+        low = np.array([p["low"] if np.isfinite(p["low"]) else p["median"] for p in points])
+        high = np.array([p["high"] if np.isfinite(p["high"]) else p["median"] for p in points])
+        axes.errorbar(x, medians, yerr=[medians - low, high - medians], marker="o", capsize=3, label=family)
     axes.set_yscale("log")
     axes.axvline(1.0, color="grey", linestyle=":")
     axes.set_xlabel("c1 / (c0·c2)")
-    axes.set_ylabel("median κ(M) (95% interval)")
+    axes.set_ylabel("median κ(M) (interval of the last look)")
     axes.legend(fontsize=7)
     return figure
 
