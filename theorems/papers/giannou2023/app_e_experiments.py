@@ -59,6 +59,11 @@ def experiment(d: int, seed: int, samples: int, steps: int, radius_rule: str = "
 
     f2 = constructions.build_source(g, "wide", seed=seed, radius=radius)
     dense = nn.Sequential(nn.Linear(d, d, dtype=torch.float64), nn.ReLU(), nn.Linear(d, 1, dtype=torch.float64))
+    with torch.no_grad():  # PyTorch's default uniform(±1/√fan_in), but from the seeded generator, not the global one
+        for layer in (dense[0], dense[2]):
+            for parameter in (layer.weight, layer.bias):
+                uniform = torch.rand(parameter.shape, generator=generator, dtype=torch.float64)
+                parameter.copy_((2 * uniform - 1) / layer.in_features ** 0.5)
     sgd(dense, dense.parameters(), x, y, steps, generator)
     f3 = constructions.build_source(dense.eval(), "wide", seed=seed, radius=radius)
     f1 = constructions.build_source(g, "wide", seed=seed + 1, radius=radius)
