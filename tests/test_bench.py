@@ -26,3 +26,26 @@ def test_certificate_json_keys(capsys):
 def test_bad_arguments(size, device, message):
     with pytest.raises(ValueError, match=message):
         benchmark_certificate(size, seed=0, device=device)
+
+
+def test_bench_all_writes_every_benchmark_and_the_report_includes_them(tmp_path, monkeypatch, capsys):
+    import functools
+
+    from theorems import cli
+    from theorems.maths import bn_chain
+
+    # The chain benchmark at its default d = 256 takes seconds; its own tests cover it.
+    monkeypatch.setattr(bn_chain, "benchmark_chain", functools.partial(bn_chain.benchmark_chain, d=8, n=8, layers=2, rounds=1))
+    assert main(["bench", "all", "--sizes", "16", "--dims", "2", "--out", str(tmp_path)]) == 0
+    bench = json.loads((tmp_path / "bench.json").read_text())
+    assert [row["size"] for row in bench["certificate"]] == [16] and bench["certificate"][0]["flint_agrees"]
+    assert bench["chain"]["d"] == 8 and bench["chain"]["ratio"] > 0
+    assert [row["d"] for row in bench["construction"]] == [2]
+    assert bench["environment"]["git_commit"]
+    assert "| exact certificate (det mod p) | 16² |" in (tmp_path / "bench.md").read_text()
+
+    monkeypatch.setattr(cli, "claims", lambda *packages: {})  # a report with no claims: only the benchmarks matter here
+    assert main(["report", "--profile", "quick", "--out", str(tmp_path), "--html"]) == 0
+    assert json.loads((tmp_path / "report.json").read_text())["benchmarks"] == bench
+    assert "## Performance" in (tmp_path / "report.md").read_text()
+    assert '<h2 id="performance">Performance</h2>' in (tmp_path / "html" / "index.html").read_text()

@@ -1,38 +1,28 @@
 """Every registered claim, run at the test profile, must reach its manifest verdict.
 
-The registry drives the parametrization: registering a claim adds its test here.
+The registry drives the parametrization: registering a claim adds its test here. Each test
+is the one the pytest plugin runs for another project's claims (``theorems.pytest_plugin``).
 """
 
 import pytest
 
 from theorems.engine.catalog import catalog
-from theorems.engine.context import Context
 from theorems.engine.manifest import default_manifest_path, differences, load_manifest
-from theorems.engine.profiles import DEFAULT_SEED
 from theorems.engine.registry import claims
-from theorems.engine.runner import run_claim
 from theorems.engine.verdicts import Verdict
+from theorems.pytest_plugin import check_manifest_verdict, claim_marks
 
 MANIFEST = load_manifest(default_manifest_path())
 
 
 def _claim_params():
     for claim in claims().values():
-        kinds = sorted({check.kind for check in claim.checks})
-        marks = [pytest.mark.theorem] + [getattr(pytest.mark, kind) for kind in kinds]
-        yield pytest.param(claim, id=claim.id, marks=marks)
+        yield pytest.param(claim, id=claim.id, marks=claim_marks(claim))
 
 
 @pytest.mark.parametrize("claim", list(_claim_params()))
 def test_claim_reaches_its_manifest_verdict(claim, theorems_profile):
-    assert claim.id in MANIFEST, f"{claim.id} has no entry in {default_manifest_path()}"
-    result = run_claim(claim, Context(theorems_profile, DEFAULT_SEED, "cpu"))
-    report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
-    assert result.verdict is MANIFEST[claim.id], (
-        f"{claim.id}: expected {MANIFEST[claim.id]}, got {result.verdict}\n{report}"
-    )
-    if result.verdict is Verdict.REFUTED:
-        assert any(r.outcome.counterexample for r in result.checks), f"{claim.id}: refuted without a counterexample"
+    check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile)
 
 
 def test_manifest_covers_exactly_the_registered_claims():

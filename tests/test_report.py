@@ -29,7 +29,7 @@ def test_report_is_written_atomically(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         report.write_report(_results(), {**RUN, "seed": 2}, out)
     assert (out / "report.json").read_text() == before  # the old report is intact
-    assert sorted(p.name for p in out.iterdir()) == ["figures", "report.json", "report.md"]  # no staging left
+    assert sorted(p.name for p in out.iterdir()) == ["figures", "records", "report.json", "report.md"]  # no staging left
 
 
 def test_report_lists_unimplemented_ids_without_verdicts(tmp_path):

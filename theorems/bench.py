@@ -1,5 +1,7 @@
-"""Benchmark: the exact modular certificate against flint and float64 LU on the same matrix.
+"""Benchmarks, each a ratio against a baseline measured in the same run; ``benchmark_all``
+collects them for the report (``bench.json``, ``bench.md``).
 
+Certificate: the exact modular certificate against flint and float64 LU on the same matrix.
 All three start from the same Khatri–Rao product A ⊙ B of integer points (built once, not
 timed). The certificate is the modular LU engine's determinant modulo its prime
 (``theorems.maths.modular_lu``: the numpy PLUQ on CPU, the torch Schur recursion on CUDA),
@@ -11,8 +13,12 @@ the matrix already in place. The ratio is certificate time / LU time, measured i
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.linalg
@@ -114,3 +120,67 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
     return {"d": d, "method": method, "source_width": d * d, "solves": log.solves, "largest_system": log.largest,
             "worst_condition": log.worst_condition, "total_s": total_s, "solve_s": log.seconds,
             "solve_share": log.seconds / total_s, "max_abs_error": error}
+
+
+def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], progress: bool = False) -> dict:
+    """Every benchmark of the suite, each a ratio against a baseline measured in the same
+    run: the certificate against float64 LU, the chains against batched matmul, and the
+    constructions' share of time in linear solves, with the run's environment."""
+    from tqdm import tqdm
+
+    from .engine import environment
+    from .maths.bn_chain import benchmark_chain
+
+    steps = [("certificate", size) for size in sizes] + [("chain", None)] + [("construction", d) for d in dims]
+    results: dict = {"certificate": [], "chain": None, "construction": []}
+    for name, size in tqdm(steps, desc="benchmarks", disable=not progress):
+        if name == "certificate":
+            results["certificate"].append(benchmark_certificate(size, seed=seed, device=device))
+        elif name == "chain":
+            results["chain"] = benchmark_chain(device=device)
+        else:
+            results["construction"].append(benchmark_construction(size, seed=seed))
+    return {"seed": seed, "device": device, **results,
+            "environment": environment.describe(Context("ci", seed, device))}
+
+
+BENCHMARK_COLUMNS = ("benchmark", "size", "time", "baseline", "ratio")
+
+
+def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
+    """One row per measurement (columns ``BENCHMARK_COLUMNS``), for report.md and the HTML report."""
+    rows = [("exact certificate (det mod p)", f"{row['size']}²", f"{row['certificate_s']:.2f} s",
+             f"float64 LU {row['lu_s']:.2f} s", f"{row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)")
+            for row in bench["certificate"]]
+    chain = bench["chain"]
+    rows.append(("BN chain layers", f"d = {chain['d']}, N = {chain['n']}, {chain['chains']} chains",
+                 f"{chain['layers_per_second']} layers/s", f"batched matmul {chain['matmul_per_second']} /s",
+                 f"{chain['ratio']:.2f} of matmul"))
+    rows += [(f"build_source ({row['method']})", f"d = {row['d']} (width {row['source_width']})", f"{row['total_s']:.2f} s",
+              f"linear solves {row['solve_s']:.2f} s", f"{100 * row['solve_share']:.0f}% in solves; max error "
+              f"{row['max_abs_error']:.1e}") for row in bench["construction"]]
+    return rows
+
+
+def benchmarks_caption(bench: dict) -> str:
+    env = bench["environment"]
+    return (f"theorems bench all on {bench['device']} ({env['cpu']}, {env['cpu_count']} cores), commit "
+            f"{env['git_commit']}; every ratio is against a baseline measured in the same run.")
+
+
+def render_benchmarks_markdown(bench: dict) -> str:
+    lines = ["## Performance", "", benchmarks_caption(bench), "", "| " + " | ".join(BENCHMARK_COLUMNS) + " |",
+             "|" + "---|" * len(BENCHMARK_COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in benchmark_rows(bench)]
+    return "\n".join(lines) + "\n"
+
+
+def write_benchmarks(bench: dict, out: Path) -> Path:
+    """Write bench.json and bench.md into ``out`` atomically (a later ``theorems report``
+    into the same folder includes them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in (("bench.json", json.dumps(bench, indent=1) + "\n"), ("bench.md", render_benchmarks_markdown(bench))):
+        with tempfile.NamedTemporaryFile("w", dir=out, prefix=f".{name}-", delete=False, encoding="utf-8") as staged:
+            staged.write(text)
+        os.replace(staged.name, out / name)
+    return out / "bench.json"

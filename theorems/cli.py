@@ -1,4 +1,4 @@
-"""The ``theorems`` command line: list, check, report, gate, enumerate, bench.
+"""The ``theorems`` command line: list, check, report, gate, reproduce, enumerate, bench.
 
 Exit codes (also in --help and the README):
   0  success (for ``check`` and ``report``, whatever the verdicts are)
@@ -21,6 +21,7 @@ from .engine import profiles
 from .engine.catalog import catalog
 from .engine.context import Context
 from .engine.registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
+from .engine.parallel import Interrupted
 from .engine.runner import CheckCrashed, resolve_device
 
 EXIT_CODES = """exit codes:
@@ -28,6 +29,13 @@ EXIT_CODES = """exit codes:
   1  gate: a verdict differs from the manifest
   2  bad input: unknown or unimplemented claim id, bad option value,
      unwritable report folder, --device cuda without a GPU
+  3  internal error: a check crashed instead of returning a verdict"""
+
+
+EXIT_CODES_REPRODUCE = """exit codes:
+  0  the verdict matches, and the evidence too where it was re-run on the record's device
+  1  the verdict or the evidence differs (the differences are printed)
+  2  bad input: not a record, unknown claim id, --device cuda without a GPU
   3  internal error: a check crashed instead of returning a verdict"""
 
 
@@ -93,14 +101,34 @@ def _context(args) -> Context:
     return Context(args.profile, args.seed, device, show_progress=args.progress or sys.stderr.isatty())
 
 
-def _resolve_all(ids: list[str]):
+def _package_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--package", action="append", metavar="MODULE",
+                        help="the claims of this package or module (another project's paper; repeatable) "
+                             "instead of the packaged papers")
+
+
+def _selected_claims(args) -> dict:
+    """The claims of the --package modules, else of the packaged papers. A package that
+    cannot be imported, or registers no claims, is bad input."""
+    if not args.package:
+        return claims()
     try:
-        return [resolve(claim_id) for claim_id in ids]
+        found = claims(*args.package)
+    except (ImportError, ValueError) as error:  # ValueError: a malformed claim of that package
+        raise UsageError(str(error)) from None
+    if not found:
+        raise UsageError(f"no claims registered by {', '.join(args.package)}")
+    return found
+
+
+def _resolve_all(ids: list[str], packages: list[str] | None = None):
+    try:
+        return [resolve(claim_id, packages or ()) for claim_id in ids]
     except (UnknownClaim, NotImplementedClaim) as error:
         raise UsageError(str(error)) from None
 
 
-def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1):
+def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None):
     from .engine.parallel import run_claims, seconds_in_report
 
     # With several jobs, the longest claims go first, as timed by the last report of this
@@ -109,7 +137,7 @@ def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1):
     if jobs > 1:
         for profile in ("thorough", context.profile):
             expected.update(seconds_in_report(Path("reports") / profile / "report.json"))
-    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected)
+    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or ())
 
 
 def _expected_verdicts() -> dict:
@@ -122,10 +150,10 @@ def _expected_verdicts() -> dict:
 
 
 def command_list(args) -> int:
-    registered = claims()
+    registered = _selected_claims(args)
     expected = _expected_verdicts()
     rows = []
-    for claim_id in known_ids():
+    for claim_id in known_ids(*(args.package or ())):
         entry = catalog().get(claim_id)
         claim = registered.get(claim_id)
         rows.append({
@@ -166,9 +194,10 @@ def markdown_claims_table(rows: list[dict]) -> str:
 
 
 def command_check(args) -> int:
-    selected = _resolve_all(args.ids)
+    _selected_claims(args)  # an unimportable --package is named before any id
+    selected = _resolve_all(args.ids, args.package)
     context = _context(args)
-    results = _run_claims(selected, context, "claims", args.jobs)
+    results = _run_claims(selected, context, "claims", args.jobs, args.package)
     if args.json:
         from .engine.environment import describe
 
@@ -193,17 +222,41 @@ def command_report(args) -> int:
         raise UsageError(str(error)) from None
     context = _context(args)
     started = time.perf_counter()
-    results = _run_claims(list(claims().values()), context, "claims", args.jobs)
-    run = {"profile": context.profile, "seed": context.seed, "device": context.device,
-           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context)}
+    selected = list(claims().values())
     try:
-        json_path, md_path = report.write_report(results, run, out)
+        results = _run_claims(selected, context, "claims", args.jobs)
+        stopped = None
+    except Interrupted as interruption:  # keep what finished: a partial report that says so
+        results = interruption.finished
+        finished = {result.claim.id for result in results}
+        stopped = {"not_run": [claim.id for claim in selected if claim.id not in finished]}
+    run = {"profile": context.profile, "seed": context.seed, "device": context.device,
+           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
+           **({"interrupted": stopped} if stopped else {}), **_benchmarks_in(out)}
+    try:
+        json_path, md_path = report.write_report(results, run, out, html=args.html)
     except OSError as error:
         raise UsageError(f"could not write the report to {out}: {error}") from None
     counts = ", ".join(f"{sum(r.verdict.value == v for r in results)} {v}"
                        for v in ("certified", "supported", "refuted", "inconclusive"))
     print(f"wrote {json_path} and {md_path}: {len(results)} claims ({counts}) in {run['seconds']:.0f} s")
+    if args.html:
+        print(f"wrote the HTML report: {out / 'html' / 'index.html'}")
+    if stopped:
+        print(f"theorems: interrupted: the report holds the {len(results)} claims that finished; "
+              f"{len(stopped['not_run'])} did not run", file=sys.stderr)
+        return 130
     return 0
+
+
+def _benchmarks_in(out: Path) -> dict:
+    """The benchmarks `theorems bench all` wrote into the report folder, if any."""
+    try:
+        return {"benchmarks": json.loads((out / "bench.json").read_text(encoding="utf-8"))}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read {out / 'bench.json'}: {error}") from None
 
 
 def command_gate(args) -> int:
@@ -221,12 +274,13 @@ def command_gate(args) -> int:
         seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    selected = _resolve_all(args.ids) if args.ids else list(claims().values())
+    packaged = _selected_claims(args)
+    selected = _resolve_all(args.ids, args.package) if args.ids else list(packaged.values())
     if args.ids:
         expected = {claim.id: expected[claim.id] for claim in selected if claim.id in expected}
     context = _context(args)
     if seeds is None:
-        results = _run_claims(selected, context, "gate", args.jobs)
+        results = _run_claims(selected, context, "gate", args.jobs, args.package)
         lines = differences(expected, {r.claim.id: r.verdict for r in results})
         for line in lines:
             print(line)
@@ -235,13 +289,58 @@ def command_gate(args) -> int:
     runs = {}
     for seed in seeds:
         seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
-        runs[seed] = {r.claim.id: r.verdict for r in _run_claims(selected, seeded, f"gate seed {seed}", args.jobs)}
+        runs[seed] = {r.claim.id: r.verdict
+                      for r in _run_claims(selected, seeded, f"gate seed {seed}", args.jobs, args.package)}
     lines, differing = seed_agreement(expected, runs)
     for line in lines:
         print(line)
     print(f"gate: {len(selected)} claims at {len(seeds)} seeds ({', '.join(map(str, seeds))}; profile {context.profile}, "
           f"device {context.device}) against {path}: {differing} differ from the manifest at some seed")
     return 1 if differing else 0
+
+
+def command_reproduce(args) -> int:
+    from .engine import records
+
+    try:
+        record = records.load_record(Path(args.record))
+        claim = resolve(record["claim"]["id"])
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except (UnknownClaim, NotImplementedClaim) as error:
+        raise UsageError(f"{args.record}: {error}") from None
+    try:
+        device = _record_device(record["run"]["device"]) if args.device == "record" else resolve_device(args.device)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    outcome = records.reproduce(record, claim, device)
+    if args.json:
+        print(json.dumps(outcome, indent=1, ensure_ascii=False))
+    else:
+        print(f"{outcome['id']}: verdict {outcome['verdict']} (recorded {outcome['recorded_verdict']}): "
+              + ("matches" if outcome["verdict_matches"] else "DIFFERS"))
+        if not outcome["evidence_compared"]:
+            print(f"evidence: not compared: recorded on {outcome['recorded_device']}, re-run on {outcome['device']} "
+                  "(CUDA draws other random streams than the CPU)")
+        elif outcome["evidence_matches"]:
+            extra = f" ({len(outcome['rounding_differences'])} floats differ below 1e-9 relative)" \
+                if outcome["rounding_differences"] else ""
+            print(f"evidence: identical{extra}")
+        else:
+            print(f"evidence: {len(outcome['differences'])} differences:")
+            for line in outcome["differences"][:20]:
+                print(f"  {line}")
+        if outcome["commit"] != outcome["recorded_commit"]:
+            print(f"note: recorded at commit {outcome['recorded_commit']}, re-run at {outcome['commit']}")
+    return 0 if outcome["verdict_matches"] and (outcome["evidence_matches"] or not outcome["evidence_compared"]) else 1
+
+
+def _record_device(recorded: str) -> str:
+    """The record's device where this machine has it, else the CPU (verdict-only comparison)."""
+    try:
+        return resolve_device(recorded)
+    except ValueError:
+        return "cpu"
 
 
 def command_enumerate(args) -> int:
@@ -260,6 +359,12 @@ def command_enumerate(args) -> int:
               f"{counts['singular']} singular over Q ({seconds:.1f} s)")
     print(f"enumerated in {seconds:.1f} s", file=sys.stderr)
     return 0
+
+
+def _ensure_writable(out: Path) -> None:
+    from .report import ensure_writable
+
+    ensure_writable(out)
 
 
 def _print_bench_rows(measure, args, line) -> int:
@@ -282,6 +387,19 @@ def command_bench(args) -> int:
             lambda row: (f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
                          f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
                          f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)"))
+    if args.target == "all":
+        from .bench import benchmark_all, write_benchmarks
+
+        out = Path(args.out)
+        try:
+            _ensure_writable(out)
+            bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
+                                  progress=args.progress or sys.stderr.isatty())
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        path = write_benchmarks(bench, out)
+        print(f"wrote {path} and {path.with_suffix('.md')}; `theorems report --out {out}` includes them")
+        return 0
     if args.target == "construction":
         from .bench import benchmark_construction
 
@@ -310,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON array of claim objects")
     fmt.add_argument("--markdown", action="store_true", help="markdown table (as in the README)")
+    _package_option(p)
     p.set_defaults(func=command_list)
 
     p = sub.add_parser("check", help="run claims and print verdicts with evidence", epilog=EXIT_CODES,
@@ -317,11 +436,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="+", metavar="ID", help="claim ids (see `theorems list`)")
     _run_options(p)
     p.add_argument("--json", action="store_true", help="JSON: one object per claim")
+    _package_option(p)
     p.set_defaults(func=command_check)
 
     p = sub.add_parser("report", help="run every claim and write report.json and report.md", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="report folder (default reports/<profile>)")
+    p.add_argument("--html", action="store_true",
+                   help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, errata)")
     _run_options(p)
     p.set_defaults(func=command_report)
 
@@ -329,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ids", nargs="*", metavar="ID", help="gate only these claims (default: every implemented claim)")
     p.add_argument("--manifest", help="manifest TOML (default tests/claims.toml)")
+    _package_option(p)
     _run_options(p)
     seeds = p.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", type=_seed_count, metavar="K",
@@ -336,6 +459,15 @@ def build_parser() -> argparse.ArgumentParser:
                             "how many gave the manifest verdict")
     seeds.add_argument("--seed-list", type=_seed, nargs="+", metavar="N", help="run the gate at these seeds (as --seeds)")
     p.set_defaults(func=command_gate)
+
+    p = sub.add_parser("reproduce", help="re-run a reproducibility record; say whether verdict and evidence match",
+                       epilog=EXIT_CODES_REPRODUCE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("record", help="a record JSON file (REPORT/records/<id>.json, written by `theorems report`)")
+    p.add_argument("--device", choices=("record", "auto", "cpu", "cuda"), default="record",
+                   help="where to re-run (default: the record's device where this machine has it, else cpu; "
+                        "evidence is compared only on the record's device)")
+    p.add_argument("--json", action="store_true", help="JSON object: verdicts, whether they match, the evidence differences")
+    p.set_defaults(func=command_reproduce, progress=False)
 
     p = sub.add_parser("enumerate", help="exhaustive tables", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -346,9 +478,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", choices=("certificate", "chain", "construction"),
+    p.add_argument("target", choices=("certificate", "chain", "construction", "all"),
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
-                        "construction: build_source time and its share in linear solves")
+                        "construction: build_source time and its share in linear solves; all: every one, written to "
+                        "--out/bench.json and bench.md, which `theorems report` into that folder includes")
+    p.add_argument("--out", default="reports/ci", help="all: the report folder to write bench.json into (default %(default)s)")
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32], help="construction: target widths d (source width d²)")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
     p.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED)

@@ -211,7 +211,7 @@ def plan(layers: list[cm.Affine], method: str, draws: Draws, *, k=None, p=None, 
         return cm.plan_wide(layers, draws.weight, radius, recipe, log=log)
     if method == "sparse":
         return cm.plan_wide(layers, draws.weight, radius, recipe, mask=sparse_mask(draws, p), log=log,
-                            precheck=sparse_support_check)
+                            precheck=None if recipe.least_squares else sparse_support_check)
     if method == "low_rank":
         if rank is None:
             rank = max(1, max(int(np.linalg.matrix_rank(layer.weight)) for layer in layers))

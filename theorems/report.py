@@ -17,10 +17,15 @@ from pathlib import Path
 
 from . import __version__
 from .engine.catalog import catalog
+from .engine.records import write_records
 from .engine.runner import ClaimResult
 from .engine.verdicts import Verdict
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
+SEVERITIES = ("Each refuted claim, with its severity: *as-printed* (the printed text is false, but a reading "
+              "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
+              "reading) or *substantive* (a later result or proof step relies on it, or no nearby reading "
+              "repairs it).")
 
 
 def ensure_writable(out: Path) -> None:
@@ -121,11 +126,7 @@ def _errata_lines(entries: list[dict]) -> list[str]:
     the corrected reading and the claims resting on it."""
     if not entries:
         return ["", "## Errata", "", "No claim was refuted in this run."]
-    severities = ("Each refuted claim, with its severity: *as-printed* (the printed text is false, but a reading "
-                  "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
-                  "reading) or *substantive* (a later result or proof step relies on it, or no nearby reading "
-                  "repairs it).")
-    lines = ["", "## Errata", "", severities, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
+    lines = ["", "## Errata", "", SEVERITIES, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
     for entry in entries:
         lines.append(f"| `{entry['id']}` | {entry['severity']} | {_verdict_list(entry['corrected']) or '—'} | "
                      f"{_verdict_list(entry['affects']) or '—'} |")
@@ -164,6 +165,11 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         "",
         "## Verdicts by paper",
     ]
+    if "interrupted" in report:
+        not_run = report["interrupted"]["not_run"]
+        lines[lines.index("## Verdicts by paper"):lines.index("## Verdicts by paper")] = [
+            f"**Interrupted (Ctrl-C): this report holds only the claims that finished; {len(not_run)} did not run: "
+            + ", ".join(f"`{claim_id}`" for claim_id in not_run) + ".**", ""]
     ids = list(catalog()) + [c["id"] for c in claims if c["id"] not in catalog()]
     papers = list(dict.fromkeys(claim_id.split(".", 1)[0] for claim_id in ids))
     for paper in papers:
@@ -203,6 +209,10 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 lines += ["", f"Certificate ({check['check']}):"] + _block(_certificate_summary(check["certificate"]))
         for path in figures.get(claim["id"], []):
             lines += ["", f"![{claim['id']}]({path})"]
+    if "benchmarks" in report:
+        from .bench import render_benchmarks_markdown
+
+        lines += ["", render_benchmarks_markdown(report["benchmarks"]).rstrip()]
     lines += ["", "## Environment", "", "| package | version |", "|---|---|"]
     lines += [f"| {name} | {version} |" for name, version in env["packages"].items()]
     machine = (f"Python {env['python']} on {env['platform']}; CPU {env['cpu']} ({env['cpu_count']} cores); "
@@ -216,8 +226,17 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(results: list[ClaimResult], run: dict, out: Path) -> tuple[Path, Path]:
-    """Write report.json, report.md and figures/ under ``out`` atomically; return the paths."""
+def _replace_folder(new: Path, target: Path, parking: Path) -> None:
+    """Put folder ``new`` at ``target``: the old one is renamed away first (a rename cannot
+    replace a non-empty folder) and deleted with the staging folder."""
+    if target.exists():
+        os.replace(target, parking)
+    os.replace(new, target)
+
+
+def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False) -> tuple[Path, Path]:
+    """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
+    and, with ``html``, the HTML report html/ under ``out`` atomically; return the paths."""
     ensure_writable(out)
     report = build_report(results, run)
     staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
@@ -238,6 +257,13 @@ def write_report(results: list[ClaimResult], run: dict, out: Path) -> tuple[Path
                 stale.unlink()
         for figure_file in (staging / "figures").iterdir():
             os.replace(figure_file, out / "figures" / figure_file.name)
+        write_records(results, report["environment"], staging / "records", out / "records")
+        if html:
+            from .html_report import write_html  # imported here: html_report imports this module
+
+            write_html(report, staging / "html", sources=(staging, out))
+            _replace_folder(staging / "html", out / "html", staging / "old-html")
+        _replace_folder(staging / "records", out / "records", staging / "old-records")
         for name in ("report.json", "report.md"):
             os.replace(staging / name, out / name)
     finally:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from theorems.engine.manifest import seed_agreement, seeds_after
+from theorems.engine.manifest import load_manifest, seed_agreement, seeds_after
 from theorems.engine.verdicts import Verdict
 
 S, I, R = Verdict.SUPPORTED, Verdict.INCONCLUSIVE, Verdict.REFUTED
@@ -27,3 +27,28 @@ def test_seed_agreement_counts_agreeing_seeds_and_names_the_others():
         "new: verdict inconclusive, supported but missing from the manifest",
     ]
     assert differing == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[verdicts]\n"a.b" = "proved"\n', "a.b has unknown verdict 'proved' (allowed: certified, supported, refuted, inconclusive)"),
+    ('[verdicts]\n"a.b" = 1\n', "unknown verdict 1"),
+    ('[verdicts]\na.b = "certified"\n', 'quote the claim ids: write "a.…"'),
+    ('[verdicts]\n"Lemma 1" = "certified"\n', "'Lemma 1' is not a claim id"),
+    ('[verdict]\n"a.b" = "certified"\n', "unknown top-level keys ['verdict']"),
+    ('version = 2\n[verdicts]\n', "version 2 is not supported (this suite reads version 1)"),
+    ('"a.b" = "certified"\n', "unknown top-level keys ['a.b']"),
+    ('version = 1\n', "no [verdicts] table"),
+    ('[verdicts]\n"a.b" = certified\n', "is not valid TOML"),
+])
+def test_a_malformed_manifest_is_refused_in_one_line(tmp_path, text, message):
+    path = tmp_path / "claims.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_manifest(path)
+    assert message in str(error.value) and str(path) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_manifest_maps_quoted_ids_to_verdicts(tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text('version = 1\n[verdicts]\n"mypaper.lemma1" = "certified"\n"mypaper.lemma1.x" = "refuted"\n')
+    assert load_manifest(path) == {"mypaper.lemma1": Verdict.CERTIFIED, "mypaper.lemma1.x": R}

@@ -18,7 +18,7 @@ def run_cli(*arguments):
     process has imported (Hypothesis draws constants from the loaded local modules)."""
     completed = subprocess.run([sys.executable, "-m", "theorems", "check", *IDS, "--profile", "quick", "--seed", "7",
                                 "--json", *arguments], capture_output=True, text=True, check=True)
-    return [{key: value for key, value in record.items() if key not in ("timing_s", "environment")}
+    return [{key: value for key, value in record.items() if key not in ("timing_s", "environment", "resources")}
             for record in json.loads(completed.stdout)]
 
 
@@ -71,3 +71,42 @@ def test_importing_every_suite_module_never_runs_the_command_line(monkeypatch):
     monkeypatch.delitem(sys.modules, "theorems.__main__", raising=False)
     import_every_suite_module()
     assert "theorems.__main__" not in sys.modules
+
+
+def test_ctrl_c_keeps_the_claims_that_finished():
+    from theorems.engine.parallel import Interrupted
+    from theorems.engine.registry import Check, Claim
+    from theorems.engine.verdicts import Outcome, Verdict
+
+    def finishes(ctx):
+        return Outcome(Verdict.SUPPORTED, "done", {})
+
+    def interrupted(ctx):
+        raise KeyboardInterrupt
+
+    first = Claim("giannou2023.lemma6", "test", (), (Check("ok", "randomized", finishes),), ())
+    second = Claim("giannou2023.lemma9", "test", (), (Check("stopped", "randomized", interrupted),), ())
+    third = Claim("giannou2023.thm6", "test", (), (Check("ok", "randomized", finishes),), ())
+    with pytest.raises(Interrupted) as stop:
+        run_claims([first, second, third], Context("quick", 0, "cpu"))
+    assert [result.claim.id for result in stop.value.finished] == ["giannou2023.lemma6"]
+
+
+def test_an_interrupted_report_keeps_what_finished_and_says_what_did_not_run(tmp_path, monkeypatch, capsys):
+    from theorems import cli
+    from theorems.engine.parallel import Interrupted
+    from theorems.engine.registry import claims
+    from theorems.engine.runner import run_claim
+
+    def stopped_after_one(selected, context, *args, **kwargs):
+        raise Interrupted([run_claim(selected[0], context)])
+
+    monkeypatch.setattr(cli, "_run_claims", stopped_after_one)
+    assert cli.main(["report", "--profile", "quick", "--out", str(tmp_path)]) == 130
+    report = json.loads((tmp_path / "report.json").read_text())
+    first = next(iter(claims()))
+    assert [claim["id"] for claim in report["claims"]] == [first]
+    assert len(report["interrupted"]["not_run"]) == len(claims()) - 1
+    assert (tmp_path / "records" / f"{first}.json").exists()
+    assert "Interrupted" in (tmp_path / "report.md").read_text()
+    assert "did not run" in capsys.readouterr().err

@@ -1,3 +1,5 @@
+import sys
+
 import pytest
 
 from theorems.engine import registry
@@ -13,8 +15,11 @@ def check(name="c"):
 @pytest.mark.parametrize(
     "claim, message",
     [
-        (Claim("giannou2023.nope", "s", (), (check(),), ()), "not in the catalog"),
-        (Claim("giannou2023.thm8.corrected", "s", (), (check(),), (), variant_of="giannou2023.thm8"), "own label"),
+        (Claim("giannou2023.nope", "s", (), (check(),), (), label="L", statement="S"), "not in the catalog"),
+        (Claim("giannou2023.thm8.x", "s", (), (check(),), (), variant_of="giannou2023.nope", label="L", statement="S"),
+         "variant of unknown id"),
+        (Claim("mypaper.lemma1", "s", (), (check(),), (), label="L", statement="S", depends_on=("otherpaper.lemma2",)),
+         "unknown ids"),
         (Claim("giannou2023.thm8", "s", (), (check(), check()), ()), "unique"),
         (Claim("giannou2023.thm8", "s", (), (), ()), "no checks"),
         (Claim("giannou2023.thm8", "s", (), (check(),), (Broken("b", (check("other"),)),)), "no check named"),
@@ -46,3 +51,61 @@ def test_every_catalog_id_is_known_and_variants_follow():
     ids = known_ids()
     assert ids[: len(catalog())] == list(catalog())
     assert all(claims()[i].variant_of for i in ids[len(catalog()):])
+
+
+@pytest.mark.parametrize("claim_id, fields, message", [
+    ("giannou2023.thm8.corrected", {"variant_of": "giannou2023.thm8"}, "own label= and statement="),
+    ("mypaper.lemma1", {"label": "Lemma 1"}, "not in the packaged catalog"),
+    ("Lemma 1", {"label": "L", "statement": "S"}, "'<paper>.<name>'"),
+])
+def test_a_claim_outside_the_catalog_states_its_own_label_and_statement(claim_id, fields, message):
+    with pytest.raises(ValueError, match=message):
+        Claim(claim_id, "s", (), (check(),), (), **fields)
+
+
+def test_catalog_claims_take_label_and_statement_from_the_catalog():
+    claim = Claim("giannou2023.thm8", "s", (), (check(),), ())
+    assert (claim.catalog_label(), claim.catalog_statement()) == (catalog()["giannou2023.thm8"].label,
+                                                                 catalog()["giannou2023.thm8"].statement)
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """The registry as it is now (with the packaged claims), restored after the test, and
+    the otherpaper modules it imported forgotten, so that no other test sees them."""
+    claims()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_REGISTERED_BY", dict(registry._REGISTERED_BY))
+    yield
+    for name in [name for name in sys.modules if name.split(".")[0] == "otherpaper"]:
+        del sys.modules[name]
+
+
+def test_another_papers_claims_come_from_its_own_package(tmp_path, monkeypatch, scratch_registry):
+    """A package outside the suite registers claims with their own text, variants and
+    dependencies; claims(package) lists only them, and the default stays the packaged papers."""
+    (tmp_path / "otherpaper").mkdir()
+    (tmp_path / "otherpaper" / "__init__.py").write_text("")
+    (tmp_path / "otherpaper" / "claims.py").write_text(
+        "from theorems.engine.registry import Check, Claim, register\n"
+        "from theorems.engine.verdicts import Outcome, Verdict\n"
+        "ok = (Check('c', 'symbolic', lambda ctx: Outcome(Verdict.CERTIFIED, 'ok')),)\n"
+        "register(Claim('otherpaper.lemma1', 's', (), ok, (), label='Lemma 1', statement='S',\n"
+        "               depends_on=('giannou2023.lemma6', 'otherpaper.lemma0')))\n"
+        "register(Claim('otherpaper.lemma1.corrected', 's', (), ok, (), variant_of='otherpaper.lemma1',\n"
+        "               label='Lemma 1 (corrected)', statement='S'))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert list(claims("otherpaper.claims")) == ["otherpaper.lemma1", "otherpaper.lemma1.corrected"]
+    assert known_ids("otherpaper") == ["otherpaper.lemma1", "otherpaper.lemma1.corrected"]
+    assert "otherpaper.lemma1" not in claims() and "giannou2023.lemma6" not in claims("otherpaper")
+    assert resolve("otherpaper.lemma1", ["otherpaper"]).catalog_label() == "Lemma 1"
+    assert registry.affected_by("giannou2023.lemma6")[-1] == "otherpaper.lemma1"
+    with pytest.raises(UnknownClaim, match="closest: otherpaper.lemma1"):
+        resolve("otherpaper.lemma", ["otherpaper"])
+    with pytest.raises(UnknownClaim):
+        resolve("giannou2023.lemma6", ["otherpaper"])
+
+
+def test_an_unimportable_claim_package_is_named():
+    with pytest.raises(ImportError, match="cannot import claim package 'nopaper.claims'"):
+        claims("nopaper.claims")

@@ -129,3 +129,11 @@ def test_solve_log_records_time_and_condition():
     log = cm.SolveLog()
     cm.solve_system(np.eye(3) * 2, np.ones(3), log)
     assert log.solves == 1 and log.worst_condition >= 1 and log.seconds >= 0
+
+
+def test_compose_filters_sums_the_composite_coefficients():
+    rng = np.random.default_rng(0)
+    first, second = rng.standard_normal((3, 2, 2, 1)), rng.standard_normal((2, 3, 2, 3))
+    expected = cm.composite_coefficients(second, first).sum(axis=-1).reshape(2, 2, 3, 3)
+    assert np.allclose(cm.compose_filters(second, first), expected)
+    assert np.allclose(cm.compose_filters(second[:, :, 0, 0], first[:, :, 0, 0]), second[:, :, 0, 0] @ first[:, :, 0, 0])

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+# A claim id: "<paper>.<name>", the paper in lower case (giannou2023.lemma6, mypaper.lemma1).
+CLAIM_ID = r"[a-z0-9_]+\.[A-Za-z0-9_.]+"
 _PAPER_HEADING = re.compile(r"^## (\w+) — ")
-_ROW = re.compile(r"^\|\s*(?P<id>[a-z0-9_]+\.[A-Za-z0-9_.]+)\s*\|(?P<label>[^|]*)\|(?P<statement>.*)\|\s*$")
+_ROW = re.compile(rf"^\|\s*(?P<id>{CLAIM_ID})\s*\|(?P<label>[^|]*)\|(?P<statement>.*)\|\s*$")
 _CORE = "**[core"
 
 

@@ -193,7 +193,7 @@ def determinant_certificate(
                     {"space": space, "certified": entries},
                     counterexample={"size": list(size), "shape": list(matrix.shape)},
                 )
-            found_residue = exact.nonzero_det_residue(matrix)
+            found_residue = exact.nonzero_det_residue(matrix, ctx.device)
             if found_residue is None:
                 found = exact.refute_identically_zero(lambda: build(rng, size), degree(size))
                 if isinstance(found, exact.Refutation):

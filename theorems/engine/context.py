@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Iterable, TypeVar
+from typing import Callable, Iterable, TypeVar
 
 import numpy as np
 
@@ -68,6 +68,15 @@ class Context:
         generator = torch.Generator(device=device or self.device)
         generator.manual_seed(self.int_seed(*labels))
         return generator
+
+    def capped_size(self, parameter: str, wanted: int, bytes_needed: Callable[[int], float],
+                    shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1) -> int:
+        """``wanted``, or the largest smaller size on the ``shrink`` ladder whose memory fits
+        the device (``resources.capped_size``); a cap is recorded in the claim's result."""
+        from . import resources
+
+        return resources.capped_size(self.device, f"{self.claim_id} {self.check_name}", parameter, wanted,
+                                     bytes_needed, shrink, smallest)
 
     def progress(self, iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
         if not self.show_progress:

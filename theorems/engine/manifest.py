@@ -1,11 +1,27 @@
-"""The gate manifest: the expected verdict of every implemented claim (tests/claims.toml)."""
+"""The gate manifest: the expected verdict of every implemented claim (tests/claims.toml).
+
+The format (README, "The manifest format"): a TOML file with an optional ``version = 1``
+and one ``[verdicts]`` table mapping each claim id, quoted, to its expected verdict::
+
+    version = 1
+    [verdicts]
+    "mypaper.lemma1" = "certified"
+
+Anything else is an error that names the file and what is wrong, on one line.
+"""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
+from .catalog import CLAIM_ID
 from .verdicts import Verdict
+
+# The manifest format this suite reads; a file stating another version is refused rather
+# than half understood.
+MANIFEST_VERSION = 1
 
 MANIFEST_NAME = Path("tests") / "claims.toml"
 
@@ -15,7 +31,7 @@ def default_manifest_path() -> Path:
     here = Path.cwd() / MANIFEST_NAME
     if here.is_file():
         return here
-    return Path(__file__).resolve().parent.parent / MANIFEST_NAME
+    return Path(__file__).resolve().parents[2] / MANIFEST_NAME
 
 
 def load_manifest(path: Path) -> dict[str, Verdict]:
@@ -25,15 +41,25 @@ def load_manifest(path: Path) -> dict[str, Verdict]:
         raise ValueError(f"manifest {path} not found") from None
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"manifest {path} is not valid TOML: {error}") from None
+    unknown_keys = sorted(set(data) - {"version", "verdicts"})
+    if unknown_keys:
+        raise ValueError(f"manifest {path}: unknown top-level keys {unknown_keys} (expected version and [verdicts])")
+    if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
+        raise ValueError(f"manifest {path}: version {data['version']!r} is not supported (this suite reads version "
+                         f"{MANIFEST_VERSION})")
     table = data.get("verdicts")
     if not isinstance(table, dict):
         raise ValueError(f"manifest {path} has no [verdicts] table")
+    allowed = [verdict.value for verdict in Verdict]
     expected = {}
     for claim_id, verdict in table.items():
-        try:
-            expected[claim_id] = Verdict(verdict)
-        except ValueError:
-            raise ValueError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r}") from None
+        if isinstance(verdict, dict):  # an unquoted dotted key makes nested tables
+            raise ValueError(f"manifest {path}: quote the claim ids: write \"{claim_id}.…\" = \"<verdict>\"")
+        if not re.fullmatch(CLAIM_ID, claim_id):
+            raise ValueError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
+        if not isinstance(verdict, str) or verdict not in allowed:
+            raise ValueError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} (allowed: {', '.join(allowed)})")
+        expected[claim_id] = Verdict(verdict)
     return expected
 
 

@@ -20,6 +20,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Sequence
 
 from .context import Context
 from .registry import Claim, claims
@@ -49,25 +50,74 @@ def import_every_suite_module() -> None:
 
     for module in pkgutil.walk_packages(theorems.__path__, prefix="theorems."):
         # Never theorems.__main__: importing it runs the command line, and a spawned worker
-        # inherits the parent's sys.argv, so each worker would start another pool.
-        if module.name != "theorems.__main__":
+        # inherits the parent's sys.argv, so each worker would start another pool. Nor the
+        # pytest plugin: it needs pytest (a test extra), and pytest loads it itself.
+        if module.name not in ("theorems.__main__", "theorems.pytest_plugin"):
             importlib.import_module(module.name)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; ``finished`` holds the claims that completed, in ``selected`` order."""
+
+    def __init__(self, finished: list[ClaimResult]):
+        super().__init__(f"interrupted after {len(finished)} claims")
+        self.finished = finished
+
+
 def _start_worker() -> None:
+    import signal
+
     import flint
     import torch
+
+    # Ctrl-C reaches the whole process group; the parent alone decides what to keep.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     import_every_suite_module()
     flint.ctx.threads = 1
     torch.set_num_threads(1)
 
 
-def _run_in_worker(claim_id: str, context: Context):
-    """Run one claim; return what the parent needs to rebuild its ClaimResult (a Claim holds
-    functions, which do not cross process boundaries; outcomes do)."""
-    result = run_claim(claims()[claim_id], context)
-    return result.verdict, [(r.outcome, r.seconds) for r in result.checks], result.seconds
+def _run_in_worker(claim_id: str, context: Context, packages: tuple[str, ...]):
+    """Run one claim of ``packages`` (default the packaged papers); return what the parent
+    needs to rebuild its ClaimResult (a Claim holds functions, which do not cross process
+    boundaries; outcomes do)."""
+    result = run_claim(claims(*packages)[claim_id], context)
+    return result.verdict, [(r.outcome, r.seconds) for r in result.checks], result.seconds, result.resources
+
+
+@contextlib.contextmanager
+def _remembered_interrupt():
+    """Ctrl-C raises KeyboardInterrupt as usual and is also remembered: raised inside a
+    garbage-collector callback (Hypothesis installs one) the exception is swallowed, and
+    the run then stops after the claim that was running."""
+    import signal
+    import threading
+    import types
+
+    interrupt = types.SimpleNamespace(requested=False)
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupt  # signal handlers belong to the main thread
+        return
+
+    def on_interrupt(signum, frame):
+        interrupt.requested = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop now: cancel what has not started and end the running claims' workers (the pool
+    would otherwise wait for them; ``terminate_workers`` arrives only in Python 3.14)."""
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 @contextlib.contextmanager
@@ -95,18 +145,28 @@ def seconds_in_report(path: Path) -> dict[str, float]:
 
 
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
-               expected_seconds: dict[str, float] | None = None) -> list[ClaimResult]:
+               expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = ()) -> list[ClaimResult]:
     """Run ``selected`` in ``jobs`` processes (in this process when jobs is 1). Workers take
     the longest claims first (by ``expected_seconds``; claims without an estimate before
-    all others), so that a long claim does not start last. A check that crashes in a worker
-    raises its CheckCrashed here, and the claims not started are dropped."""
+    all others), so that a long claim does not start last. Workers import the claim modules
+    of ``packages`` (default the packaged papers), which ``selected`` comes from. A check
+    that crashes in a worker raises its CheckCrashed here, and the claims not started are
+    dropped."""
     jobs = check_jobs(jobs)
     import_every_suite_module()
     from tqdm import tqdm
 
     if jobs == 1 or len(selected) <= 1:
-        return [run_claim(claim, context)
-                for claim in tqdm(selected, desc=desc, disable=not context.show_progress, file=sys.stderr)]
+        finished = []
+        try:
+            with _remembered_interrupt() as interrupt:
+                for claim in tqdm(selected, desc=desc, disable=not context.show_progress, file=sys.stderr):
+                    finished.append(run_claim(claim, context))
+                    if interrupt.requested:
+                        raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise Interrupted(finished) from None
+        return finished
     quiet = dataclasses.replace(context, show_progress=False)
     results: dict[str, ClaimResult] = {}
     pool = ProcessPoolExecutor(min(jobs, len(selected)), mp_context=multiprocessing.get_context("spawn"),
@@ -115,17 +175,20 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
         with _environment(WORKER_ENVIRONMENT):  # the workers are spawned by the first submissions
             expected = expected_seconds or {}
             longest_first = sorted(selected, key=lambda claim: -expected.get(claim.id, float("inf")))
-            futures = {pool.submit(_run_in_worker, claim.id, quiet): claim for claim in longest_first}
+            futures = {pool.submit(_run_in_worker, claim.id, quiet, tuple(packages)): claim for claim in longest_first}
         done = tqdm(as_completed(futures), total=len(futures), desc=f"{desc} ({jobs} jobs)",
                     disable=not context.show_progress, file=sys.stderr)
         for future in done:
             claim = futures[future]
-            verdict, outcomes, seconds = future.result()
+            verdict, outcomes, seconds, usage = future.result()
             checks = [CheckResult(check, outcome, check_seconds) for check, (outcome, check_seconds) in zip(claim.checks, outcomes)]
-            results[claim.id] = ClaimResult(claim, verdict, checks, context, seconds)
+            results[claim.id] = ClaimResult(claim, verdict, checks, context, seconds, usage)
     except BrokenProcessPool as error:
         pool.shutdown(wait=False, cancel_futures=True)
         raise CheckCrashed(f"a worker process died while running claims ({error})") from error
+    except KeyboardInterrupt:
+        _stop_workers(pool)
+        raise Interrupted([results[claim.id] for claim in selected if claim.id in results]) from None
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise

@@ -6,6 +6,10 @@ engine alone registers nothing; ``claims()`` walks every package of ``CLAIM_PACK
 module under ``theorems/papers/<paper>/`` adds its claims to the CLI, the tests, the
 meta-tests and the report with no other wiring. The packages are named, not imported,
 here: the engine knows no paper.
+
+Another project gates its own paper the same way: ``claims("mypaper.claims")`` walks its
+package (or module) instead, and its claims, outside the packaged catalog, state their own
+label and statement.
 """
 
 from __future__ import annotations
@@ -13,10 +17,12 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
+import re
+import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
-from .catalog import catalog
+from .catalog import CLAIM_ID, catalog
 from .context import Context
 from .verdicts import Outcome
 
@@ -101,6 +107,12 @@ class Claim:
     # Set on claims the suite refutes: how much the refutation matters (see ``Erratum``).
     erratum: Erratum | None = None
 
+    def __post_init__(self) -> None:
+        if not re.fullmatch(CLAIM_ID, self.id):
+            raise ValueError(f"claim id {self.id!r} is not of the form '<paper>.<name>' (e.g. 'mypaper.lemma1')")
+        if self.id not in catalog() and not (self.label and self.statement):
+            raise ValueError(f"claim {self.id} is not in the packaged catalog: give it its own label= and statement=")
+
     @property
     def paper(self) -> str:
         return self.id.split(".", 1)[0]
@@ -122,17 +134,24 @@ class Claim:
 
 
 _REGISTRY: dict[str, Claim] = {}
+# The module that registered each claim, so that ``claims(package)`` returns that package's
+# claims whatever else this process has imported.
+_REGISTERED_BY: dict[str, str] = {}
 
 
 def register(claim: Claim) -> Claim:
+    """Add a claim to the registry (called at the top level of its claim module).
+
+    A claim of a packaged paper has a catalog id or is a variant of one (``variant_of``); a
+    claim of another paper (``mypaper.lemma1``) states its own label and statement, and may
+    vary, or depend on, its own paper's claims and catalog ids.
+    """
     entries = catalog()
-    if claim.variant_of is None and claim.id not in entries:
+    packaged_papers = {entry.paper for entry in entries.values()}
+    if claim.variant_of is None and claim.id not in entries and claim.paper in packaged_papers:
         raise ValueError(f"{claim.id} is not in the catalog; declare variant_of for a variant id")
-    if claim.variant_of is not None:
-        if claim.variant_of not in entries:
-            raise ValueError(f"{claim.id}: variant of unknown id {claim.variant_of}")
-        if not (claim.label and claim.statement):
-            raise ValueError(f"variant {claim.id} needs its own label and statement")
+    if claim.variant_of is not None and claim.variant_of not in entries and claim.variant_of not in _REGISTRY:
+        raise ValueError(f"{claim.id}: variant of unknown id {claim.variant_of}")
     if not claim.checks:
         raise ValueError(f"{claim.id} has no checks")
     names = [c.name for c in claim.checks]
@@ -144,35 +163,70 @@ def register(claim: Claim) -> Claim:
         unknown_corrections = [c for c in claim.erratum.corrected if not c.startswith(claim.id + ".")]
         if unknown_corrections:
             raise ValueError(f"{claim.id}: corrected variants must be ids {claim.id}.*, not {unknown_corrections}")
-    unknown = [d for d in claim.depends_on if d not in entries and not d.startswith(tuple(f"{e}." for e in entries))]
+    # Another paper's claims may also rest on their own paper's ids, registered or not yet.
+    own_paper = () if claim.paper in packaged_papers else (f"{claim.paper}.",)
+    unknown = [d for d in claim.depends_on
+               if d not in entries and not d.startswith((*(f"{e}." for e in entries), *own_paper))]
     if unknown:
         raise ValueError(f"{claim.id} depends on unknown ids {unknown}")
     if claim.id in _REGISTRY:  # after the claim's own checks, so a malformed claim says what is wrong
         raise ValueError(f"{claim.id} registered twice")
     _REGISTRY[claim.id] = claim
+    # The caller's module: register is called at the top level of a claim module.
+    _REGISTERED_BY[claim.id] = sys._getframe(1).f_globals.get("__name__", "")
     return claim
+
+
+class ClaimPackageError(ImportError):
+    """A claim package (``--package``) that cannot be imported."""
 
 
 def claim_modules(package: str) -> list[str]:
     """Every module under ``package``, found by walking it (sorted, so that registration
-    order, and with it every listing, is the same on every machine)."""
-    root = importlib.import_module(package)
+    order, and with it every listing, is the same on every machine); a plain module is its
+    own only module."""
+    try:
+        root = importlib.import_module(package)
+    except ImportError as error:
+        raise ClaimPackageError(f"cannot import claim package {package!r}: {error}") from error
+    if not hasattr(root, "__path__"):
+        return [package]
     found = pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
     return sorted(info.name for info in found if not info.ispkg)
 
 
-def claims() -> dict[str, Claim]:
-    """Every implemented claim, keyed by id, after importing the claim modules."""
-    for package in CLAIM_PACKAGES:
+def claims(*packages: str) -> dict[str, Claim]:
+    """The implemented claims of ``packages`` (default ``CLAIM_PACKAGES``: the packaged
+    papers), keyed by id in registration order, after importing their modules."""
+    packages = packages or tuple(CLAIM_PACKAGES)
+    for package in packages:
         for module in claim_modules(package):
-            importlib.import_module(module)
-    return _REGISTRY
+            try:
+                importlib.import_module(module)
+            except ImportError as error:
+                raise ClaimPackageError(f"cannot import claim module {module!r}: {error}") from error
+    inside = tuple(f"{package}." for package in packages)
+    return {claim_id: claim for claim_id, claim in _REGISTRY.items()
+            if _REGISTERED_BY[claim_id] in packages or _REGISTERED_BY[claim_id].startswith(inside)}
+
+
+def _listing_order(registered: dict[str, Claim]) -> list[str]:
+    """Registered ids outside the catalog, each variant after the claims of the id it varies:
+    variants of catalog ids in catalog order, then other papers' claims in registration order."""
+    entries = catalog()
+    outside = [claim for claim in registered.values() if claim.id not in entries]
+    position = {claim_id: index for index, claim_id in enumerate([*entries, *(claim.id for claim in outside)])}
+    # Stable: a variant follows its base and the variants registered before it.
+    outside.sort(key=lambda claim: position.get(claim.variant_of, position[claim.id]))
+    return [claim.id for claim in outside]
 
 
 def affected_by(claim_id: str) -> list[str]:
     """Implemented claims that rest on ``claim_id``, directly or through other claims'
-    ``depends_on`` (a dependency on ``x`` covers its variants ``x.*`` too), in catalog order."""
-    registered = claims()
+    ``depends_on`` (a dependency on ``x`` covers its variants ``x.*`` too), in listing order:
+    the packaged papers' claims and those of any other claim package imported so far."""
+    claims()
+    registered = _REGISTRY
 
     def rests_on(dependency: str, target: str) -> bool:
         return target == dependency or target.startswith(dependency + ".")
@@ -185,16 +239,16 @@ def affected_by(claim_id: str) -> list[str]:
             if claim.id not in affected and claim.id != claim_id and any(rests_on(d, current) for d in claim.depends_on):
                 affected.add(claim.id)
                 frontier.append(claim.id)
-    return [claim_id for claim_id in known_ids() if claim_id in affected]
+    return [claim_id for claim_id in [*catalog(), *_listing_order(registered)] if claim_id in affected]
 
 
-def known_ids() -> list[str]:
-    """Catalog ids followed by registered variant ids, the variants in the catalog order of
-    the claims they vary (so the order does not depend on which module defines them)."""
-    position = {claim_id: index for index, claim_id in enumerate(catalog())}
-    variants = [claim for claim in claims().values() if claim.id not in position]
-    variants.sort(key=lambda claim: position[claim.variant_of])
-    return list(position) + [claim.id for claim in variants]
+def known_ids(*packages: str) -> list[str]:
+    """Catalog ids followed by the registered ids outside it, the variants in the catalog
+    order of the claims they vary (so the order does not depend on which module defines
+    them). With ``packages``, only their claims."""
+    registered = claims(*packages)
+    inside = [claim_id for claim_id in catalog() if not packages or claim_id in registered]
+    return inside + _listing_order(registered)
 
 
 class UnknownClaim(LookupError):
@@ -211,11 +265,12 @@ class NotImplementedClaim(LookupError):
         super().__init__(f"{claim_id} is in the catalog but not implemented yet (no verdict)")
 
 
-def resolve(claim_id: str) -> Claim:
-    """The registered claim with this id, or a clear error naming the closest ids."""
-    registered = claims()
+def resolve(claim_id: str, packages: Sequence[str] = ()) -> Claim:
+    """The registered claim with this id (among the claims of ``packages``, default the
+    packaged papers), or a clear error naming the closest ids."""
+    registered = claims(*packages)
     if claim_id in registered:
         return registered[claim_id]
-    if claim_id in catalog():
+    if claim_id in catalog() and not packages:
         raise NotImplementedClaim(claim_id)
-    raise UnknownClaim(claim_id, difflib.get_close_matches(claim_id, known_ids(), n=3, cutoff=0.5))
+    raise UnknownClaim(claim_id, difflib.get_close_matches(claim_id, known_ids(*packages), n=3, cutoff=0.5))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from . import resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, combine
@@ -63,6 +64,9 @@ class ClaimResult:
     checks: list[CheckResult]
     context: Context
     seconds: float
+    # Caps on sizes and peak memory (``resources.measured``): what the machine allowed,
+    # not evidence, so two runs that agree on evidence may differ here.
+    resources: dict = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,6 +86,7 @@ class ClaimResult:
             "evidence": [result.to_json() for result in self.checks],
             **({"erratum": self.erratum()} if self.verdict is Verdict.REFUTED else {}),
             "timing_s": {"total": round(self.seconds, 3), **{r.check.name: round(r.seconds, 3) for r in self.checks}},
+            "resources": self.resources,
         }
 
     def erratum(self) -> dict[str, Any]:
@@ -118,8 +123,10 @@ def one_torch_thread():
 
 
 def run_claim(claim: Claim, context: Context) -> ClaimResult:
-    with one_torch_thread():
-        return _run_checks(claim, context)
+    with one_torch_thread(), resources.measured(context.device) as usage:
+        result = _run_checks(claim, context)
+    result.resources = usage
+    return result
 
 
 def _run_checks(claim: Claim, context: Context) -> ClaimResult:

@@ -92,6 +92,7 @@ class Recipe:
     linearize: bool = True
     vec: str = "row"
     margin: float = 1.0
+    least_squares: bool = False  # giannou2023 App. E: a pseudo-inverse where a sparse draw is singular
 
 
 DEFAULT = Recipe()
@@ -226,7 +227,10 @@ def vectorize(target: np.ndarray, vec: str = "row") -> np.ndarray:
 
 
 def diagonal_solve(left, right, target, recipe: Recipe = DEFAULT, log: SolveLog | None = None) -> np.ndarray:
-    """diag x with left · diag(x) · right = target (giannou2023 Lemma 4 + Lemma 6)."""
+    """diag x with left · diag(x) · right = target (giannou2023 Lemma 4 + Lemma 6); with
+    ``recipe.least_squares`` the minimum-norm least-squares x (float64 only), never failing."""
+    if recipe.least_squares:
+        return np.linalg.lstsq(diagonal_system(left, right), vectorize(target, recipe.vec), rcond=None)[0]
     return solve_system(diagonal_system(left, right), vectorize(target, recipe.vec), log)
 
 
@@ -405,6 +409,22 @@ def composite_coefficients(second: np.ndarray, first: np.ndarray) -> np.ndarray:
             out[(slice(None), slice(None)) + t] += np.einsum("iJ,Jj->ijJ", second[(slice(None), slice(None)) + p],
                                                              first[(slice(None), slice(None)) + q])
     return out.reshape(c2, c0, int(np.prod(size, dtype=int)), c1)
+
+
+def compose_filters(second: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The filter of first-then-second (stride 1; exact for valid or full zero padding,
+    burkholz2024 Sec. 2.1): c2 × c0 × (k1 + k2 − 1 per axis). Fully connected layers (no
+    spatial axes) compose to the matrix product."""
+    k2, k1 = second.shape[2:], first.shape[2:]
+    if len(k1) != len(k2):
+        raise ValueError(f"kernels of different ranks: {k1} and {k2}")
+    out = zeros_like_field(second.shape[:1] + first.shape[1:2] + tuple(a + b - 1 for a, b in zip(k1, k2)),
+                           is_exact(second) or is_exact(first))
+    for p in np.ndindex(*k2):
+        for q in np.ndindex(*k1):
+            t = tuple(a + b for a, b in zip(p, q))
+            out[(slice(None), slice(None)) + t] += second[(slice(None), slice(None)) + p] @ first[(slice(None), slice(None)) + q]
+    return out
 
 
 def embed_target(target: np.ndarray, size: tuple[int, ...]) -> np.ndarray:

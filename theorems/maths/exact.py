@@ -115,13 +115,20 @@ def rank_exact(a: np.ndarray) -> int:
     return fmpz_matrix(a).rank()
 
 
-def det_mod_p(a: np.ndarray, p: int = CERTIFICATE_PRIME) -> int:
-    """det(a) mod p: flint, or the modular LU engine for large matrices and a prime it takes."""
+def engine_device(device: str | None) -> str | None:
+    """The device argument for ``modular_lu.det_mod``: its torch recursion on CUDA, else
+    None, the numpy PLUQ (on a CPU the faster of the two, see ``theorems bench certificate``)."""
+    return "cuda" if device == "cuda" else None
+
+
+def det_mod_p(a: np.ndarray, p: int = CERTIFICATE_PRIME, device: str | None = None) -> int:
+    """det(a) mod p: flint, or the modular LU engine for large matrices and a prime it takes
+    (on the GPU when ``device`` is "cuda")."""
     a = _as_integer_matrix(a)
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
     if uses_engine(a) and modular_lu.supports(p, a.shape[0]):
-        return modular_lu.det_mod(a, p)
+        return modular_lu.det_mod(a, p, engine_device(device))
     return int(nmod_matrix(a, p).det())
 
 
@@ -133,18 +140,19 @@ class DeterminantResidue:
     residue: int
 
 
-def nonzero_det_residue(a: np.ndarray) -> DeterminantResidue | None:
+def nonzero_det_residue(a: np.ndarray, device: str | None = None) -> DeterminantResidue | None:
     """A nonzero residue of det(a), or None if det(a) vanished modulo every prime tried.
 
     Up to ENGINE_ABOVE: flint modulo CERTIFICATE_PRIME. Above: the modular LU engine modulo
     ENGINE_PRIMES_TRIED primes below 2^20 in turn (a nonzero integer is divisible by a given
-    one with probability about 1/p at a random point, see modular_lu). None proves nothing."""
+    one with probability about 1/p at a random point, see modular_lu), on the GPU when
+    ``device`` is "cuda". None proves nothing."""
     a = _as_integer_matrix(a)
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
     primes = modular_lu.PRIMES[:ENGINE_PRIMES_TRIED] if uses_engine(a) else (CERTIFICATE_PRIME,)
     for p in primes:
-        residue = det_mod_p(a, p)
+        residue = det_mod_p(a, p, device)
         if residue:
             return DeterminantResidue(p, residue)
     return None

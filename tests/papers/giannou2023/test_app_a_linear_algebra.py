@@ -54,3 +54,9 @@ def test_fact1_pinned_pairs_separate_the_printed_and_the_corrected_remark():
     assert la.remark4_necessity(la.trivial_intersection)(la.WIDE_PAIR) is not None
     assert la.remark4_necessity(la.corrected_condition)(la.WIDE_PAIR) is None
     assert la.fact1_sufficiency(min)(la.TRIVIAL_PAIR) is None
+
+
+def test_large_profile_widens_the_lemma4_identity():
+    from theorems.engine.context import Context
+
+    assert set(la.lemma4_cases(Context("thorough", 0, "cpu"))) < set(la.lemma4_cases(Context("large", 0, "cpu")))

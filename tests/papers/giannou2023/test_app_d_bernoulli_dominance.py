@@ -239,3 +239,11 @@ def test_zero_after_replacing_matches_a_direct_computation():
 def test_dense_replacements_end_in_a_full_matrix():
     zero = bd.zero_after_replacing(np.random.default_rng(1), 3, 0.5, 1.0, trials=5, columns=9)
     assert not zero[:, -1].any()
+
+
+def test_large_profile_adds_d5_replacements():
+    from theorems.engine.context import Context
+
+    for plan in (bd.ONE_COLUMN, bd.CHAIN):
+        thorough, large = (plan.configs(Context(profile, 0, "cpu")) for profile in ("thorough", "large"))
+        assert set(thorough) < set(large) and max(d for d, _ in large) == 5

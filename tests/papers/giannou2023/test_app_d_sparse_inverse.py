@@ -164,3 +164,16 @@ def test_zero_block_of_a_killed_column_is_the_whole_column():
 def test_pinned_large_masks_have_a_verified_zero_boolean_determinant(n):
     for _, mask in pinned_large_masks(n):
         assert _verified_detbool(mask) == 0 and detbool(mask) == 0
+
+
+def test_large_masks_reach_8192_and_are_capped_by_memory(monkeypatch):
+    from theorems.engine import resources
+    from theorems.engine.context import Context
+    from theorems.papers.giannou2023 import app_d_sparse_inverse as si
+
+    assert si.def8_large_sizes(Context("thorough", 0, "cpu")) == (64, 256, 1024, 4096)
+    assert si.def8_large_sizes(Context("large", 0, "cpu"))[-1] == 8192
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: si.MASK_BYTES_PER_ENTRY * 8192**2)
+    with resources.measured("cpu") as usage:
+        assert si.def8_large_sizes(Context("large", 0, "cpu", "giannou2023.def8", "large masks"))[-1] == 4096
+    assert usage["capped"][0]["used"] == 4096

@@ -30,3 +30,21 @@ def test_experiment_does_not_depend_on_torch_global_random_state():
         torch.manual_seed(global_seed)
         results.append(experiment(3, seed=5, samples=64, steps=5))
     assert results[0] == results[1]
+
+
+def test_sparse_sources_fall_back_to_the_pseudo_inverse_and_p_one_is_exact():
+    g = ae.teacher(3, torch.Generator().manual_seed(1))
+    _, exact = ae.source_of(g, seed=0, radius=10.0, p=1.0)
+    assert exact
+    # a scalar output keeps ≈ p·d entries of its 1 × d frozen row: singular, so the pseudo-inverse is used
+    source, exact = ae.source_of(g, seed=0, radius=10.0, p=0.05)
+    assert not exact and not any(isinstance(m, torch.nn.Linear) and m.weight.requires_grad for m in source.modules())
+    row = ae.experiment(3, seed=0, samples=100, steps=5, p=0.05)
+    assert row["p"] == 0.05 and not row["f2_exact"] and row["f2_construction_teacher"] > 1e-6
+
+
+def test_figure_has_one_panel_per_keep_probability():
+    rows = [{"d": d, "p": p, "f1_sgd_bn": 1.0, "f2_construction_teacher": 2.0, "f3_construction_dense": 3.0, "dense_copy": 0.1}
+            for p in ae.SPARSITIES for d in (4, 8)]
+    assert len(ae.figure(rows).axes) == 2
+    assert len(ae.figure([{k: v for k, v in r.items() if k != "p"} for r in rows[:2]]).axes) == 1

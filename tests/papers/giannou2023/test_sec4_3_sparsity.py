@@ -152,7 +152,9 @@ def test_mod_p_rank_agrees_with_perfect_matching(d):
 
 
 def test_threshold_trials_are_reproducible_and_certified():
-    first, second = sp.threshold_trials(7, 3, 12), sp.threshold_trials.__wrapped__(7, 3, 12)
+    first = sp.threshold_trials(7, 3, 12)
+    sp.threshold_trial.cache_clear()
+    second = sp.threshold_trials(7, 3, 12)
     assert np.array_equal(first.critical, second.critical)
     assert np.all(first.critical >= first.column_bound)
 
@@ -210,3 +212,18 @@ def test_density_pins_separate_the_printed_and_the_implied_conditions():
     printed, implied = sp.condition_statement(sp.PRINTED_CONDITION), sp.condition_statement(sp.IMPLIED_CONDITION)
     assert printed(sp.DENSITY_PINNED[0]) is not None  # ρ = 10⁻⁴: the printed equivalence fails
     assert all(implied(point) is None for point in sp.DENSITY_PINNED)
+
+
+def test_large_threshold_study_reaches_d45_on_cpu_and_d64_on_cuda(monkeypatch):
+    from theorems.engine import resources
+    from theorems.engine.context import Context
+
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 1 << 40)
+    assert sp.threshold_sizes(Context("thorough", 0, "cpu"))[-1] == 32
+    assert sp.threshold_sizes(Context("large", 0, "cpu"))[-1] == 45
+    assert sp.threshold_sizes(Context("large", 0, "cuda"))[-1] == 64
+    assert sp.threshold_trial_count(Context("large", 0, "cpu"), 64) == 67  # (1 − 1/64)-quantile below the maximum
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 2 * sp.CERTIFICATE_BYTES_PER_ENTRY * 32**4)
+    with resources.measured("cpu") as usage:
+        assert sp.threshold_sizes(Context("large", 0, "cuda", "giannou2023.thm11", "threshold study"))[-1] == 32
+    assert [(cap["wanted"], cap["used"]) for cap in usage["capped"]] == [(64, 32)]

@@ -42,10 +42,9 @@ def correlate(x: np.ndarray, w: np.ndarray, padding: str) -> np.ndarray:
 def composite_filter(second: np.ndarray, first: np.ndarray, size_rule) -> np.ndarray:
     """The effective filter of first-then-second with spatial size from ``size_rule(k1, k2)``
     (the paper's rule is k1 + k2 − 1)."""
-    coefficients = cm.composite_coefficients(second, first)  # c2 × c0 × prod(k1 + k2 − 1) × c1
+    combined = cm.compose_filters(second, first)
     size = tuple(size_rule(a, b) for a, b in zip(first.shape[2:], second.shape[2:]))
-    natural = tuple(a + b - 1 for a, b in zip(first.shape[2:], second.shape[2:]))
-    combined = coefficients.sum(axis=-1).reshape(second.shape[0], first.shape[1], *natural)
+    natural = combined.shape[2:]
     if size != natural:  # a wrong size rule: crop or zero-pad the filter to the claimed size
         out = np.zeros(combined.shape[:2] + size, dtype=object)
         region = tuple(slice(0, min(a, b)) for a, b in zip(size, natural))

@@ -32,6 +32,8 @@ SHAPES = [
     (1, 1, (1,), (3,), (3,)), (2, 1, (1,), (2,), (2,)), (1, 2, (2,), (2,), (3,)), (1, 1, (1,), (3,), (1,)),
     (1, 1, (1, 1), (2, 2), (2, 2)), (1, 1, (1, 1), (3, 3), (3, 3)),
 ]
+# Bigger instances for the large profile (c1 up to 4·4·9 = 144; the paper's 64-channel instance needs c1 = 36801).
+LARGE_SHAPES = [(8, 8, (), (), ()), (4, 4, (1,), (3,), (3,)), (4, 4, (1, 1), (3, 3), (3, 3)), (3, 3, (1, 1), (3, 3), (1, 1))]
 
 
 def composite_size(k1, k2) -> tuple[int, ...]:
@@ -74,9 +76,9 @@ def expand(fc_weight: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- exact instances
 
-def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES):
+def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES, large_shapes=LARGE_SHAPES):
     """(label, target, first, second) over Q at the width of Thm 2.2 ('min') or 2.3 ('max')."""
-    for index, (c0, c2, k1, k2, kt) in enumerate(shapes[: ctx.by_profile(6, len(shapes))]):
+    for index, (c0, c2, k1, k2, kt) in enumerate(shapes[: ctx.by_profile(6, len(shapes))] + ctx.by_profile([], [], [], large_shapes)):
         rng = ctx.rng("instance", index)
         c1 = cm.burkholz_width(c2, c0, dim(k1, k2), width) + offset
         target = integer_target(rng, c2, c0, kt)
@@ -84,13 +86,13 @@ def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES):
         yield f"c0={c0}, c1={c1}, c2={c2}, k1={k1}, k2={k2}, kt={kt}", target, first, second
 
 
-def representation_check(name: str, width: str, offset: int = 0, skip_rule=None, shapes=SHAPES) -> Check:
+def representation_check(name: str, width: str, offset: int = 0, skip_rule=None, shapes=SHAPES, large_shapes=LARGE_SHAPES) -> Check:
     """Certify over Q, per instance, that the computed γ⁽¹⁾, γ⁽²⁾ make the composite filter
     equal the (centred, zero-extended) target filter."""
 
     def run(ctx: Context) -> Outcome:
         done = []
-        for label, target, first, second in exact_instances(ctx, width, offset, shapes):
+        for label, target, first, second in exact_instances(ctx, width, offset, shapes, large_shapes):
             size = composite_size(expand(first).shape[2:], expand(second).shape[2:])
             wanted = cm.embed_target(expand(target), size)
             skip = None
@@ -118,18 +120,20 @@ def representation_check(name: str, width: str, offset: int = 0, skip_rule=None,
 
 # ---------------------------------------------------------------- float: torch modules
 
-def torch_source(first, second, gamma1, gamma2, beta2, dims: int, rng) -> nn.Sequential:
-    """Conv/Linear (frozen) → BatchNorm (identity activation) → Conv/Linear → BatchNorm, with
-    random running statistics and frozen biases folded into the BatchNorm parameters."""
+def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Sequential:
+    """(Conv/Linear (frozen) → BatchNorm) per layer, identity activations, with random running
+    statistics and frozen biases folded into the BatchNorm parameters; ``paddings`` per layer
+    ('same' by default, or zero padding widths per axis)."""
     layers = []
-    for weight, gamma, beta in ((first, gamma1, np.zeros(len(gamma1))), (second, gamma2, beta2)):
+    for index, (weight, gamma, beta) in enumerate(zip(weights, gammas, betas)):
         c_out, c_in = weight.shape[:2]
         if dims == 0:
             conv = nn.Linear(c_in, c_out, dtype=torch.float64)
             norm = nn.BatchNorm1d(c_out, dtype=torch.float64)
         else:
             kind = nn.Conv1d if dims == 1 else nn.Conv2d
-            conv = kind(c_in, c_out, weight.shape[2:], padding="same", dtype=torch.float64)
+            padding = "same" if paddings is None else paddings[index]
+            conv = kind(c_in, c_out, weight.shape[2:], padding=padding, dtype=torch.float64)
             norm = (nn.BatchNorm1d if dims == 1 else nn.BatchNorm2d)(c_out, dtype=torch.float64)
         bias = rng.uniform(-0.5, 0.5, c_out)
         mean, var = rng.normal(0, 0.1, c_out), rng.uniform(0.5, 2, c_out)
@@ -146,10 +150,10 @@ def torch_source(first, second, gamma1, gamma2, beta2, dims: int, rng) -> nn.Seq
     return nn.Sequential(*layers).eval()
 
 
-def torch_target(weight, bias, dims: int) -> nn.Module:
+def torch_target(weight, bias, dims: int, padding="same") -> nn.Module:
     c_out, c_in = weight.shape[:2]
     layer = (nn.Linear(c_in, c_out, dtype=torch.float64) if dims == 0 else
-             (nn.Conv1d if dims == 1 else nn.Conv2d)(c_in, c_out, weight.shape[2:], padding="same", dtype=torch.float64))
+             (nn.Conv1d if dims == 1 else nn.Conv2d)(c_in, c_out, weight.shape[2:], padding=padding, dtype=torch.float64))
     with torch.no_grad():
         layer.weight.copy_(torch.from_numpy(weight))
         layer.bias.copy_(torch.from_numpy(bias))
@@ -157,7 +161,9 @@ def torch_target(weight, bias, dims: int) -> nn.Module:
 
 
 # 'same' padding composes exactly when k1 = 1; odd k2 keeps torch's 'same' padding symmetric.
-FLOAT_SHAPES = [(c0, c2, k1, k2, kt) for c0, c2, k1, k2, kt in SHAPES if all(a == 1 for a in k1) and all(b % 2 for b in k2)]
+FLOAT_SHAPES = [(c0, c2, k1, k2, kt) for c0, c2, k1, k2, kt in SHAPES + LARGE_SHAPES
+                if all(a == 1 for a in k1) and all(b % 2 for b in k2)]
+SMALL_FLOAT_SHAPES = sum(shape in SHAPES for shape in FLOAT_SHAPES)  # the large profile adds the rest
 
 
 def float_check(name: str, width: str, offset: int = 0) -> Check:
@@ -180,7 +186,7 @@ def float_check(name: str, width: str, offset: int = 0) -> Check:
         except cm.ConstructionFailed as error:
             return f"shape {FLOAT_SHAPES[shape_index]}, c1 = {c1}: {error}"
         dims = len(kt)
-        source = torch_source(first, second, gamma1, gamma2, bias, dims, rng)
+        source = torch_source((first, second), (gamma1, gamma2), (np.zeros(c1), bias), dims, rng)
         reference = torch_target(target, bias, dims)
         x = torch.from_numpy(rng.uniform(-1, 1, (8, c0) + (6,) * dims))
         with torch.no_grad():
@@ -189,7 +195,8 @@ def float_check(name: str, width: str, offset: int = 0) -> Check:
         tolerance = 256 * np.finfo(float).eps * (1 + min(log.worst_condition, 1e12)) * scale
         return None if error <= tolerance else f"shape {FLOAT_SHAPES[shape_index]}: max |S − C| = {error:.2e} > {tolerance:.2e}"
 
-    return property_search(name, st.tuples(st.integers(0, len(FLOAT_SHAPES) - 1), st.integers(0, 2**20)), prop,
+    return property_search(name, lambda ctx: st.tuples(st.integers(0, ctx.by_profile(SMALL_FLOAT_SHAPES, None, None, len(FLOAT_SHAPES)) - 1),
+                                                       st.integers(0, 2**20)), prop,
                            space="fully connected, Conv1d and Conv2d ('same' padding, k1 = 1), Gaussian sources and targets",
                            classify=lambda e: f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel", pinned=[(2, 1), (5, 2)],
                            examples=lambda ctx: ctx.by_profile(6, 20, 150))
@@ -430,9 +437,9 @@ register(Claim(
     source=f"{SOURCE}, Sec. 2.2, residual blocks, Eq. (3)",
     hypotheses=("outer normalization N2[C2 N1 C1 + C_skip]", "c1 = c2·c0·dim − c2 + 1", "random source tensors",
                 "skip filter compatible with the target"),
-    checks=(representation_check("exact representation with a skip connection", "min", 0, "paper", RESIDUAL_SHAPES),),
+    checks=(representation_check("exact representation with a skip connection", "min", 0, "paper", RESIDUAL_SHAPES, []),),
     broken=(Broken("c without the pivot ratio (c_I = s_p − s_I)",
-                   (representation_check("exact representation with a skip connection", "min", 0, "no rescale", RESIDUAL_SHAPES),),
+                   (representation_check("exact representation with a skip connection", "min", 0, "no rescale", RESIDUAL_SHAPES, []),),
                    refuted_by="the first exact instance (c0 = c2 = 1 has no non-pivot row, so the second, c0 = 2, FC)"),),
     notes="The OCR of Eq. (3) is partly garbled; the right-hand side implemented is the one pivot elimination gives, "
           "c_I = (w_I / w_p)·s_p − s_I, with the same M as Eq. (2). Skip filters are random integers in [−3, 3].",

@@ -57,10 +57,36 @@ def lemma6_witness(n: int, m: int, variant: str):
     return khatri_rao_factors(n, m, fill, variant)
 
 
+# The largest Khatri–Rao certificate of the large profile (dimension nm): 8192² on a CPU
+# (about 30 s for the modular LU engine on two cores), 16384² on a GPU.
+LARGE_DIMENSION = {"cpu": 8192, "cuda": 16384}
+SMALLEST_LARGE_DIMENSION = 4096
+# Bytes per entry while one certificate runs: the int64 matrix, its float64 residues and the
+# engine's working copies.
+CERTIFICATE_BYTES_PER_ENTRY = 32
+
+
+def square_factors(dimension: int) -> tuple[int, int]:
+    """(n, m) with n·m = dimension (a power of two) and n ≤ m as close as possible."""
+    n = 1 << (dimension.bit_length() - 1) // 2
+    return n, dimension // n
+
+
 def lemma6_sizes(ctx: Context):
+    """Every n, m ≤ 6 / 12 / 32 (quick / ci / thorough and large); thorough adds the 4096²
+    product n = m = 64, large the products 4096² … 8192² (CPU) or 16384² (CUDA), as large
+    as half the free memory allows (a smaller one is recorded as a cap)."""
     top = ctx.by_profile(6, 12, 32)
     sizes = sorted(itertools.product(range(1, top + 1), repeat=2), key=lambda nm: (nm[0] * nm[1], nm))
-    return sizes + ([(64, 64)] if ctx.profile in ("thorough", "large") else [])
+    if ctx.profile == "thorough":
+        return sizes + [(64, 64)]
+    if ctx.profile == "large":
+        largest = ctx.capped_size("Khatri–Rao dimension n·m", LARGE_DIMENSION[ctx.device],
+                                  lambda dimension: CERTIFICATE_BYTES_PER_ENTRY * dimension**2,
+                                  smallest=SMALLEST_LARGE_DIMENSION)
+        doublings = (largest // SMALLEST_LARGE_DIMENSION).bit_length()
+        return sizes + [square_factors(SMALLEST_LARGE_DIMENSION << k) for k in range(doublings)]
+    return sizes
 
 
 def lemma6_checks(variant: str) -> tuple[Check, ...]:
@@ -69,15 +95,20 @@ def lemma6_checks(variant: str) -> tuple[Check, ...]:
         product = khatri_rao(a, b)
         return sympy.Matrix(product), sympy.eye(product.shape[0])
 
+    # Products of two points are below 2^62, exact in int64 (four times faster to certify
+    # than Python ints at 4096²); the rank-deficient A = UV sums such products, so it needs ints.
+    dtype = object if variant == "rank-deficient A" else np.int64
+
     def point(rng, size):
-        a, b = khatri_rao_factors(*size, lambda shape, name: exact.random_points(rng, shape).astype(object), variant)
+        a, b = khatri_rao_factors(*size, lambda shape, name: exact.random_points(rng, shape).astype(dtype), variant)
         return khatri_rao(a, b)
 
     return (
         symbolic_identity("proof witness: A⊙B = I", lambda ctx: [(n, m) for n in range(1, 5) for m in range(1, 5)],
                           witness_sides, describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
         determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point, lambda size: 2 * size[0] * size[1],
-                                space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough) and n = m = 64 in thorough"),
+                                space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in thorough, "
+                                "nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory"),
         Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant), corroborating=True),
     )
 
@@ -112,7 +143,8 @@ def float_singular_statistics(variant: str):
     def run(ctx: Context) -> Outcome:
         import torch
 
-        sizes = ctx.by_profile([(2, 2), (3, 3)], [(2, 3), (4, 4), (6, 6)], [(2, 3), (4, 4), (8, 8), (12, 12)])
+        sizes = ctx.by_profile([(2, 2), (3, 3)], [(2, 3), (4, 4), (6, 6)], [(2, 3), (4, 4), (8, 8), (12, 12)],
+                               [(2, 3), (4, 4), (8, 8), (12, 12), (16, 16)])
         draws = ctx.by_profile(20, 100, 400)
         table, singular, total = {}, 0, 0
         for law in FLOAT_LAWS:
@@ -190,7 +222,7 @@ def remark5_point(form: str, zero_column: bool = False):
 
 
 def remark5_sizes(ctx: Context):
-    top = ctx.by_profile(3, 5, 12)
+    top = ctx.by_profile(3, 5, 12, 16)
     return sorted(((n, m) for n in range(1, top + 1) for m in range(1, top + 1)), key=lambda nm: (nm[0] * nm[1], nm))
 
 
@@ -198,7 +230,7 @@ def remark5_checks(zero_column: bool) -> tuple[Check, ...]:
     return tuple(
         determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, zero_column),
                                 lambda size, k=degree: k * size[0] * size[1],
-                                space="all n, m ≤ 3 / 5 / 12 (quick / ci / thorough)", part=form)
+                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form)
         for form, degree in (("(AB)⊙(CD)", 4), ("A⊙(CD)", 3))
     )
 
@@ -287,7 +319,7 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
 
     def run(ctx: Context) -> Outcome:
         entries = []
-        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 6, 16)), "γ certificates"):
+        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 6, 16, 20)), "γ certificates"):
             rng = ctx.rng("gamma", n, m)
             size = n * m
             kind = D_KINDS[(n + m) % len(D_KINDS)] if diagonal_kind == "cycle" else diagonal_kind
@@ -349,8 +381,8 @@ def cofactor_independence(diagonal_kind: str):
 
     def run(ctx: Context) -> Outcome:
         entries = []
-        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 4, 10)), "cofactor independence"):
-            if n * m > ctx.by_profile(9, 16, 100):
+        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 4, 10, 12)), "cofactor independence"):
+            if n * m > ctx.by_profile(9, 16, 100, 144):
                 continue
             rng = ctx.rng("cofactors", n, m)
             size = n * m
@@ -393,7 +425,8 @@ def float_gamma_statistics(adapt_target: bool):
     def run(ctx: Context) -> Outcome:
         import torch
 
-        sizes = ctx.by_profile([(2, 2)], [(2, 2), (3, 3), (4, 4)], [(2, 3), (4, 4), (6, 6), (8, 8)])
+        sizes = ctx.by_profile([(2, 2)], [(2, 2), (3, 3), (4, 4)], [(2, 3), (4, 4), (6, 6), (8, 8)],
+                               [(2, 3), (4, 4), (6, 6), (8, 8), (12, 12)])
         draws = ctx.by_profile(10, 40, 200)
         table, suspicious_total, total = {}, 0, 0
         for law in FLOAT_LAWS:
@@ -588,13 +621,13 @@ def witness_row_permutations(n: int, m: int, row: int, support: int, permute: st
 
 
 def proof_witness_determinants(permute: str = "A and C"):
-    """For every size nm ≤ 6 (ci; 4 quick, 9 thorough), every row i and every support index s:
+    """For every size nm ≤ 6 (ci; 4 quick, 9 thorough, 12 large), every row i and every support index s:
     with A, C the Lemma 6 witness with rows permuted (Π_A, Π_C above) and D a nonzero diagonal,
     row i of B⁻¹ is exactly a nonzero multiple of e_sᵀ. Then ⟨(B⁻¹)_i, w*⟩ = c·w*_s ≠ 0 for
     EVERY w* with w*_s ≠ 0, and every w* ≠ 0 has such an s: the proof step holds in full."""
 
     def run(ctx: Context) -> Outcome:
-        largest, checked = ctx.by_profile(4, 6, 9), []
+        largest, checked = ctx.by_profile(4, 6, 9, 12), []
         for n, m in lemma8_sizes(largest):
             size = n * m
             if size > largest:

@@ -45,7 +45,8 @@ def kron_rank_statement(combine_ranks: Callable[[int, int], int]):
 
 def kron_chain_cases(ctx: Context):
     """(k, inner dims of the A chain, inner dims of the B chain): k factors each side."""
-    top = ctx.by_profile(2, 2, 3)
+    # large stays at 3: the k = 2 chains alone are top^6 symbolic cases (4096 at top = 4).
+    top = ctx.by_profile(2, 2, 3, 3)
     for k in (1, 2, 3):
         dims = itertools.product(range(1, top + 1), repeat=k + 1)
         for a_dims, b_dims in itertools.product(list(dims), repeat=2) if k < 3 else [((2,) * 4, (2,) * 4)]:
@@ -113,7 +114,7 @@ register(
         ),
         notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
         "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
-        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough profile) and k = 3 with 2×2 factors.",
+        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough and large profiles) and k = 3 with 2×2 factors.",
     )
 )
 
@@ -122,7 +123,8 @@ register(
 
 
 def thm6_cases(ctx: Context):
-    top = ctx.by_profile(2, 2, 3)
+    # large stays at 3: top^5 shape tuples of growing symbolic matrices (1024 at top = 4, a minute).
+    top = ctx.by_profile(2, 2, 3, 3)
     return list(itertools.product(range(1, top + 1), repeat=5))
 
 
@@ -182,7 +184,7 @@ register(
                    "a_0 c_0 b_1 d_1 on the left and a_0 d_0 b_1 c_1 on the right"),
         ),
         notes="Both identities are polynomial identities in the entries, certified by sympy for every shape with "
-        "all dimensions ≤ 2 (≤ 3 in the thorough profile): 32 (243) shape tuples each.",
+        "all dimensions ≤ 2 (≤ 3 in the thorough and large profiles): 32 (243) shape tuples each.",
     )
 )
 
@@ -191,7 +193,7 @@ register(
 
 
 def lemma4_cases(ctx: Context):
-    top = ctx.by_profile(2, 3, 3)
+    top = ctx.by_profile(2, 3, 3, 4)
     return list(itertools.product(range(1, top + 1), repeat=2))
 
 
@@ -232,7 +234,7 @@ register(
         broken=(Broken("column-major vec instead of row-major (the other common convention)", lemma4_checks(column_major_vec),
                        refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree)"),),
         notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
-        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 (≤ 3 from the ci profile). "
+        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 (≤ 3 from the ci profile, ≤ 4 large). "
         "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
         "the appendix's C ∈ R^{n×nm} is checked.",
     )

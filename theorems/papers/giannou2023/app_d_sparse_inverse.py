@@ -187,7 +187,8 @@ def def8_exhaustive(name: str, implementations: tuple[tuple[str, DetBool], ...])
 
     def run(ctx: Context) -> Outcome:
         table = []
-        for n in range(1, ctx.by_profile(3, 4) + 1):
+        # Stops at 4 in every profile from ci on: n = 5 would be 2^25 masks.
+        for n in range(1, ctx.by_profile(3, 4, 4, 4) + 1):
             masks = all_masks(n, n)
             term_counts = permanent_term_counts(masks)
             for mask, terms in zip(ctx.progress(masks, f"n={n}"), term_counts):
@@ -211,6 +212,16 @@ def def8_exhaustive(name: str, implementations: tuple[tuple[str, DetBool], ...])
 
 
 LARGE_KINDS = ("bernoulli", "unique_matching", "one_missing", "hidden_block")
+# The large profile's biggest mask, n×n; drawing it takes a few float64 arrays of n² entries.
+LARGEST_MASK, MASK_BYTES_PER_ENTRY = 8192, 24
+
+
+def def8_large_sizes(ctx: Context) -> tuple[int, ...]:
+    thorough = (64, 256, 1024, 4096)
+    if ctx.profile != "large":
+        return ctx.by_profile((16, 64), (64, 256, 1024), thorough)
+    largest = ctx.capped_size("mask side n", LARGEST_MASK, lambda n: MASK_BYTES_PER_ENTRY * n * n, smallest=thorough[-1])
+    return thorough + ((largest,) if largest > thorough[-1] else ())
 REGENERATE_LARGE_MASK = "square_mask(kind, n, ctx.rng(n, kind, factor), density) with the run seed"
 
 
@@ -220,7 +231,7 @@ def def8_large(name: str, implementation: DetBool) -> Check:
 
     def run(ctx: Context) -> Outcome:
         instances = []
-        for n in ctx.by_profile((16, 64), (64, 256, 1024), (64, 256, 1024, 4096)):
+        for n in def8_large_sizes(ctx):
             pinned = pinned_large_masks(n) if not instances else ()
             # Around the threshold log n / n for a perfect matching of a Bernoulli mask.
             cells = [(kind, 0.0, mask) for kind, mask in pinned] + [(kind, factor, None) for factor in (0.5, 1.0, 2.0, 4.0) for kind in LARGE_KINDS]
@@ -370,7 +381,7 @@ register(
             "0, …, d − 1 by the paper's footnote); read as {0, …, d − 1}, the only meaningful reading. "
             "Exhaustive check: the recursive definition on every 0/1 matrix up to 4×4 (3×3 at quick). "
             "Search: both the recursive definition and the matching-based detbool, masks up to 8×8. "
-            "Large masks (up to 1024×1024 at ci, 4096×4096 at thorough): the matching-based detbool "
+            "Large masks (up to 1024×1024 at ci, 4096×4096 at thorough, 8192×8192 at large): the matching-based detbool "
             "against witnesses verified entry by entry. Full counts (n ≤ 5): `theorems enumerate boolean`."
         ),
     )
@@ -630,8 +641,9 @@ def symbolic_cases(ctx: Context):
             for cols in _subsets(4, size):
                 yield ("ones", *ones, rows, cols)
     ones3 = mask_pair("ones", 3, rng, 1.0)
-    for _ in range(ctx.by_profile(3, 12, 30)):
-        size = int(rng.integers(1, ctx.by_profile(4, 5, 6) + 1))
+    # large as thorough: a 6×6 minor already expands to 720 symbolic terms, 7×7 to 5040.
+    for _ in range(ctx.by_profile(3, 12, 30, 30)):
+        size = int(rng.integers(1, ctx.by_profile(4, 5, 6, 6) + 1))
         rows, cols = (sorted(rng.choice(9, size, replace=False).tolist()) for _ in range(2))
         yield ("ones", *ones3, rows, cols)
     for kind in PAIR_KINDS[1:]:

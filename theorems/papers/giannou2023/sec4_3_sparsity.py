@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
-from typing import Callable
+from typing import Callable, Iterable
 
 import flint
 import numpy as np
@@ -49,7 +49,7 @@ from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023 import SOURCE
 
-# Ball-arithmetic precision (bits) for the closed forms: ample for n ≤ 2^40.
+# Ball-arithmetic precision (bits) for the closed forms: ample for n ≤ 2^60 (1 − ρ with ρ ≈ 2^(−54) keeps 200 bits).
 ARB_BITS = 256
 # Finite-size reading of "P ≤ n^(−c) for a universal c > 0": on n ≤ 1024 an exponent below 1/4
 # (1024^(−1/4) ≈ 0.18) cannot be told apart from a probability that does not decay at all, so a
@@ -332,7 +332,10 @@ def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check
     """
 
     def run(ctx: Context) -> Outcome:
-        sizes = ctx.by_profile((16, 32), (16, 32, 64, 128, 256), (16, 32, 64, 128, 256, 512, 1024))
+        # large as thorough: n = 2048 would need its own trial counts, and each matrix there
+        # costs seconds (an exact decision by the modular LU engine on a sparse pattern).
+        sizes = ctx.by_profile((16, 32), (16, 32, 64, 128, 256), (16, 32, 64, 128, 256, 512, 1024),
+                               (16, 32, 64, 128, 256, 512, 1024))
         rows, refutation, unsupported = [], None, []
         points = [(family, n) for family in statement.families for n in sizes if family.max_n is None or n <= family.max_n]
         for family, n in ctx.progress(points, "singularity samples"):
@@ -458,13 +461,13 @@ def _log_density_ball(n: int, multiple) -> flint.arb:
 
 def zero_line_lower_bound(name: str, multiple, exponent: float | None) -> Check:
     """P(singular) ≥ P(zero row or column) ≥ P(zero row), exactly in ball arithmetic at
-    ρ = multiple·log n/n for n up to 2^40, plus the analytic bound for every n. Refutes
+    ρ = multiple·log n/n for n up to 2^40 (2^60 large), plus the analytic bound for every n. Refutes
     'P(singular) ≤ n^(−c) for a universal c > 0' when that bound is uniform in n, and
     'P(singular) ≤ n^(−c)' for a stated c at the first n where the exact value exceeds it.
     A lower bound never supports an upper bound: otherwise the check is inconclusive."""
 
     def run(ctx: Context) -> Outcome:
-        sizes = list(range(2, 17)) + [2**k for k in range(5, ctx.by_profile(20, 40) + 1)]
+        sizes = list(range(2, 17)) + [2**k for k in range(5, ctx.by_profile(20, 40, 40, 60) + 1)]
         delta, density = uniform_zero_row_bound(multiple), log_density(multiple).label
         rows = []
         with flint.ctx.workprec(ARB_BITS):
@@ -473,7 +476,7 @@ def zero_line_lower_bound(name: str, multiple, exponent: float | None) -> Check:
                 if not rho < 1:
                     continue
                 row_p = zero_row_probability(n, rho)
-                line_p = zero_line_probability(n, rho) if n <= ctx.by_profile(256, 1024) else row_p
+                line_p = zero_line_probability(n, rho) if n <= ctx.by_profile(256, 1024, 1024, 2048) else row_p
                 if not row_p > delta:
                     raise ArithmeticError(f"the analytic zero-row bound {delta} fails at n = {n}: {row_p}")
                 rows.append({"n": n, "rho": stats.round_sig(float(rho.mid())), "P_zero_row": stats.round_sig(float(row_p.mid())),
@@ -595,15 +598,16 @@ def khatri_rao_structurally_full(mask_a: np.ndarray, mask_b: np.ndarray) -> bool
     return int(structural_rank(csr_array(product))) == product.shape[0]
 
 
-def sparsified_full_rank_mod_p(rng: np.random.Generator, mask_a: np.ndarray, mask_b: np.ndarray) -> bool:
+def sparsified_full_rank_mod_p(rng: np.random.Generator, mask_a: np.ndarray, mask_b: np.ndarray,
+                               device: str | None = None) -> bool:
     """det((W1∘M1)⊙(W2∘M2)) is nonzero modulo a prime at one random integer point W (2^61 − 1
-    up to 256², the modular LU engine's primes above): then the determinant is a nonzero
-    polynomial in W and the product is invertible w.p. 1."""
+    up to 256², the modular LU engine's primes above, on the GPU when ``device`` is "cuda"):
+    then the determinant is a nonzero polynomial in W and the product is invertible w.p. 1."""
     mask_a, mask_b = np.asarray(mask_a, dtype=bool), np.asarray(mask_b, dtype=bool)
     weights_a = exact.random_points(rng, mask_a.shape) * mask_a
     weights_b = exact.random_points(rng, mask_b.shape) * mask_b
     product = khatri_rao(weights_a, weights_b)  # entries < 2^62: exact in int64
-    return exact.nonzero_det_residue(product) is not None
+    return exact.nonzero_det_residue(product, device) is not None
 
 
 def critical_keep_probability(u_a, u_b) -> tuple[float, float]:
@@ -645,24 +649,26 @@ class ThresholdTrials:
 
 
 @cache
-def threshold_trials(seed: int, d: int, trials: int) -> ThresholdTrials:
-    """Per trial: the critical keep-probability, certified on both sides (below it M1⊙M2 has no
-    perfect matching; at it the sparsified product has full rank modulo p)."""
-    critical, column_bound, redraws = [], [], 0
-    for trial in range(trials):
-        rng = _trial_rng(seed, d, trial)
-        u_a, u_b = _trial_uniforms(rng, d)
-        p, bound = critical_keep_probability(u_a, u_b)
-        for _ in range(4):
-            if sparsified_full_rank_mod_p(rng, u_a <= p, u_b <= p):
-                break
-            redraws += 1
-        else:
-            raise ArithmeticError(f"d = {d}, trial {trial}: matchable masks but rank deficient modulo p at 4 random points "
-                                  "(a counterexample to giannou2023 Lemma 9 up to probability (2d²/2^31)^4)")
-        critical.append(p)
-        column_bound.append(bound)
-    return ThresholdTrials(d, np.array(critical), np.array(column_bound), redraws)
+def threshold_trial(seed: int, d: int, trial: int, device: str | None = None) -> tuple[float, float, int]:
+    """One trial: (critical keep-probability, last-zero-column bound, redraws), the critical
+    value certified on both sides (below it M1⊙M2 has no perfect matching; at it the
+    sparsified product has full rank modulo p). Cached per trial, so that every claim and
+    trial count reads one sample (the device changes where the determinant runs, not its value)."""
+    rng = _trial_rng(seed, d, trial)
+    u_a, u_b = _trial_uniforms(rng, d)
+    p, bound = critical_keep_probability(u_a, u_b)
+    for redraws in range(4):
+        if sparsified_full_rank_mod_p(rng, u_a <= p, u_b <= p, device):
+            return p, bound, redraws
+    raise ArithmeticError(f"d = {d}, trial {trial}: matchable masks but rank deficient modulo p at 4 random points "
+                          "(a counterexample to giannou2023 Lemma 9 up to probability (2d²/2^31)^4)")
+
+
+def threshold_trials(seed: int, d: int, trials: int, device: str | None = None,
+                     progress: Callable[[Iterable], Iterable] = iter) -> ThresholdTrials:
+    """The first ``trials`` trials at ``d`` (``progress`` wraps the loop, e.g. a progress bar)."""
+    critical, column_bound, redraws = np.array([threshold_trial(seed, d, trial, device) for trial in progress(range(trials))]).T
+    return ThresholdTrials(d, critical, column_bound, int(redraws.sum()))
 
 
 @dataclass(frozen=True)
@@ -717,7 +723,7 @@ def zero_column_bound(name: str, statement: ScalingStatement) -> Check:
     rigorous necessary constant C ≥ p_low(d)/f(d); a lower bound cannot support sufficiency."""
 
     def run(ctx: Context) -> Outcome:
-        sizes = list(range(2, 33)) + [2**k for k in range(6, ctx.by_profile(12, 30) + 1)]
+        sizes = list(range(2, 33)) + [2**k for k in range(6, ctx.by_profile(12, 30, 30, 40) + 1)]
         rows = []
         for d in sizes:
             below, _ = necessary_keep_probability(d)
@@ -808,8 +814,31 @@ def _threshold_figure(rows: list[dict], fits: dict[str, float]) -> Figure:
     return figure
 
 
+# Large: d = 45 (2025² certificates, seconds a trial on a CPU) and on a GPU d = 64 (4096²).
+LARGE_THRESHOLD_DS = {"cpu": (2, 3, 4, 6, 8, 11, 16, 23, 32, 45), "cuda": (2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64)}
+# Bytes per entry of the d²×d² certificate: int64 product, float64 residues, the engine's copies.
+CERTIFICATE_BYTES_PER_ENTRY = 32
+
+
+def threshold_sizes(ctx: Context) -> tuple[int, ...]:
+    """The d of the threshold study; at large, up to the largest whose certificate fits in memory."""
+    ds = ctx.by_profile((2, 3, 4, 6, 8), (2, 3, 4, 6, 8, 12, 16), (2, 3, 4, 6, 8, 11, 16, 23, 32), LARGE_THRESHOLD_DS[ctx.device])
+    if ctx.profile != "large":
+        return ds
+    largest = ctx.capped_size("d", ds[-1], lambda d: CERTIFICATE_BYTES_PER_ENTRY * d**4,
+                              shrink=lambda d: max(x for x in ds if x < d), smallest=ds[0])
+    return tuple(d for d in ds if d <= largest)
+
+
+def threshold_trial_count(ctx: Context, d: int) -> int:
+    """Trials at ``d``: d = 32 costs 0.5 s a trial (a 1024×1024 rank modulo p), so fewer there,
+    and beyond it d + 3, just enough for the (1 − 1/d)-quantile to sit below the sample maximum."""
+    trials = ctx.by_profile(40, 150, 240)
+    return trials if d < 32 else trials * 2 // 3 if d == 32 else d + 3
+
+
 def threshold_study(name: str, statement: ScalingStatement) -> Check:
-    """Exact per-trial critical keep-probabilities of (W1∘M1)⊙(W2∘M2) for d up to 32.
+    """Exact per-trial critical keep-probabilities of (W1∘M1)⊙(W2∘M2) for d up to 32 (45 at large, 64 at large on CUDA).
 
     Stated constant C: refuted at a d where the failure rate at p = C·f(d) exceeds 1/d at
     confidence 1 − FALSE_ALARM; supported if every one-sided 95% upper bound is ≤ 1/d.
@@ -818,10 +847,10 @@ def threshold_study(name: str, statement: ScalingStatement) -> Check:
     """
 
     def run(ctx: Context) -> Outcome:
-        ds = ctx.by_profile((2, 3, 4, 6, 8), (2, 3, 4, 6, 8, 12, 16), (2, 3, 4, 6, 8, 11, 16, 23, 32))
-        trials = ctx.by_profile(40, 150, 240)
-        # d = 32 costs 0.5 s a trial (a 1024×1024 rank modulo p): fewer trials there.
-        studies = [threshold_trials(ctx.seed, d, trials if d < 32 else trials * 2 // 3) for d in ctx.progress(ds, "Khatri–Rao thresholds")]
+        ds = threshold_sizes(ctx)
+        studies = [threshold_trials(ctx.seed, d, threshold_trial_count(ctx, d), ctx.device,
+                                    lambda trials, d=d: ctx.progress(trials, f"thresholds d={d}"))
+                   for d in ds]
         rows = [_threshold_row(data) for data in studies]
         fitted = [row for row in rows if row["d"] >= 3]  # f(d) decreases from d = 3 on (log d/d peaks at e)
         fits, constants = {}, {}
@@ -1062,7 +1091,7 @@ THRESHOLD_NOTES = (
     "with coupled masks (U ≤ p): below it M1⊙M2 has no perfect matching (singular for all W), at it the determinant "
     "modulo a prime at a random integer point is nonzero (invertible w.p. 1). p*(d) is the (1 − 1/d)-quantile of the critical "
     "values, with distribution-free 95% intervals (scipy quantile_test). Θ(·) is asymptotic: finite d can only support "
-    "(the needed constant p*/f does not grow over d ≤ 32: the fitted exponent b of p* ∝ f^b reaches 1) or be "
+    "(the needed constant p*/f does not grow over d ≤ 32, ≤ 45 at large (64 on CUDA): the fitted exponent b of p* ∝ f^b reaches 1) or be "
     "inconclusive; it is never refuted without a stated constant. The exact zero-column probability "
     "1 − (1 − (1−p)^d)^(2d²) is a rigorous lower bound on failure, and from d ≈ 6 on the critical p is where the last "
     "zero column disappears in every trial, so p*(d) is, within sampling error, the exact zero-column threshold. For "

@@ -1,0 +1,98 @@
+import json
+
+import pytest
+
+from theorems import report
+from theorems.cli import main
+from theorems.engine import records
+from theorems.engine.context import Context
+from theorems.engine.registry import claims
+from theorems.engine.runner import run_claim
+
+CLAIM = "giannou2023.lemma6"  # certified in well under a second at quick, with sizes in its evidence
+
+
+@pytest.fixture(scope="module")
+def record_path(tmp_path_factory):
+    from theorems.engine import environment
+
+    out = tmp_path_factory.mktemp("report")
+    context = Context("quick", 7, "cpu")
+    run = {"profile": "quick", "seed": 7, "device": "cpu", "seconds": 0.0, "environment": environment.describe(context)}
+    report.write_report([run_claim(claims()[CLAIM], context)], run, out)
+    return out / "records" / f"{CLAIM}.json"
+
+
+def test_a_record_is_self_contained(record_path):
+    record = json.loads(record_path.read_text())
+    assert record["format"] == records.RECORD_FORMAT
+    assert record["claim"]["id"] == CLAIM and record["claim"]["statement"]
+    assert (record["run"]["profile"], record["run"]["seed"], record["run"]["device"]) == ("quick", 7, "cpu")
+    assert record["run"]["sizes"], "the sizes the checks name are collected"
+    assert {"numpy", "torch", "python-flint"} <= set(record["environment"]["packages"])
+    assert record["environment"]["git_commit"]
+    assert record["timing_s"]["total"] >= 0 and "capped" in record["resources"]
+    assert record["verdict"] == "certified" and record["evidence"]
+    assert record["reproduce"]["command"] == f"theorems reproduce {record_path.parent.as_posix()}/{CLAIM}.json"
+    markdown = record_path.with_suffix(".md").read_text()
+    assert "certified" in markdown and record["reproduce"]["command"] in markdown
+
+
+def test_reproduce_confirms_an_untouched_record(record_path, capsys):
+    assert main(["reproduce", str(record_path)]) == 0
+    assert "matches" in capsys.readouterr().out
+
+
+def _tampered(record_path, tmp_path, change) -> str:
+    record = json.loads(record_path.read_text())
+    change(record)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(record))
+    return str(path)
+
+
+def test_reproduce_names_the_evidence_that_differs(record_path, tmp_path, capsys):
+    def change(record):
+        record["evidence"][0]["summary"] = "something else"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change), "--json"]) == 1
+    outcome = json.loads(capsys.readouterr().out)
+    assert outcome["verdict_matches"] and not outcome["evidence_matches"]
+    assert outcome["differences"] == [f"[0].summary: recorded 'something else', re-run {record_path and json.loads(record_path.read_text())['evidence'][0]['summary']!r}"]
+
+
+def test_reproduce_fails_when_the_verdict_differs(record_path, tmp_path, capsys):
+    def change(record):
+        record["verdict"] = "refuted"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 1
+    assert "DIFFERS" in capsys.readouterr().out
+
+
+def test_a_record_from_another_device_is_compared_on_its_verdict_only(record_path, tmp_path, capsys):
+    def change(record):
+        record["run"]["device"] = "cuda"
+        record["evidence"][0]["summary"] = "drawn from CUDA's streams"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change), "--device", "cpu"]) == 0
+    assert "not compared" in capsys.readouterr().out
+
+
+def test_float_rounding_is_told_apart_from_a_difference():
+    differences, rounding = records.evidence_differences([{"x": 1.0, "y": 2.0}], [{"x": 1.0 + 1e-13, "y": 2.1}])
+    assert rounding == ["[0].x: recorded 1.0, re-run 1.0000000000001"]
+    assert differences == ["[0].y: recorded 2.0, re-run 2.1"]
+
+
+@pytest.mark.parametrize("content, message", [("{", "is not JSON"), ('{"format": "other"}', "is not a theorems reproducibility record")])
+def test_reproduce_rejects_what_is_not_a_record(tmp_path, capsys, content, message):
+    path = tmp_path / "x.json"
+    path.write_text(content)
+    assert main(["reproduce", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+def test_reproduce_rejects_a_missing_file(tmp_path, capsys):
+    assert main(["reproduce", str(tmp_path / "none.json")]) == 2
+    assert "cannot read record" in capsys.readouterr().err

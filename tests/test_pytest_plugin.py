@@ -1,0 +1,25 @@
+"""The pytest plugin's verdict check, shared by tests/test_claims.py and the tests it collects
+for another project's claims (tests/test_downstream.py runs those end to end)."""
+
+import pytest
+
+from theorems.engine.registry import resolve
+from theorems.engine.verdicts import Verdict
+from theorems.pytest_plugin import MARKERS, VerdictMismatch, check_manifest_verdict, claim_marks
+
+CLAIM = "giannou2023.thm6"  # certified by sympy in well under a second at the quick profile
+
+
+def test_a_matching_verdict_passes_and_others_fail_readably(tmp_path):
+    claim, path = resolve(CLAIM), tmp_path / "claims.toml"
+    check_manifest_verdict(claim, {CLAIM: Verdict.CERTIFIED}, path, "quick")
+    with pytest.raises(VerdictMismatch, match=rf"^{CLAIM}: expected refuted \(.*claims.toml\), got certified at profile quick\n"):
+        check_manifest_verdict(claim, {CLAIM: Verdict.REFUTED}, path, "quick")
+    with pytest.raises(VerdictMismatch, match=rf'{CLAIM} has no entry in .*claims.toml: add "{CLAIM}" = "<verdict>"'):
+        check_manifest_verdict(claim, {}, path, "quick")
+
+
+def test_claims_are_marked_theorem_and_with_their_check_kinds(pytestconfig):
+    assert [mark.name for mark in claim_marks(resolve(CLAIM))] == ["theorem", "symbolic"]
+    registered = "\n".join(pytestconfig.getini("markers"))
+    assert all(f"{name}: " in registered for name in MARKERS)
