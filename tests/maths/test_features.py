@@ -124,3 +124,13 @@ def test_bad_inputs_raise_one_line_errors():
         features.effective_weight(np.ones((2, 2)), np.ones((2, 2)), np.ones(3))
     with pytest.raises(ValueError, match="floating"):
         features.FrozenLinear(torch.ones(2, 2, dtype=torch.int64))
+
+
+@pytest.mark.parametrize("c0, c2, c1", [(3, 4, 12), (3, 4, 7), (5, 2, 1), (1, 1, 1)])
+def test_feature_singular_values_match_the_svd_of_m(c0, c2, c1):
+    rng = np.random.default_rng(c0 * 100 + c2 * 10 + c1)
+    w1, w2 = rng.standard_normal((c1, c0)), rng.standard_normal((c2, c1))
+    expected = features.singular_values(features.feature_matrix(w1, w2))[:c1]
+    assert np.allclose(features.feature_singular_values(w1, w2), expected, rtol=0, atol=1e-12 * expected[0])
+    with pytest.raises(ValueError, match="c0·c2"):
+        features.feature_singular_values(rng.standard_normal((13, 3)), rng.standard_normal((4, 13)))

@@ -19,7 +19,7 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 import torch
@@ -251,21 +251,23 @@ def run_chain(
     observe: Callable[[torch.Tensor], dict[str, torch.Tensor]] | None = None,
     burn_in: int = 0,
     every: int = 1,
+    progress: Callable[[range], Iterable[int]] | None = None,
 ) -> ChainRun:
     """Run H_ℓ = FBN_γ(H_{ℓ−1}, W_ℓ), H_0 = X, for ``steps`` layers (Def. 2: H_1 = FBN_γ(X, W_1)).
 
     A batch X of shape (B, d, N) runs B independent chains at once (the batched matmul is
     where the time goes). ``observe(H)`` is recorded after every ``every``-th step past
     ``burn_in``; ``gamma = math.inf`` drops the skip connection (H_γ ∝ W F(H), the γ = ∞
-    networks of Fig. 2).
+    networks of Fig. 2). ``progress`` wraps the layers (e.g. ``Context.progress``, a bar).
     """
     _check_run(X, steps, burn_in, every, gamma)
     batch = tuple(X.shape[:-2])
     H = X
     series: dict[str, list[torch.Tensor]] = {}
     recorded = []
+    layers = range(1, steps + 1)
     with threads_for(X.numel() * X.shape[-2]):
-        for step in range(1, steps + 1):
+        for step in layers if progress is None else progress(layers):
             W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
             H = _fbn_step(H, W, gamma, activation, center)
             if observe is not None and step > burn_in and (step - burn_in) % every == 0:

@@ -203,6 +203,24 @@ def singular_values(m) -> np.ndarray:
     return torch.linalg.svdvals(torch.from_numpy(np.ascontiguousarray(m))).numpy()
 
 
+def feature_singular_values(w1, w2, device: str = "cpu") -> np.ndarray:
+    """Singular values of M = feature_matrix(w1, w2), decreasing, for c1 ≤ c0·c2, without forming M:
+    MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ) (Hadamard product of the Grams, the Khatri–Rao identity) is
+    c1 × c1 where M is (c0·c2) × c1, so c0·c2 = 10⁴ costs one symmetric eigensolve of order c1.
+    σ = √λ: a singular value near 0 is off by ~√(eps)·σ_max (λ's rounding), which no test of
+    a spectral law at these sizes resolves. Runs in float64 on ``device`` through torch."""
+    import torch
+
+    w1, w2 = (torch.as_tensor(np.asarray(w, dtype=float), device=device) for w in (w1, w2))
+    if w1.ndim != 2 or w2.ndim != 2 or w2.shape[1] != w1.shape[0]:
+        raise ValueError(f"expected W⁽¹⁾ c1×c0 and W⁽²⁾ c2×c1, got shapes {tuple(w1.shape)}, {tuple(w2.shape)}")
+    if w1.shape[0] > w1.shape[1] * w2.shape[0]:
+        raise ValueError(f"c1 = {w1.shape[0]} > c0·c2 = {w1.shape[1] * w2.shape[0]}: MᵀM is singular, use singular_values")
+    gram = (w2.T @ w2).mul_(w1 @ w1.T)
+    eigenvalues = torch.linalg.eigvalsh(gram).clamp_(min=0).sqrt_()
+    return eigenvalues.flip(0).cpu().numpy()
+
+
 def condition_number(m, rank: int | None = None) -> float:
     """κ(M) = largest / smallest nonzero singular value (nonzero: among the first ``rank``,
     numpy's tolerance when not given); inf for M = 0."""

@@ -86,6 +86,29 @@ def test_later_looks_add_fresh_chains():
     assert not np.allclose(second["r"][:, design.chains : 2 * design.chains], first["r"])
 
 
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_large_profile_runs_wider_and_deeper_than_thorough(device):
+    # Designs only (no chain is run): cheap, and the CUDA design is checked on any machine.
+    thorough, large = (Context(profile, 1, device) for profile in ("thorough", "large"))
+    design, base = mc.linear_design(large), mc.linear_design(thorough)
+    assert max(design.dims_at(mc.SMALL_GAMMA)) == 256 > max(base.dims_at(mc.SMALL_GAMMA))
+    assert max(design.run_at(256)[1], design.steps) > base.steps
+    assert set(base.dims_at(mc.SMALL_GAMMA)) <= set(design.dims_at(mc.SMALL_GAMMA))
+    for gamma in mc.FIG2_GAMMAS:  # every γ keeps thorough's widths
+        assert set(base.dims_at(gamma)) <= set(design.dims_at(gamma))
+    assert max(mc.lyapunov_design(large).dims) > max(mc.lyapunov_design(thorough).dims)
+    assert max(mc.law_design(large).dims) > max(mc.law_design(thorough).dims)
+    assert max(d for d, _ in mc.rank_design(large).shapes) > max(d for d, _ in mc.rank_design(thorough).shapes)
+
+
+def test_a_wide_width_reports_its_own_chains():
+    design = mc.LinearDesign((8,), chains=8, burn_in=10, steps=100, every=2,
+                             wide=(mc.WideRun(256, (mc.SMALL_GAMMA,), chains=1, steps=1000, every=20),))
+    assert design.dims_at(mc.SMALL_GAMMA) == (8, 256) and design.dims_at(0.5) == (8,)
+    assert design.chains_at(2, 256) == 4 and design.chains_at(2, 8) == design.chains_at(2) == 32
+    assert design.run_at(256) == (1, 1000, 20) and design.run_at(8) == (8, 100, 2)
+
 # --- Lyapunov gap: a zero-gap chain is never called positive -------------------------------
 
 

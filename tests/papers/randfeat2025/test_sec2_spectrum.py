@@ -3,6 +3,8 @@
 import numpy as np
 import sympy
 
+from theorems.engine import resources
+from theorems.engine.context import Context
 from theorems.papers.randfeat2025 import sec2_spectrum as sp
 
 
@@ -22,3 +24,16 @@ def test_scaled_singular_values_fill_the_corrected_support():
     values = sp.sample_singular_values(rng, "gaussian", 16, 16, 384, 1)
     a, b = sp.CORRECTED.edges(1.5)
     assert values.size == 256 and a - 0.3 < values.min() and values.max() < b + 0.3
+
+
+
+def test_large_profile_reaches_c0c2_of_ten_thousand_and_shrinks_to_fit_memory(monkeypatch):
+    def widest(profile: str) -> int:
+        return max(c0 * c2 for _, c0, c2, _ in sp._configurations(Context(profile, 1, "cpu")))
+
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 64 << 30)
+    assert widest("large") >= 10_000 > widest("thorough")
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 3 << 29)  # 1.5 GiB
+    with resources.measured("cpu") as usage:
+        assert widest("large") < 10_000
+    assert [(cap["wanted"], cap["used"]) for cap in usage["capped"]] == [(100, 75)]

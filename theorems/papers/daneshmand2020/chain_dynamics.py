@@ -203,7 +203,8 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
                                     "delta_M": str(delta), "ratio": round_sig(ratio)},
                 )
         shapes = ctx.by_profile([(2, 1), (2, 3), (3, 4)], [(2, 1), (3, 2), (3, 5), (5, 6)],
-                                [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10)])
+                                [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10)],
+                                [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10), (16, 16), (32, 8)])
         gammas, slopes = ctx.by_profile((0.05, 1.0), (0.02, 0.2, 1.0)), (0.5, 2.0)
         restarts, steps = ctx.by_profile(8, 12, 24), ctx.by_profile(100, 150, 500)
         table, violations, best = [], [], None
@@ -434,7 +435,7 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
     |M(H_ℓ) − M(H_k)| and σ₂/σ₁ at each step (bn_chain.fbn_step, W ~ μ)."""
 
     def run(ctx: Context) -> Outcome:
-        steps = ctx.by_profile(20, 50, 200)
+        steps = ctx.by_profile(20, 50, 200, 1000)
         generator = ctx.torch_generator("chains")
         trajectories = []
         for start_name, h0 in _float_starts(ctx.torch_generator("starts", device="cpu"), premise_only):

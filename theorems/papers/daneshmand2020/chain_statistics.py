@@ -94,12 +94,29 @@ def interval_pair(interval: stats.Interval) -> list[float]:
 
 
 @dataclass(frozen=True)
+class WideRun:
+    """One width past the statistics grid, run with few deep chains (the large profile).
+
+    On one CPU core a layer at d = 256 costs ~3 ms (2·d³ flops at ~10 Gflop/s), so a chain of
+    10⁵ layers alone takes minutes: the grid keeps the many-chain statistics, and a wide width
+    runs ``chains`` chains of ``steps`` layers at the γ listed. Batch means along one chain are
+    valid (the chain is ergodic), and a straddling row still adds ``chains × growth`` chains."""
+
+    d: int
+    gammas: tuple[float, ...]
+    chains: int
+    steps: int
+    every: int
+
+
+@dataclass(frozen=True)
 class LinearDesign:
     """Stationary runs of the linear chain, N = d and Gaussian X (rank d) as in Fig. 2.
 
     Decisions are sequential: look 1 reads ``chains`` independent chains; while a decision's
     interval straddles its threshold, look k adds ``chains × growth[k−2]`` fresh chains and
-    decides again on all of them, up to ``len(growth) + 1`` looks (stats.spending_schedule)."""
+    decides again on all of them, up to ``len(growth) + 1`` looks (stats.spending_schedule).
+    ``wide`` adds widths run with their own chains and depth (WideRun)."""
 
     dims: tuple[int, ...]
     chains: int
@@ -108,42 +125,77 @@ class LinearDesign:
     every: int
     batches: int = 40
     growth: tuple[int, ...] = (3, 12)
+    wide: tuple[WideRun, ...] = ()
 
-    @property
-    def doubling_dims(self) -> tuple[int, ...]:
-        """The widths of Fig. 2's grid d ∈ {8, 16, …}: used for scaling exponents."""
-        return tuple(d for d in self.dims if d & (d - 1) == 0)
+    def dims_at(self, gamma: float) -> tuple[int, ...]:
+        """The widths run at ``gamma``: the grid, then the wide widths that list ``gamma``."""
+        return self.dims + tuple(run.d for run in self.wide if gamma in run.gammas)
+
+    def doubling_dims_at(self, gamma: float) -> tuple[int, ...]:
+        """The widths of Fig. 2's grid d ∈ {8, 16, …} at ``gamma``: used for scaling exponents."""
+        return tuple(d for d in self.dims_at(gamma) if d & (d - 1) == 0)
+
+    def run_at(self, d: int) -> tuple[int, int, int]:
+        """(chains at look 1, layers, recorded every) at width ``d``."""
+        for run in self.wide:
+            if run.d == d:
+                return run.chains, run.steps, run.every
+        return self.chains, self.steps, self.every
 
     @property
     def looks(self) -> int:
         return len(self.growth) + 1
 
-    def chains_at(self, look: int) -> int:
-        """Chains read at ``look`` (cumulative)."""
-        return self.chains * (1 + sum(self.growth[: look - 1]))
+    def chains_at(self, look: int, d: int | None = None) -> int:
+        """Chains read at ``look`` (cumulative) at width ``d`` (None: the grid's widths)."""
+        chains = self.chains if d is None else self.run_at(d)[0]
+        return chains * (1 + sum(self.growth[: look - 1]))
+
+
+# The large profile's widest chains: the issue's d = 256 at depth 10⁵ with 8 chains where a GPU
+# makes it cheap; on CPU one chain per wide width, 3·10⁴ layers, and d = 256 at γ = 0.1 only
+# (the γ of thm3, lemma18 and the α rows it feeds), so the shared chains stay near four minutes
+# on one core. The grid (d ≤ 64) keeps thorough's many-chain statistics.
+LARGE_DEPTH = {"cuda": 105_000, "cpu": 30_000}
+WIDE_RUNS_WHY = {
+    "cuda": "the large instances asked for: d = 256 at depth ~10⁵, 8 chains per width, on the GPU",
+    "cpu": "on one CPU core a layer at d = 256 costs ~3 ms (2·d³ flops), so 8 chains of 10⁵ layers would take ~40 min "
+           "per γ: one chain of 3·10⁴ layers per wide width, d = 256 at γ = 0.1 only; batch means along one ergodic "
+           "chain are valid intervals, and the grid d ≤ 64 keeps the many-chain statistics",
+}
 
 
 def linear_design(ctx: Context) -> LinearDesign:
     # d = 11 is the first width of Lemma 15's "α < 0.9 for d > 10": the adversarial edge.
+    if ctx.device == "cuda":
+        wide = tuple(WideRun(d, FIG2_GAMMAS, chains=8, steps=LARGE_DEPTH["cuda"], every=10) for d in (128, 256))
+    else:
+        wide = (WideRun(128, FIG2_GAMMAS, chains=1, steps=LARGE_DEPTH["cpu"], every=20),
+                WideRun(256, (SMALL_GAMMA,), chains=1, steps=LARGE_DEPTH["cpu"], every=20))
     return ctx.by_profile(
         LinearDesign((8, 11, 16, 32), chains=4, burn_in=500, steps=2100, every=4),
         LinearDesign((8, 11, 16, 32), chains=8, burn_in=1000, steps=6000, every=4),
         LinearDesign((8, 11, 16, 32, 64, 128), chains=8, burn_in=2000, steps=18000, every=8),
-        LinearDesign((8, 11, 16, 32, 64, 128, 256), chains=8, burn_in=5000, steps=105000, every=10),
+        LinearDesign((8, 11, 16, 32, 64), chains=8, burn_in=2000, steps=18000, every=8, wide=wide),
     )
 
 
 @functools.lru_cache(maxsize=256)
-def _linear_batch(seed: int, device: str, d: int, gamma: float, design: LinearDesign, look: int) -> dict[str, np.ndarray]:
+def _linear_batch(seed: int, device: str, d: int, gamma: float, design: LinearDesign, look: int,
+                  show_progress: bool = False) -> dict[str, np.ndarray]:
     """The chains a look adds (look 1: the design's chains), each batch from its own seed."""
     labels = ("daneshmand2020 linear chain", d, gamma) + (() if look == 1 else ("look", look))
     generator = generator_for(device, seeded_int(seed, *labels))
-    chains = design.chains if look == 1 else design.chains * design.growth[look - 2]
+    first_chains, steps, every = design.run_at(d)
+    chains = first_chains if look == 1 else first_chains * design.growth[look - 2]
     X = bn_chain.gaussian_inputs(d, d, generator, chains, device=device)
+    # Shared by four claims, so the bar names the chain rather than a claim.
+    bar = Context("", seed, device, "linear chain", "", show_progress)
     run = bn_chain.run_chain(
-        X, design.steps, gamma, generator,
+        X, steps, gamma, generator,
         observe=functools.partial(bn_chain.spectral_observables, taus=TAUS),
-        burn_in=design.burn_in, every=design.every,
+        burn_in=design.burn_in, every=every,
+        progress=lambda layers: bar.progress(layers, f"d={d} γ={fmt_gamma(gamma)} look {look}", steps),
     )
     return {name: values.cpu().numpy() for name, values in run.series.items()}
 
@@ -152,7 +204,7 @@ def linear_series(ctx: Context, d: int, gamma: float, look: int = 1) -> dict[str
     """Recorded observables (records × chains) of the stationary linear chain of width d:
     the chains of looks 1..``look`` side by side."""
     design = linear_design(ctx)
-    batches = [_linear_batch(ctx.seed, ctx.device, d, gamma, design, k) for k in range(1, look + 1)]
+    batches = [_linear_batch(ctx.seed, ctx.device, d, gamma, design, k, ctx.show_progress) for k in range(1, look + 1)]
     return {name: np.concatenate([batch[name] for batch in batches], axis=1) for name in batches[0]}
 
 
@@ -170,7 +222,9 @@ def sequential_row(ctx: Context, decide: Callable[[Callable[[int, float], dict],
         row = decide(functools.partial(_series_at_look, ctx, look), budget)
         if row["verdict"] is not Verdict.INCONCLUSIVE:
             break
-    return {**row, "look": look, "chains": design.chains_at(look)}
+    widths = row["d"] if isinstance(row.get("d"), list) else [row.get("d")]
+    chains = sorted({design.chains_at(look, d) for d in widths})
+    return {**row, "look": look, "chains": chains[0] if len(chains) == 1 else chains}
 
 
 def average(series: dict[str, np.ndarray], name: str, false_alarm: float, batches: int) -> stats.Interval:
@@ -192,6 +246,10 @@ def design_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
         "burn_in": design.burn_in,
         "recorded_every": design.every,
         "interval": f"batch means ({design.batches} batches) of the across-chain average",
+        "wide_widths": [{
+            "d": run.d, "gammas": [fmt_gamma(g) for g in run.gammas if g in gammas], "independent_chains": run.chains,
+            "layers": run.steps, "recorded_every": run.every, "why": WIDE_RUNS_WHY[ctx.device],
+        } for run in design.wide if set(run.gammas) & set(gammas)],
         "sequential_design": {
             "looks": design.looks,
             "chains_per_look_cumulative": [design.chains_at(k) for k in range(1, design.looks + 1)],
@@ -208,7 +266,7 @@ def stationarity_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
     the start X shows as a first half further from the second than their noise."""
     out = {}
     for gamma in gammas:
-        for d in linear_design(ctx).dims:
+        for d in linear_design(ctx).dims_at(gamma):
             r = linear_series(ctx, d, gamma)["r"].mean(axis=1)
             half = r.size // 2
             out[f"d={d}, γ={fmt_gamma(gamma)}"] = [stats.round_sig(r[:half].mean(), 4), stats.round_sig(r[half:].mean(), 4)]
@@ -239,7 +297,7 @@ def soft_rank_statement(factor: Callable[[float], float], factor_text: str) -> C
                 }
             return at_look
 
-        rows = [sequential_row(ctx, decide(d, tau)) for d in design.dims for tau in TAUS]
+        rows = [sequential_row(ctx, decide(d, tau)) for d in design.dims_at(SMALL_GAMMA) for tau in TAUS]
         return table_outcome(rows, f"avg rank_τ ≥ {factor_text} · avg r(H)", design_evidence(ctx, [SMALL_GAMMA]))
 
     return Check("soft rank vs r (ergodic averages)", "randomized", run, part="first inequality")
@@ -267,9 +325,9 @@ def rank_lower_bound_statement(power: float) -> Check:
                 }
             return at_look
 
-        rows = [sequential_row(ctx, decide(d)) for d in design.dims]
+        rows = [sequential_row(ctx, decide(d)) for d in design.dims_at(SMALL_GAMMA)]
         evidence = design_evidence(ctx, [SMALL_GAMMA])
-        dims = design.doubling_dims
+        dims = design.doubling_dims_at(SMALL_GAMMA)
         fit = stats.fit_power_law(np.array(dims), np.array([linear_series(ctx, d, SMALL_GAMMA)["r"].mean() for d in dims]))
         evidence["fitted_exponent_of_avg_r_vs_d_95pct"] = fit.as_dict()
         return table_outcome(rows, f"avg r(H) ≥ √((1−α)) d^{power:g}", evidence)
@@ -331,10 +389,12 @@ def secant_exponent(series_of, d0: int, d1: int, gamma: float, name: str, false_
 def scaling_figure(ctx: Context) -> Figure:
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
-    dims = np.array(linear_design(ctx).doubling_dims)
+    design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
+        dims = np.array(design.doubling_dims_at(gamma))
         ranks = [linear_series(ctx, d, gamma)["rank_tau=0.5"].mean() for d in dims]
         axes.loglog(dims, ranks, "o-", base=2, label=f"avg rank$_{{1/2}}$, γ = {fmt_gamma(gamma)}")
+    dims = np.array(design.doubling_dims_at(SMALL_GAMMA))
     r_small = [linear_series(ctx, d, SMALL_GAMMA)["r"].mean() for d in dims]
     axes.loglog(dims, r_small, "s--", base=2, label=f"avg r(H), γ = {fmt_gamma(SMALL_GAMMA)}")
     axes.loglog(dims, np.sqrt(dims), "k:", base=2, label="√d")
@@ -353,7 +413,6 @@ def scaling_statement(exponent: float) -> Check:
 
     def run(ctx: Context) -> Outcome:
         design = linear_design(ctx)
-        dims = design.doubling_dims
 
         def decide(d0: int, d1: int, gamma: float):
             def at_look(series_of, false_alarm: float) -> dict:
@@ -361,16 +420,19 @@ def scaling_statement(exponent: float) -> Check:
                 return {**secant, "verdict": compare(tuple(secant["interval"]), (exponent, exponent), ">=")}
             return at_look
 
-        rows = [sequential_row(ctx, decide(d0, d1, gamma)) for gamma in FIG2_GAMMAS for d0, d1 in itertools.pairwise(dims)]
+        rows = [sequential_row(ctx, decide(d0, d1, gamma))
+                for gamma in FIG2_GAMMAS for d0, d1 in itertools.pairwise(design.doubling_dims_at(gamma))]
         fits = {}
         for gamma in FIG2_GAMMAS:
+            dims = design.doubling_dims_at(gamma)
             averages = [linear_series(ctx, d, gamma)["rank_tau=0.5"].mean() for d in dims]
             fits[fmt_gamma(gamma)] = stats.fit_power_law(np.array(dims), np.array(averages)).as_dict()
         evidence = design_evidence(ctx, FIG2_GAMMAS)
         evidence["least_squares_exponent_95pct"] = fits
         series_of = functools.partial(linear_series, ctx)
         evidence["secant_exponents_of_avg_r"] = [
-            secant_exponent(series_of, d0, d1, SMALL_GAMMA, "r", stats.FALSE_ALARM, design.batches) for d0, d1 in itertools.pairwise(dims)
+            secant_exponent(series_of, d0, d1, SMALL_GAMMA, "r", stats.FALSE_ALARM, design.batches)
+            for d0, d1 in itertools.pairwise(design.doubling_dims_at(SMALL_GAMMA))
         ]
         return table_outcome(rows, f"avg rank_1/2 grows at least like d^{exponent:g}", evidence, {"rank scaling vs d": scaling_figure(ctx)})
 
@@ -413,7 +475,7 @@ def alpha_rows(ctx: Context, threshold: float, sense: str, min_d: int) -> list[d
             }
         return at_look
 
-    return [sequential_row(ctx, decide(d, gamma)) for gamma in FIG2_GAMMAS for d in design.dims if d > min_d]
+    return [sequential_row(ctx, decide(d, gamma)) for gamma in FIG2_GAMMAS for d in design.dims_at(gamma) if d > min_d]
 
 
 def alpha_figure(ctx: Context) -> Figure:
@@ -421,7 +483,7 @@ def alpha_figure(ctx: Context) -> Figure:
     axes = figure.add_subplot()
     design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
-        dims = design.dims
+        dims = design.dims_at(gamma)
         intervals = [alpha_interval(linear_series(ctx, d, gamma), stats.FALSE_ALARM, design.batches) for d in dims]
         estimates = np.array([i.estimate for i in intervals])
         errors = np.array([[i.estimate - i.low for i in intervals], [i.high - i.estimate for i in intervals]])
@@ -507,7 +569,7 @@ def frobenius_statement(power: float) -> Check:
                 }
             return at_look
 
-        rows = [sequential_row(ctx, decide(d)) for d in design.dims]
+        rows = [sequential_row(ctx, decide(d)) for d in design.dims_at(SMALL_GAMMA)]
         return table_outcome(rows, f"E‖M‖_F² ≤ d^{power:g}/√(1−α)", design_evidence(ctx, [SMALL_GAMMA]))
 
     return Check("frobenius bound", "randomized", run)
@@ -550,7 +612,8 @@ class LawDesign:
 
 
 def law_design(ctx: Context) -> LawDesign:
-    return ctx.by_profile(LawDesign((4,), 200, 300), LawDesign((4, 8), 500, 600), LawDesign((4, 8, 16), 1000, 800))
+    return ctx.by_profile(LawDesign((4,), 200, 300), LawDesign((4, 8), 500, 600), LawDesign((4, 8, 16), 1000, 800),
+                          LawDesign((4, 8, 16, 32), 1000, 800))
 
 
 def clustered_start(d: int, device: str) -> torch.Tensor:
@@ -615,7 +678,7 @@ def law_equality_statement(
         level = stats.FALSE_ALARM / len(tests)
         rows = []
         cache: dict[tuple, tuple[torch.Tensor, torch.Tensor]] = {}
-        for d, activation, statistic in tests:
+        for d, activation, statistic in ctx.progress(tests, "tests"):
             if (d, activation) not in cache:
                 cache[d, activation] = tuple(law_samples(ctx, d, activation, law, layers, design.samples, g) for g in "AB")
             group_a, group_b = cache[d, activation]
@@ -770,6 +833,8 @@ def rank_design(ctx: Context) -> RankDesign:
         RankDesign(((4, 2), (4, 4)), 2, 150),
         RankDesign(((4, 2), (4, 4), (16, 2), (16, 16)), 2, 1000),
         RankDesign(((4, 2), (4, 4), (16, 2), (16, 16), (32, 32)), 2, 10000),
+        # Wide and short: σ_k/σ_1 is taken at every layer, and svdvals of 64 × 64 would cost more than the chain.
+        RankDesign(((4, 2), (4, 4), (16, 2), (16, 16), (32, 32), (64, 4), (128, 8)), 2, 10000),
     )
 
 
@@ -809,11 +874,11 @@ class RankChain:
     min_steps: int = 0  # a depth every profile runs (the pinned collapse needs 400 layers)
     normalized: bool = True
 
-    def run(self, X: torch.Tensor, steps: int, gamma: float, generator: torch.Generator, activation: str, observe) -> None:
+    def run(self, X: torch.Tensor, steps: int, gamma: float, generator: torch.Generator, activation: str,
+            observe) -> bn_chain.ChainRun:
         if self.normalized:
-            bn_chain.run_chain(X, steps, gamma, generator, activation=ACTIVATIONS[activation], observe=observe)
-        else:
-            bn_chain.run_vanilla_chain(X, steps, gamma, generator, observe=observe)
+            return bn_chain.run_chain(X, steps, gamma, generator, activation=ACTIVATIONS[activation], observe=observe)
+        return bn_chain.run_vanilla_chain(X, steps, gamma, generator, observe=observe)
 
 
 BN_RANK_CHAIN = RankChain("FBN_γ chain, γ = 1/(8d)", RANK_ACTIVATIONS, lambda d: 1 / (8 * d))
@@ -833,11 +898,6 @@ def margin_verdict(margin: float) -> Verdict:
     if margin >= KEEP_MARGIN:
         return Verdict.SUPPORTED
     return Verdict.REFUTED if margin < COLLAPSED_MARGIN else Verdict.INCONCLUSIVE
-
-
-def _record(iterates: list[torch.Tensor], H: torch.Tensor) -> dict:
-    iterates.append(H)
-    return {}
 
 
 def rank_one_fixed_point(ctx: Context, d: int, n: int, activation: str, steps: int) -> dict:
@@ -864,17 +924,18 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
         design = rank_design(ctx)
         steps = max(design.steps, chain.min_steps)
         rows = []
-        for d, n in design.shapes:
+        for d, n in ctx.progress(design.shapes, "shapes"):
             gamma = chain.gamma(d)
             # Every start kind runs in one batch: the chains are independent all the same.
             kinds = [kind for kind in START_KINDS if not (kind == "two distinct columns" and n <= 2)]
             starts = [rank_start(kind, d, n, ctx.torch_generator("start", d, n, kind), ctx.device) for kind in kinds]
             X = torch.stack(starts).repeat_interleave(design.chains, 0)
             for activation in chain.activations:
-                iterates: list[torch.Tensor] = []
-                chain.run(X, steps, gamma, ctx.torch_generator("chain", d, n, activation), activation,
-                          functools.partial(_record, iterates))
-                margins = soft_rank_margins(torch.stack(iterates), k).reshape(steps, len(kinds), design.chains)
+                # The margins are taken as the chain runs: keeping the iterates would cost
+                # steps × chains × d × N floats (half a gigabyte at d = N = 32, 10⁴ layers).
+                run = chain.run(X, steps, gamma, ctx.torch_generator("chain", d, n, activation), activation,
+                                lambda H: {"margin": soft_rank_margins(H, k)})
+                margins = run.series["margin"].reshape(steps, len(kinds), design.chains)
                 for index, kind in enumerate(kinds):
                     lowest = float(margins[:, index].min())
                     rows.append({
@@ -958,6 +1019,8 @@ def lyapunov_design(ctx: Context) -> LyapunovDesign:
         LyapunovDesign((4, 8), (0.1, 0.5, 0.9), 8, 100, 1500, figure_depth=300),
         LyapunovDesign((4, 16), (0.1, 0.5, 0.9), 8, 200, 3000),
         LyapunovDesign((4, 16, 32, 64), (0.1, 0.5, 0.9), 16, 500, 10000, figure_depth=4000),
+        # The gap is ~γ² per layer whatever d (Brownian limit), so d = 128 decides at look 1.
+        LyapunovDesign((4, 16, 32, 64, 128), (0.1, 0.5, 0.9), 16, 500, 10000, figure_width=64, figure_depth=4000),
     )
 
 
@@ -1011,7 +1074,7 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
         design = lyapunov_design(ctx)
         looks = len(LYAPUNOV_GROWTH) + 1
         rows = []
-        for d in design.dims:
+        for d in ctx.progress(design.dims, "widths"):
             for gamma in design.gammas:
                 gaps = []
                 for look, budget in enumerate(stats.spending_schedule(looks), 1):

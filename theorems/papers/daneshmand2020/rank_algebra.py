@@ -288,7 +288,7 @@ def cauchy_schwarz_gap(margin: int) -> Check:
 
     return symbolic_identity(
         "Cauchy–Schwarz gap identity (sympy)",
-        lambda ctx: range(1, ctx.by_profile(6, 8, 12) + 1),
+        lambda ctx: range(1, ctx.by_profile(6, 8, 12, 16) + 1),
         build,
         describe_case=lambda k: f"rank k = {k}",
     )
@@ -578,7 +578,7 @@ def lemma12_monte_carlo(coefficients) -> Check:
     ȳ(γ) − z̄ free of the sampling noise of c₂, so its decay in γ is visible."""
 
     def run(ctx: Context) -> Outcome:
-        samples = ctx.by_profile(2000, 4000, 20000)
+        samples = ctx.by_profile(2000, 4000, 20000, 100000)
         generator = ctx.torch_generator("monte carlo")
         rows, figure = [], matplotlib.figure.Figure(figsize=(5, 3.5))
         axes = figure.add_subplot()

@@ -248,7 +248,7 @@ def random_point_check(name: str, parameterization: Parameterization) -> Check:
         import torch
 
         generator = ctx.torch_generator("points", device="cpu")
-        sizes = ctx.by_profile([(2, 2), (3, 4)], [(2, 2), (3, 4), (8, 5), (16, 16)])
+        sizes = ctx.by_profile([(2, 2), (3, 4)], [(2, 2), (3, 4), (8, 5), (16, 16)], None, [(2, 2), (3, 4), (8, 5), (16, 16), (64, 32)])
         rows = []
         for c0, c2 in sizes:
             for trial in range(ctx.by_profile(2, 5)):
@@ -283,8 +283,8 @@ def trajectory_check(name: str, parameterization: Parameterization) -> Check:
         import torch
 
         generator = ctx.torch_generator("trajectory", device="cpu")
-        c0, c2 = ctx.by_profile((3, 2), (6, 4))
-        steps = ctx.by_profile(15, 40)
+        c0, c2 = ctx.by_profile((3, 2), (6, 4), None, (16, 8))
+        steps = ctx.by_profile(15, 40, None, 100)
         rows = []
         for optimizer_name, make in (("SGD", lambda p: torch.optim.SGD(p, lr=0.05)),
                                      ("Adam", lambda p: torch.optim.Adam(p, lr=0.01))):
@@ -326,7 +326,7 @@ def link_removal_check(name: str, layers: Callable[[int, int], tuple[np.ndarray,
     unreachable whatever γ⁽¹⁾ and γ⁽²⁾; rank M = c0c2 makes every target reachable (γ⁽²⁾ = 1)."""
 
     def run(ctx: Context) -> Outcome:
-        largest = ctx.by_profile(2, 3, 4)
+        largest = ctx.by_profile(2, 3, 4, 5)
         removals = 0
         for c0 in range(1, largest + 1):
             for c2 in range(1, largest + 1):

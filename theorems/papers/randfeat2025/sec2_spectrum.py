@@ -110,24 +110,44 @@ FACTORS = {
 }
 
 
-def sample_singular_values(rng: np.random.Generator, factor: str, c0: int, c2: int, c1: int, matrices: int) -> np.ndarray:
+def sample_singular_values(rng: np.random.Generator, factor: str, c0: int, c2: int, c1: int, matrices: int,
+                           device: str = "cpu") -> np.ndarray:
     """Nonzero singular values of `matrices` independent M with unit-variance factors scaled so
-    that Var m = 1/(c0c2): w⁽¹⁾ ~ 1/√c0, w⁽²⁾ ~ 1/√c2."""
+    that Var m = 1/(c0c2): w⁽¹⁾ ~ 1/√c0, w⁽²⁾ ~ 1/√c2. For c1 ≤ c0c2 from the c1 × c1 Gram
+    (features.feature_singular_values, on ``device``), else from M itself."""
     values = []
     for _ in range(matrices):
         w1 = FACTORS[factor](rng, (c1, c0)) / np.sqrt(c0)
         w2 = FACTORS[factor](rng, (c2, c1)) / np.sqrt(c2)
-        s = features.singular_values(features.feature_matrix(w1, w2))
-        values.append(s[: min(c0 * c2, c1)])
+        if c1 <= c0 * c2:
+            values.append(features.feature_singular_values(w1, w2, device))
+        else:
+            values.append(features.singular_values(features.feature_matrix(w1, w2))[: c0 * c2])
     return np.concatenate(values)
+
+
+def gram_bytes(side: int, ratio: float) -> float:
+    """Memory of one c1 × c1 eigensolve at c0 = c2 = side, c1 = ratio·side²: the two Grams,
+    their product and LAPACK's workspace, ~4 float64 matrices of order c1."""
+    return 4 * 8 * (ratio * side * side) ** 2
 
 
 def _configurations(ctx: Context) -> list[tuple[str, int, int, float]]:
     """Every factor at three widths (c1/c0c2 = 1, 1.5, 0.7), c0 = c2 = 8 / 12 / 32; thorough adds
-    one Gaussian matrix at c0c2 = 4096."""
+    one Gaussian matrix at c0c2 = 4096, large one at c0c2 ≥ 10⁴ (c1 = 0.7·c0c2: an eigensolve of
+    order 7000, about a minute on one core; on CUDA two at c0c2 = 16384), the side capped by
+    memory (``ctx.capped_size``)."""
     side = ctx.by_profile(8, 12, 32)
     grid = [(factor, side, side, ratio) for factor in FACTORS for ratio in (1.0, 1.5, 0.7)][: ctx.by_profile(4, 12, 12)]
-    return grid + ctx.by_profile([], [], [("gaussian", 64, 64, 1.0)])
+    wide = ctx.by_profile([], [], [("gaussian", 64, 64, 1.0)],
+                          [("gaussian", 64, 64, 1.0)] + ([("gaussian", 128, 128, 1.0), ("rademacher", 128, 128, 0.7)]
+                                                         if ctx.device == "cuda" else [("gaussian", 100, 100, 0.7)]))
+    capped = []
+    for factor, wanted, _, ratio in wide:
+        side = ctx.capped_size(f"c0 = c2 ({factor}, c1 = {ratio:g}·c0c2)", wanted, lambda s: gram_bytes(s, ratio),
+                               shrink=lambda s: s * 3 // 4, smallest=32)
+        capped.append((factor, side, side, ratio))
+    return grid + capped
 
 
 def ks_check(name: str, law: SpectralLaw, pinned: tuple[str, int, int, float] | None = None) -> Check:
@@ -140,11 +160,11 @@ def ks_check(name: str, law: SpectralLaw, pinned: tuple[str, int, int, float] | 
             configurations = [pinned] + [c for c in configurations if c != pinned]
         rows, figure_data = [], None
         matrices = ctx.by_profile(2, 2, 1)
-        for factor, c0, c2, ratio in configurations:
+        for factor, c0, c2, ratio in ctx.progress(configurations, "spectra"):
             n = c0 * c2
             c1 = round(ratio * n)
             lam = max(n / c1, c1 / n)
-            values = sample_singular_values(ctx.rng("spectrum", factor, c0, c2, c1), factor, c0, c2, c1, matrices)
+            values = sample_singular_values(ctx.rng("spectrum", factor, c0, c2, c1), factor, c0, c2, c1, matrices, ctx.device)
             scaled = values * law.scale(n, c1)
             test = scipy_stats.kstest(scaled, cdf(law, lam))
             rows.append({"factor": factor, "c0": c0, "c2": c2, "c1": c1, "lambda": stats.round_sig(lam),

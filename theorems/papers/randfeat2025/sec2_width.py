@@ -195,7 +195,7 @@ def generic_check(name: str, features_for: callable, use_gamma2: bool, part: str
     integer target exactly. Refutes on the first size where the exact decision fails."""
 
     def run(ctx: Context) -> Outcome:
-        largest = ctx.by_profile(2, 3, 4)
+        largest = ctx.by_profile(2, 3, 4, 5)
         rows = []
         for c0 in range(1, largest + 1):
             for c2 in range(1, largest + 1):

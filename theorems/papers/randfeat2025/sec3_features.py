@@ -55,7 +55,7 @@ def stride_c2(i: int, j: int, c0: int, c2: int) -> int:
 
 
 def _sizes(ctx: Context) -> list[tuple[int, int]]:
-    largest = ctx.by_profile(3, 5, 8)
+    largest = ctx.by_profile(3, 5, 8, 10)
     return sorted(((c0, c2) for c0 in range(1, largest + 1) for c2 in range(1, largest + 1)), key=lambda s: (s[0] * s[1], s))
 
 
@@ -339,7 +339,7 @@ def exact_orthocond_check(name: str, second_factor: Callable[[np.random.Generato
 
     def run(ctx: Context) -> Outcome:
         rng = ctx.rng("cayley")
-        largest = ctx.by_profile(3, 4, 5)
+        largest = ctx.by_profile(3, 4, 5, 6)
         cases = [(c0, c2) for c0 in range(1, largest + 1) for c2 in range(1, largest + 1)]
         checked = []
         for c0, c2 in cases:
@@ -387,9 +387,13 @@ def float_orthocond_check(name: str, second_factor: Callable[[np.random.Generato
 
     def run(ctx: Context) -> Outcome:
         rng = ctx.rng("haar")
-        sizes = ctx.by_profile([(2, 2), (4, 4)], [(2, 2), (4, 4), (8, 8), (16, 16)], [(2, 2), (8, 8), (16, 16), (32, 32)])
+        sizes = ctx.by_profile([(2, 2), (4, 4)], [(2, 2), (4, 4), (8, 8), (16, 16)], [(2, 2), (8, 8), (16, 16), (32, 32)],
+                               [(2, 2), (8, 8), (16, 16), (32, 32), (48, 48)])
+        # M has (c0c2)² entries: the widest (square) size is capped by memory (M, MᵀM, the SVD's copy).
+        widest = ctx.capped_size("c0 = c2", sizes[-1][0], lambda side: 3 * 8 * float(side) ** 4, smallest=16)
+        sizes = sizes[:-1] + [(widest, widest)]
         rows = []
-        for c0, c2 in sizes:
+        for c0, c2 in ctx.progress(sizes, "sizes"):
             m = features.feature_matrix(*features.ortho_cond_layers(features.haar_orthogonal(rng, c0), second_factor(rng, c2)))
             deviation = float(np.abs(m.T @ m - np.eye(c0 * c2)).max())
             kappa = features.condition_number(m)

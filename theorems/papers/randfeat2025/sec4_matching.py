@@ -158,7 +158,7 @@ def monte_carlo_bound_check(name: str, bound: Callable, pinned: str = "disjoint 
     exceeds the bound at any (target, p); the pinned target runs first."""
 
     def run(ctx: Context) -> Outcome:
-        n = ctx.by_profile(6, 8, 12)
+        n = ctx.by_profile(6, 8, 12, 16)
         trials = ctx.by_profile(300, 600, 3000)
         targets = mc_targets(n)
         order = [pinned] + [name for name in targets if name != pinned]
