@@ -361,12 +361,6 @@ def command_enumerate(args) -> int:
     return 0
 
 
-def _ensure_writable(out: Path) -> None:
-    from .report import ensure_writable
-
-    ensure_writable(out)
-
-
 def _print_bench_rows(measure, args, line) -> int:
     """Run a benchmark (a bad size is bad input) and print its rows as JSON or one line each."""
     try:
@@ -389,10 +383,11 @@ def command_bench(args) -> int:
                          f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)"))
     if args.target == "all":
         from .bench import benchmark_all, write_benchmarks
+        from .report import ensure_writable
 
         out = Path(args.out)
         try:
-            _ensure_writable(out)
+            ensure_writable(out)
             bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
                                   progress=args.progress or sys.stderr.isatty())
         except ValueError as error:
