@@ -7,7 +7,8 @@ is the one the pytest plugin runs for another project's claims (``theorems.pytes
 import pytest
 
 from theorems.engine.catalog import catalog
-from theorems.engine.manifest import default_manifest_path, differences, load_manifest
+from theorems.cli import default_manifest_path
+from theorems.engine.manifest import differences, load_manifest
 from theorems.engine.registry import claims
 from theorems.engine.verdicts import Verdict
 from theorems.pytest_plugin import check_manifest_verdict, claim_marks

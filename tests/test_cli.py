@@ -12,7 +12,8 @@ from theorems.engine.registry import claims
 
 
 def _first_refuted() -> str:
-    from theorems.engine.manifest import default_manifest_path, load_manifest
+    from theorems.cli import default_manifest_path
+    from theorems.engine.manifest import load_manifest
     from theorems.engine.verdicts import Verdict
 
     return next(claim_id for claim_id, verdict in load_manifest(default_manifest_path()).items()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from theorems.engine import registry
 from theorems.engine.context import Context
-from theorems.engine.profiles import DEFAULT_SEED
+from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.runner import run_claim
 from theorems.engine.verdicts import Verdict
 

@@ -1,6 +1,8 @@
-"""The tree shows the architecture: the engine knows no paper, no paper knows another, every
-claim is registered under ``theorems/papers/``, claim modules are found without a list, and
-``tests/`` mirrors the package."""
+"""The tree shows the architecture: the faces (command line, reports, Python API, plugin,
+benchmarks, constructions) on top; four paper packages that use the engine and the shared
+mathematics and know no face nor each other; an engine that knows no paper and renders
+nothing; no import circle anywhere; every claim registered under ``theorems/papers/``, claim
+modules found without a list, and ``tests/`` mirroring the package."""
 
 import ast
 import subprocess
@@ -12,11 +14,20 @@ import theorems
 PACKAGE = Path(theorems.__file__).resolve().parent
 TESTS = Path(__file__).resolve().parent
 PAPERS = sorted(p.name for p in (PACKAGE / "papers").iterdir() if (p / "__init__.py").exists())
+# The faces: what people and other programs call. Papers and the engine import none of them.
+FACES = ("theorems.cli", "theorems.api", "theorems.report", "theorems.bench", "theorems.constructions",
+         "theorems.pytest_plugin", "theorems.__main__")
+
+
+def module_name(path: Path) -> str:
+    """``theorems.engine.runner`` for engine/runner.py, ``theorems.engine`` for its __init__.py."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def imported_modules(path: Path) -> set[str]:
     """Absolute names of every module a file imports (relative imports resolved)."""
-    module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    module = module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -36,11 +47,90 @@ def python_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.py"))
 
 
-def test_engine_and_shared_mathematics_import_no_paper():
-    for folder in ("engine", "maths"):
+def test_engine_shared_mathematics_and_reports_import_no_paper():
+    for folder in ("engine", "maths", "report"):
         for path in python_files(PACKAGE / folder):
             papers = {name for name in imported_modules(path) if name.startswith("theorems.papers")}
             assert not papers, f"{path.relative_to(PACKAGE)} imports {sorted(papers)}"
+
+
+def test_engine_renders_nothing_and_knows_no_face():
+    """The engine produces results; the report room renders them, and the faces own the
+    default paths (tests/claims.toml, reports/<profile>)."""
+    for path in python_files(PACKAGE / "engine"):
+        imported = imported_modules(path)
+        faces = {name for name in imported if name.startswith(FACES)}
+        assert not faces, f"{path.relative_to(PACKAGE)} imports faces {sorted(faces)}"
+        assert "html" not in imported, f"{path.relative_to(PACKAGE)} renders HTML"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        renderers = [node.name for node in ast.walk(tree)
+                     if isinstance(node, ast.FunctionDef) and node.name.startswith(("render", "write"))]
+        assert not renderers, f"{path.relative_to(PACKAGE)} renders or writes files: {renderers}"
+        paths = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                 and node.value in ("reports", "tests", "claims.toml", "report.json")]
+        assert not paths, f"{path.relative_to(PACKAGE)} knows the face's paths {paths}"
+
+
+def test_papers_use_no_face():
+    for path in python_files(PACKAGE / "papers"):
+        faces = {name for name in imported_modules(path) if name.startswith(FACES)}
+        assert not faces, f"{path.relative_to(PACKAGE)} imports faces {sorted(faces)}"
+
+
+def test_no_import_circles():
+    """No module imports, at any depth and even inside a function, a module that imports it
+    back: each circle found is listed (strongly connected components of the import graph)."""
+    modules = {module_name(path): path for path in python_files(PACKAGE)}
+    graph = {name: sorted(imported & modules.keys() - {name})
+             for name, path in modules.items() for imported in [imported_modules(path)]}
+    circles = [component for component in strongly_connected_components(graph) if len(component) > 1]
+    assert not circles, f"import circles: {circles}"
+
+
+def strongly_connected_components(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iteratively (the import graph is deep enough for recursion limits)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            successor = next(successors, None)
+            if successor is not None:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(graph[successor])))
+                elif successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    return components
+
+
+def test_the_circle_finder_finds_circles():
+    graph = {"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": [], "e": ["e"]}
+    assert sorted(strongly_connected_components(graph)) == [["a", "b", "c"], ["d"], ["e"]]
 
 
 def test_no_paper_imports_another_paper():
@@ -88,7 +178,7 @@ def test_claim_modules_are_discovered_by_walking_the_papers():
 
 
 def test_tests_mirror_the_package():
-    for folder in ("engine", "maths", *(f"papers/{paper}" for paper in PAPERS)):
+    for folder in ("engine", "maths", "report", *(f"papers/{paper}" for paper in PAPERS)):
         assert (TESTS / folder).is_dir(), f"tests/{folder} is missing"
     for paper in PAPERS:
         for path in python_files(PACKAGE / "papers" / paper):

@@ -11,7 +11,7 @@ every variant at fresh seeds: none may escape.
 import pytest
 
 from theorems.engine.context import Context
-from theorems.engine.profiles import DEFAULT_SEED
+from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.registry import claims
 from theorems.engine.runner import run_claim
 from theorems.engine.verdicts import Verdict

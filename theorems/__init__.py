@@ -5,6 +5,7 @@ outcomes combine into one verdict: certified, supported, refuted or inconclusive
 
     theorems.check("giannou2023.lemma6", profile="quick", seed=0)   # a ClaimResult
     theorems.claims()                                                # id -> Claim
+    except theorems.TheoremsError: ...                               # any error of the suite's
 
 Layout: ``engine/`` (knows no paper), ``maths/`` (shared mathematics), ``papers/<paper>/``
 (the claims), and at the top the command line, reports, benchmarks and this Python face.
@@ -13,5 +14,6 @@ Layout: ``engine/`` (knows no paper), ``maths/`` (shared mathematics), ``papers/
 __version__ = "0.1.0"
 
 from .api import check, claims  # noqa: E402  (after __version__, which the CLI reads)
+from .errors import TheoremsError  # noqa: E402
 
-__all__ = ["check", "claims", "__version__"]
+__all__ = ["check", "claims", "TheoremsError", "__version__"]

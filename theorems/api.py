@@ -1,5 +1,5 @@
 """The suite from Python: ``theorems.check(id)`` runs one claim, ``theorems.claims()`` lists
-the implemented ones. Same claims, contexts and errors as the command line:
+the implemented ones. Same claims, contexts, validation and errors as the command line:
 
 >>> import theorems
 >>> result = theorems.check("giannou2023.thm6", profile="quick", seed=0)
@@ -9,14 +9,15 @@ the implemented ones. Same claims, contexts and errors as the command line:
 
 from __future__ import annotations
 
-from .engine import profiles
+from .engine import settings
 from .engine.context import Context
 from .engine.parallel import import_every_suite_module
-from .engine.registry import Claim, NotImplementedClaim, UnknownClaim, resolve
+from .engine.registry import Claim, resolve
 from .engine.registry import claims as registered_claims
-from .engine.runner import ClaimResult, resolve_device, run_claim
+from .engine.runner import ClaimResult, run_claim
+from .errors import NotImplementedClaim, TheoremsError, UnknownClaim
 
-__all__ = ["check", "claims", "ClaimResult", "Claim", "UnknownClaim", "NotImplementedClaim"]
+__all__ = ["check", "claims", "ClaimResult", "Claim", "TheoremsError", "UnknownClaim", "NotImplementedClaim"]
 
 
 def claims() -> dict[str, Claim]:
@@ -24,21 +25,20 @@ def claims() -> dict[str, Claim]:
     return dict(registered_claims())
 
 
-def check(claim_id: str, *, profile: str = profiles.DEFAULT_PROFILE, seed: int = profiles.DEFAULT_SEED,
+def check(claim_id: str, *, profile: str = settings.DEFAULT_PROFILE, seed: int = settings.DEFAULT_SEED,
           device: str = "auto", progress: bool = False) -> ClaimResult:
     """Run one claim's checks and return its result: ``verdict``, per-check ``checks``
-    (outcome, evidence, seconds), ``seconds`` and ``to_json()`` (the CLI's JSON record).
+    (outcome, evidence, seconds), ``seconds`` and ``to_json()`` (the engine's JSON).
 
     Raises ``UnknownClaim`` (with the closest ids) or ``NotImplementedClaim`` for an id
-    without a verdict, ``ValueError`` for a bad profile, seed or device, and
-    ``CheckCrashed`` when a check raises instead of returning an outcome.
+    without a verdict, ``SettingError`` (a ``ValueError``) for a bad profile, seed or
+    device, and ``CheckCrashed`` when a check raises instead of returning an outcome; all
+    derive from ``theorems.TheoremsError``.
     """
     claim = resolve(claim_id)
-    if profile not in profiles.PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(profiles.PROFILES)}")
-    if not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    context = Context(settings.validate_profile(profile), settings.validate_seed(seed),
+                      settings.resolve_device(device), show_progress=progress)
     # The same modules loaded as in a CLI run, so that the same seed gives the same evidence
     # (Hypothesis draws constants from the source of the modules loaded so far).
     import_every_suite_module()
-    return run_claim(claim, Context(profile, seed, resolve_device(device), show_progress=progress))
+    return run_claim(claim, context)

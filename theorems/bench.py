@@ -24,8 +24,10 @@ import numpy as np
 import scipy.linalg
 
 from .engine.context import Context
+from .errors import SettingError, UsageError
 from .maths import exact, modular_lu
 from .maths.khatri_rao import khatri_rao
+from .report.benchmarks import render_benchmarks_markdown
 
 
 def khatri_rao_point(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
@@ -55,9 +57,9 @@ def _float_lu_seconds(matrix: np.ndarray, device: str) -> float:
 def benchmark_certificate(size: int, seed: int, device: str = "cpu") -> dict:
     side = math.isqrt(size)
     if size < 4 or side * side != size:
-        raise ValueError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
+        raise UsageError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
     if device not in ("cpu", "cuda"):
-        raise ValueError(f"device must be cpu or cuda, got {device!r}")
+        raise SettingError(f"device must be cpu or cuda, got {device!r}")
     rng = Context("ci", seed, "cpu", "bench", "certificate").rng(size)
     matrix = khatri_rao_point(rng, side, side)
     prime = modular_lu.PRIME
@@ -103,7 +105,7 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
     from .maths.construction import SolveLog
 
     if d < 1:
-        raise ValueError(f"construction benchmark width must be ≥ 1, got {d}")
+        raise UsageError(f"construction benchmark width must be ≥ 1, got {d}")
     generator = torch.Generator().manual_seed(seed)
     target = nn.Sequential(nn.Linear(d, d, dtype=torch.float64), nn.ReLU(), nn.Linear(d, d, dtype=torch.float64)).eval()
     with torch.no_grad():
@@ -142,37 +144,6 @@ def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], pro
             results["construction"].append(benchmark_construction(size, seed=seed))
     return {"seed": seed, "device": device, **results,
             "environment": environment.describe(Context("ci", seed, device))}
-
-
-BENCHMARK_COLUMNS = ("benchmark", "size", "time", "baseline", "ratio")
-
-
-def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
-    """One row per measurement (columns ``BENCHMARK_COLUMNS``), for report.md and the HTML report."""
-    rows = [("exact certificate (det mod p)", f"{row['size']}²", f"{row['certificate_s']:.2f} s",
-             f"float64 LU {row['lu_s']:.2f} s", f"{row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)")
-            for row in bench["certificate"]]
-    chain = bench["chain"]
-    rows.append(("BN chain layers", f"d = {chain['d']}, N = {chain['n']}, {chain['chains']} chains",
-                 f"{chain['layers_per_second']} layers/s", f"batched matmul {chain['matmul_per_second']} /s",
-                 f"{chain['ratio']:.2f} of matmul"))
-    rows += [(f"build_source ({row['method']})", f"d = {row['d']} (width {row['source_width']})", f"{row['total_s']:.2f} s",
-              f"linear solves {row['solve_s']:.2f} s", f"{100 * row['solve_share']:.0f}% in solves; max error "
-              f"{row['max_abs_error']:.1e}") for row in bench["construction"]]
-    return rows
-
-
-def benchmarks_caption(bench: dict) -> str:
-    env = bench["environment"]
-    return (f"theorems bench all on {bench['device']} ({env['cpu']}, {env['cpu_count']} cores), commit "
-            f"{env['git_commit']}; every ratio is against a baseline measured in the same run.")
-
-
-def render_benchmarks_markdown(bench: dict) -> str:
-    lines = ["## Performance", "", benchmarks_caption(bench), "", "| " + " | ".join(BENCHMARK_COLUMNS) + " |",
-             "|" + "---|" * len(BENCHMARK_COLUMNS)]
-    lines += ["| " + " | ".join(row) + " |" for row in benchmark_rows(bench)]
-    return "\n".join(lines) + "\n"
 
 
 def write_benchmarks(bench: dict, out: Path) -> Path:

@@ -17,12 +17,27 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .engine import profiles
+from .engine import settings
 from .engine.catalog import catalog
 from .engine.context import Context
-from .engine.registry import NotImplementedClaim, UnknownClaim, claims, known_ids, resolve
-from .engine.parallel import Interrupted
-from .engine.runner import CheckCrashed, resolve_device
+from .engine.registry import claims, known_ids, resolve
+from .engine.vocabulary import Device, Verdict
+from .errors import (
+    CheckCrashed,
+    ClaimPackageError,
+    ClaimDefinitionError,
+    Interrupted,
+    NotImplementedClaim,
+    SettingError,
+    TheoremsError,
+    UnknownClaim,
+    UsageError,
+)
+
+# Where the command line looks when not told: the suite's own manifest and report folders,
+# relative to the working directory (a checkout of the suite).
+MANIFEST_PATH = Path("tests") / "claims.toml"
+REPORTS_FOLDER = Path("reports")
 
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
@@ -39,66 +54,51 @@ EXIT_CODES_REPRODUCE = """exit codes:
   3  internal error: a check crashed instead of returning a verdict"""
 
 
-class UsageError(Exception):
-    """Bad input from the user: one line on stderr, exit code 2."""
-
-    def __init__(self, message: str, prog: str = "theorems"):
-        super().__init__(message)
-        self.prog = prog
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage dump
         raise UsageError(message, self.prog)
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"seed must be in [0, 2^63), got {value}")
-    return value
+def _option(validator):
+    """An argparse ``type`` from one of ``settings``' validators, so that the command line,
+    the Python API and the pytest plugin accept and reject the same values."""
+    def parse(text: str):
+        try:
+            return validator(text)
+        except SettingError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = validator.__name__.removeprefix("validate_")  # argparse names it in errors
+    return parse
 
 
-def _seed_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"the number of seeds must be an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"the number of seeds must be at least 1, got {value}")
-    return value
+DEVICE_CHOICES = tuple(device.value for device in Device)
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", choices=profiles.PROFILES, default=profiles.DEFAULT_PROFILE,
+    parser.add_argument("--profile", choices=settings.PROFILES, default=settings.DEFAULT_PROFILE,
                         help="how hard the checks try (default %(default)s)")
-    parser.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED, help="run seed (default %(default)s)")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    parser.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED,
+                        help="run seed (default %(default)s)")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                         help="where torch-based checks run (default %(default)s)")
     parser.add_argument("--progress", action="store_true", help="progress bars on stderr (default when it is a terminal)")
-    parser.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+    parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=1, metavar="N",
                         help="run claims in N worker processes; verdicts and evidence do not depend on N (default 1)")
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"jobs must be an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"jobs must be at least 1, got {value}")
-    return value
-
-
 def _context(args) -> Context:
-    try:
-        device = resolve_device(args.device)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    return Context(args.profile, args.seed, device, show_progress=args.progress or sys.stderr.isatty())
+    return Context(args.profile, args.seed, settings.resolve_device(args.device),
+                   show_progress=args.progress or sys.stderr.isatty())
+
+
+def default_manifest_path() -> Path:
+    """The suite's gate manifest: tests/claims.toml in the working directory, else in the
+    source tree the suite runs from (an editable install)."""
+    here = Path.cwd() / MANIFEST_PATH
+    if here.is_file():
+        return here
+    return Path(__file__).resolve().parents[1] / MANIFEST_PATH
 
 
 def _package_option(parser: argparse.ArgumentParser) -> None:
@@ -114,7 +114,7 @@ def _selected_claims(args) -> dict:
         return claims()
     try:
         found = claims(*args.package)
-    except (ImportError, ValueError) as error:  # ValueError: a malformed claim of that package
+    except (ClaimPackageError, ClaimDefinitionError) as error:
         raise UsageError(str(error)) from None
     if not found:
         raise UsageError(f"no claims registered by {', '.join(args.package)}")
@@ -122,30 +122,29 @@ def _selected_claims(args) -> dict:
 
 
 def _resolve_all(ids: list[str], packages: list[str] | None = None):
-    try:
-        return [resolve(claim_id, packages or ()) for claim_id in ids]
-    except (UnknownClaim, NotImplementedClaim) as error:
-        raise UsageError(str(error)) from None
+    return [resolve(claim_id, packages or ()) for claim_id in ids]
 
 
 def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None):
-    from .engine.parallel import run_claims, seconds_in_report
+    from .engine.parallel import run_claims
+    from .report import claim_seconds
 
     # With several jobs, the longest claims go first, as timed by the last report of this
     # profile (or the committed thorough one).
     expected = {}
     if jobs > 1:
         for profile in ("thorough", context.profile):
-            expected.update(seconds_in_report(Path("reports") / profile / "report.json"))
+            expected.update(claim_seconds(REPORTS_FOLDER / profile / "report.json"))
     return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or ())
 
 
 def _expected_verdicts() -> dict:
-    from .engine.manifest import default_manifest_path, load_manifest
+    from .engine.manifest import load_manifest
+    from .errors import ManifestError
 
     try:
         return load_manifest(default_manifest_path())
-    except ValueError:
+    except ManifestError:
         return {}
 
 
@@ -200,9 +199,11 @@ def command_check(args) -> int:
     results = _run_claims(selected, context, "claims", args.jobs, args.package)
     if args.json:
         from .engine.environment import describe
+        from .report import claim_document
 
         environment = describe(context)
-        print(json.dumps([{**r.to_json(), "environment": environment} for r in results], indent=1, ensure_ascii=False))
+        print(json.dumps([{**claim_document(r), "environment": environment} for r in results], indent=1,
+                         ensure_ascii=False))
         return 0
     for result in results:
         print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, profile {context.profile})")
@@ -215,11 +216,8 @@ def command_report(args) -> int:
     from . import report
     from .engine import environment
 
-    out = Path(args.out) if args.out else Path("reports") / args.profile
-    try:
-        report.ensure_writable(out)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    out = Path(args.out) if args.out else REPORTS_FOLDER / args.profile
+    report.ensure_writable(out)
     context = _context(args)
     started = time.perf_counter()
     selected = list(claims().values())
@@ -237,8 +235,7 @@ def command_report(args) -> int:
         json_path, md_path = report.write_report(results, run, out, html=args.html)
     except OSError as error:
         raise UsageError(f"could not write the report to {out}: {error}") from None
-    counts = ", ".join(f"{sum(r.verdict.value == v for r in results)} {v}"
-                       for v in ("certified", "supported", "refuted", "inconclusive"))
+    counts = ", ".join(f"{sum(r.verdict is verdict for r in results)} {verdict}" for verdict in Verdict)
     print(f"wrote {json_path} and {md_path}: {len(results)} claims ({counts}) in {run['seconds']:.0f} s")
     if args.html:
         print(f"wrote the HTML report: {out / 'html' / 'index.html'}")
@@ -260,20 +257,11 @@ def _benchmarks_in(out: Path) -> dict:
 
 
 def command_gate(args) -> int:
-    from .engine.manifest import (
-        default_manifest_path,
-        differences,
-        load_manifest,
-        seed_agreement,
-        seeds_after,
-    )
+    from .engine.manifest import differences, load_manifest, seed_agreement, seeds_after
 
     path = Path(args.manifest) if args.manifest else default_manifest_path()
-    try:
-        expected = load_manifest(path)
-        seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    expected = load_manifest(path)
+    seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
     packaged = _selected_claims(args)
     selected = _resolve_all(args.ids, args.package) if args.ids else list(packaged.values())
     if args.ids:
@@ -300,47 +288,42 @@ def command_gate(args) -> int:
 
 
 def command_reproduce(args) -> int:
-    from .engine import records
+    from .report.records import load_record
+    from .report.reproduce import reproduce
 
+    record = load_record(Path(args.record))
     try:
-        record = records.load_record(Path(args.record))
         claim = resolve(record["claim"]["id"])
-    except ValueError as error:
-        raise UsageError(str(error)) from None
     except (UnknownClaim, NotImplementedClaim) as error:
         raise UsageError(f"{args.record}: {error}") from None
-    try:
-        device = _record_device(record["run"]["device"]) if args.device == "record" else resolve_device(args.device)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    outcome = records.reproduce(record, claim, device)
+    device = _record_device(record["run"]["device"]) if args.device == "record" else settings.resolve_device(args.device)
+    outcome = reproduce(record, claim, device)
     if args.json:
-        print(json.dumps(outcome, indent=1, ensure_ascii=False))
+        print(json.dumps(outcome.to_json(), indent=1, ensure_ascii=False))
+        return 0 if outcome.matches else 1
+    print(f"{outcome.id}: verdict {outcome.verdict} (recorded {outcome.recorded_verdict}): "
+          + ("matches" if outcome.verdict_matches else "DIFFERS"))
+    if not outcome.evidence_compared:
+        print(f"evidence: not compared: recorded on {outcome.recorded_device}, re-run on {outcome.device} "
+              "(CUDA draws other random streams than the CPU)")
+    elif outcome.evidence_matches:
+        rounding = outcome.rounding_differences
+        print("evidence: identical" + (f" ({len(rounding)} floats differ below 1e-9 relative)" if rounding else ""))
     else:
-        print(f"{outcome['id']}: verdict {outcome['verdict']} (recorded {outcome['recorded_verdict']}): "
-              + ("matches" if outcome["verdict_matches"] else "DIFFERS"))
-        if not outcome["evidence_compared"]:
-            print(f"evidence: not compared: recorded on {outcome['recorded_device']}, re-run on {outcome['device']} "
-                  "(CUDA draws other random streams than the CPU)")
-        elif outcome["evidence_matches"]:
-            extra = f" ({len(outcome['rounding_differences'])} floats differ below 1e-9 relative)" \
-                if outcome["rounding_differences"] else ""
-            print(f"evidence: identical{extra}")
-        else:
-            print(f"evidence: {len(outcome['differences'])} differences:")
-            for line in outcome["differences"][:20]:
-                print(f"  {line}")
-        if outcome["commit"] != outcome["recorded_commit"]:
-            print(f"note: recorded at commit {outcome['recorded_commit']}, re-run at {outcome['commit']}")
-    return 0 if outcome["verdict_matches"] and (outcome["evidence_matches"] or not outcome["evidence_compared"]) else 1
+        print(f"evidence: {len(outcome.differences)} differences:")
+        for line in outcome.differences[:20]:
+            print(f"  {line}")
+    if outcome.commit != outcome.recorded_commit:
+        print(f"note: recorded at commit {outcome.recorded_commit}, re-run at {outcome.commit}")
+    return 0 if outcome.matches else 1
 
 
-def _record_device(recorded: str) -> str:
+def _record_device(recorded: str) -> Device:
     """The record's device where this machine has it, else the CPU (verdict-only comparison)."""
     try:
-        return resolve_device(recorded)
-    except ValueError:
-        return "cpu"
+        return settings.resolve_device(recorded)
+    except SettingError:
+        return Device.CPU
 
 
 def command_enumerate(args) -> int:
@@ -386,11 +369,11 @@ def command_bench(args) -> int:
         from .report import ensure_writable
 
         out = Path(args.out)
+        ensure_writable(out)
         try:
-            ensure_writable(out)
             bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
                                   progress=args.progress or sys.stderr.isatty())
-        except ValueError as error:
+        except ValueError as error:  # a size the benchmark cannot build
             raise UsageError(str(error)) from None
         path = write_benchmarks(bench, out)
         print(f"wrote {path} and {path.with_suffix('.md')}; `theorems report --out {out}` includes them")
@@ -449,16 +432,16 @@ def build_parser() -> argparse.ArgumentParser:
     _package_option(p)
     _run_options(p)
     seeds = p.add_mutually_exclusive_group()
-    seeds.add_argument("--seeds", type=_seed_count, metavar="K",
+    seeds.add_argument("--seeds", type=_option(settings.validate_seed_count), metavar="K",
                        help="run the gate at the K seeds after --seed (2024, …, 2023+K by default) and report, per claim, "
                             "how many gave the manifest verdict")
-    seeds.add_argument("--seed-list", type=_seed, nargs="+", metavar="N", help="run the gate at these seeds (as --seeds)")
+    seeds.add_argument("--seed-list", type=_option(settings.validate_seed), nargs="+", metavar="N", help="run the gate at these seeds (as --seeds)")
     p.set_defaults(func=command_gate)
 
     p = sub.add_parser("reproduce", help="re-run a reproducibility record; say whether verdict and evidence match",
                        epilog=EXIT_CODES_REPRODUCE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("record", help="a record JSON file (REPORT/records/<id>.json, written by `theorems report`)")
-    p.add_argument("--device", choices=("record", "auto", "cpu", "cuda"), default="record",
+    p.add_argument("--device", choices=("record", *DEVICE_CHOICES), default="record",
                    help="where to re-run (default: the record's device where this machine has it, else cpu; "
                         "evidence is compared only on the record's device)")
     p.add_argument("--json", action="store_true", help="JSON object: verdicts, whether they match, the evidence differences")
@@ -477,17 +460,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
                         "construction: build_source time and its share in linear solves; all: every one, written to "
                         "--out/bench.json and bench.md, which `theorems report` into that folder includes")
-    p.add_argument("--out", default="reports/ci", help="all: the report folder to write bench.json into (default %(default)s)")
+    p.add_argument("--out", default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE), help="all: the report folder to write bench.json into (default %(default)s)")
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32], help="construction: target widths d (source width d²)")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
-    p.add_argument("--seed", type=_seed, default=profiles.DEFAULT_SEED)
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
+    p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
     p.add_argument("--json", action="store_true",
                    help="certificate: a JSON array, one object per size with size, device, certificate_s, flint_s, lu_s, ratio; "
                         "construction: one object per d with total_s, solve_s, solve_share, max_abs_error")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(func=command_bench, profile=profiles.DEFAULT_PROFILE)
+    p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)
     return parser
 
 
@@ -501,9 +484,12 @@ def main(argv: list[str] | None = None) -> int:
     except CheckCrashed as error:
         print(f"theorems: internal error: {error}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:  # Interrupted too: before TheoremsError, which it also is
+        print("theorems: interrupted", file=sys.stderr)
+        return 130
+    except TheoremsError as error:  # bad input the suite named: a manifest, a record, a setting, an id
+        print(f"theorems: error: {error}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into `head`: not an error of ours
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("theorems: interrupted", file=sys.stderr)
-        return 130

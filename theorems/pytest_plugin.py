@@ -21,9 +21,10 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import settings as hypothesis_settings
 
-from .engine.profiles import DEFAULT_PROFILE, DEFAULT_SEED, HYPOTHESIS_EXAMPLES, PROFILES
+from .engine import settings
+from .errors import ClaimPackageError, ClaimDefinitionError, ManifestError, SettingError, VerdictMismatch
 
 MARKERS = {
     "theorem": "runs a registered claim through its checks and compares the verdict with the gate manifest",
@@ -35,23 +36,15 @@ MARKERS = {
     "slow": "long runs beyond the default budget; run with --run-slow",
 }
 
-for _name in PROFILES:
-    settings.register_profile(
-        _name,
-        max_examples=HYPOTHESIS_EXAMPLES[_name],
-        deadline=None,
-        derandomize=True,
-        database=None,
-        print_blob=True,
-    )
+settings.register_test_profiles()
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("theorems", "executable claims (theorems)")
     group.addoption(
         "--theorems-profile",
-        choices=PROFILES,
-        default=os.environ.get("THEOREMS_PROFILE", DEFAULT_PROFILE),
+        choices=settings.PROFILES,
+        default=os.environ.get("THEOREMS_PROFILE", settings.DEFAULT_PROFILE),
         help="profile for claim runs and Hypothesis (env THEOREMS_PROFILE; default %(default)s)",
     )
     group.addoption("--run-large", action="store_true", help="also run tests marked large")
@@ -69,10 +62,12 @@ def pytest_configure(config):
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     profile = config.getoption("--theorems-profile")
-    if profile not in PROFILES:
-        raise pytest.UsageError(f"THEOREMS_PROFILE={profile!r} is not one of {', '.join(PROFILES)}")
+    try:
+        settings.validate_profile(profile)
+    except SettingError:
+        raise pytest.UsageError(f"THEOREMS_PROFILE={profile!r} is not one of {', '.join(settings.PROFILES)}") from None
     if not config.getoption("hypothesis_profile", None):  # an explicit --hypothesis-profile wins
-        settings.load_profile(profile)
+        hypothesis_settings.load_profile(profile)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -118,20 +113,16 @@ def claim_marks(claim) -> list[pytest.MarkDecorator]:
     return [pytest.mark.theorem] + [getattr(pytest.mark, kind) for kind in sorted({c.kind for c in claim.checks})]
 
 
-class VerdictMismatch(AssertionError):
-    """A claim whose verdict differs from its manifest entry, or that has none."""
-
-
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str) -> None:
     """Run ``claim`` at ``profile`` (default seed, CPU) and raise ``VerdictMismatch`` when its
     verdict is not the manifest's, or when a refutation comes without a counterexample."""
     from .engine.context import Context
     from .engine.runner import run_claim
-    from .engine.verdicts import Verdict
+    from .engine.vocabulary import Device, Verdict
 
     if claim.id not in manifest:
         raise VerdictMismatch(f"{claim.id} has no entry in {manifest_path}: add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
-    result = run_claim(claim, Context(profile, DEFAULT_SEED, "cpu"))
+    result = run_claim(claim, Context(profile, settings.DEFAULT_SEED, Device.CPU))
     report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
     if result.verdict is not manifest[claim.id]:
         raise VerdictMismatch(f"{claim.id}: expected {manifest[claim.id]} ({manifest_path}), got {result.verdict} "
@@ -155,7 +146,7 @@ class ManifestFile(pytest.File):
         try:
             manifest = load_manifest(self.path)
             registered = claims(*self.packages)
-        except (ValueError, ImportError) as error:
+        except (ManifestError, ClaimPackageError, ClaimDefinitionError) as error:
             raise self.CollectError(f"theorems: {error}") from None
         if not registered:
             raise self.CollectError(f"theorems: no claims registered by {', '.join(self.packages)}")

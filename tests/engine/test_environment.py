@@ -4,7 +4,7 @@ import json
 
 from theorems.engine import environment
 from theorems.engine.context import Context
-from theorems.engine.profiles import HYPOTHESIS_EXAMPLES
+from theorems.engine.settings import HYPOTHESIS_EXAMPLES
 
 
 def test_describe_records_seed_profile_device_versions_and_commit():

@@ -5,7 +5,8 @@ import sys
 import pytest
 
 from theorems.engine.context import Context
-from theorems.engine.parallel import check_jobs, run_claims
+from theorems.engine.parallel import run_claims
+from theorems.engine.settings import validate_jobs
 from theorems.engine.registry import resolve
 
 # Fast at the quick profile, from different papers and kinds of check (symbolic,
@@ -38,7 +39,7 @@ def test_results_come_back_as_claim_results_in_order():
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
 def test_bad_job_counts(jobs):
     with pytest.raises(ValueError, match="jobs"):
-        check_jobs(jobs)
+        validate_jobs(jobs)
 
 
 @pytest.mark.parametrize("command", ["check giannou2023.thm6", "report", "gate"])
@@ -47,17 +48,6 @@ def test_cli_rejects_a_bad_job_count(command, capsys):
 
     assert main([*command.split(), "--jobs", "0"]) == 2
     assert "jobs must be at least 1" in capsys.readouterr().err
-
-
-def test_seconds_in_report(tmp_path):
-    from theorems.engine.parallel import seconds_in_report
-
-    path = tmp_path / "report.json"
-    assert seconds_in_report(path) == {}
-    path.write_text('{"claims": [{"id": "a.b", "timing_s": {"total": 2.5}}]}')
-    assert seconds_in_report(path) == {"a.b": 2.5}
-    path.write_text("not json")
-    assert seconds_in_report(path) == {}
 
 
 def test_importing_every_suite_module_never_runs_the_command_line(monkeypatch):
@@ -74,7 +64,7 @@ def test_importing_every_suite_module_never_runs_the_command_line(monkeypatch):
 
 
 def test_ctrl_c_keeps_the_claims_that_finished():
-    from theorems.engine.parallel import Interrupted
+    from theorems.errors import Interrupted
     from theorems.engine.registry import Check, Claim
     from theorems.engine.verdicts import Outcome, Verdict
 
@@ -94,7 +84,7 @@ def test_ctrl_c_keeps_the_claims_that_finished():
 
 def test_an_interrupted_report_keeps_what_finished_and_says_what_did_not_run(tmp_path, monkeypatch, capsys):
     from theorems import cli
-    from theorems.engine.parallel import Interrupted
+    from theorems.errors import Interrupted
     from theorems.engine.registry import claims
     from theorems.engine.runner import run_claim
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from ..errors import CatalogError
+
 # A claim id: "<paper>.<name>", the paper in lower case (giannou2023.lemma6, mypaper.lemma1).
 CLAIM_ID = r"[a-z0-9_]+\.[A-Za-z0-9_.]+"
 _PAPER_HEADING = re.compile(r"^## (\w+) — ")
@@ -42,9 +44,9 @@ def parse_catalog(text: str) -> dict[str, CatalogEntry]:
             continue
         claim_id = row.group("id")
         if not claim_id.startswith(paper + "."):
-            raise ValueError(f"catalog id {claim_id} listed under paper {paper}")
+            raise CatalogError(f"catalog id {claim_id} listed under paper {paper}")
         if claim_id in entries:
-            raise ValueError(f"catalog id {claim_id} listed twice")
+            raise CatalogError(f"catalog id {claim_id} listed twice")
         label = row.group("label").strip()
         core = _CORE in label
         label = re.sub(r"\s*\*\*\[core[^*]*\]\*\*", "", label).strip()

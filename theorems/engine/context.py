@@ -8,7 +8,9 @@ from typing import Callable, Iterable, TypeVar
 
 import numpy as np
 
-from . import profiles
+from ..errors import SettingError
+from . import settings
+from .vocabulary import Device
 
 T = TypeVar("T")
 
@@ -34,16 +36,22 @@ def seeded_int(seed: int, *labels: object) -> int:
 class Context:
     profile: str
     seed: int
-    device: str  # "cpu" or "cuda", already validated against the machine
+    device: Device  # CPU or CUDA, already resolved against the machine (settings.resolve_device)
     claim_id: str = ""
     check_name: str = ""
     show_progress: bool = False
+
+    def __post_init__(self) -> None:
+        device = settings.validate_device(self.device)
+        if device is Device.AUTO:
+            raise SettingError("a context runs on a resolved device (cpu or cuda): resolve 'auto' first")
+        object.__setattr__(self, "device", device)
 
     def for_check(self, claim_id: str, check_name: str) -> "Context":
         return Context(self.profile, self.seed, self.device, claim_id, check_name, self.show_progress)
 
     def by_profile(self, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:
-        return profiles.by_profile(self.profile, quick, ci, thorough, large)
+        return settings.by_profile(self.profile, quick, ci, thorough, large)
 
     def rng(self, *labels: object) -> np.random.Generator:
         """Randomness for this check: the run seed, the claim and check names, extra labels."""
@@ -53,7 +61,7 @@ class Context:
         return seeded_int(self.seed, self.claim_id, self.check_name, *labels)
 
     def hypothesis_settings(self, **overrides):
-        return profiles.hypothesis_settings(self.profile, **overrides)
+        return settings.hypothesis_settings(self.profile, **overrides)
 
     def torch_device(self):
         import torch

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .context import Context
-from .profiles import HYPOTHESIS_EXAMPLES
+from .settings import HYPOTHESIS_EXAMPLES
 
 PACKAGES = ("theorems", "numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "torch", "matplotlib", "tqdm")
 
@@ -80,7 +80,7 @@ def describe(context: Context) -> dict:
     return {
         "profile": context.profile,
         "seed": context.seed,
-        "device": context.device,
+        "device": context.device.value,
         "search_budget": {"hypothesis_examples": HYPOTHESIS_EXAMPLES[context.profile],
                           "note": "examples per randomized check; each check's evidence records its sizes and trials"},
         "rerun": f"--profile {context.profile} --seed {context.seed} --device {context.device}",

@@ -1,4 +1,4 @@
-"""The gate manifest: the expected verdict of every implemented claim (tests/claims.toml).
+"""The gate manifest: the expected verdict of every implemented claim of a package.
 
 The format (README, "The manifest format"): a TOML file with an optional ``version = 1``
 and one ``[verdicts]`` table mapping each claim id, quoted, to its expected verdict::
@@ -16,49 +16,40 @@ import re
 import tomllib
 from pathlib import Path
 
+from ..errors import ManifestError, SettingError
 from .catalog import CLAIM_ID
+from .settings import SEED_LIMIT
 from .verdicts import Verdict
 
 # The manifest format this suite reads; a file stating another version is refused rather
 # than half understood.
 MANIFEST_VERSION = 1
 
-MANIFEST_NAME = Path("tests") / "claims.toml"
-
-
-def default_manifest_path() -> Path:
-    """tests/claims.toml in the working directory, else beside the package's source tree."""
-    here = Path.cwd() / MANIFEST_NAME
-    if here.is_file():
-        return here
-    return Path(__file__).resolve().parents[2] / MANIFEST_NAME
-
-
 def load_manifest(path: Path) -> dict[str, Verdict]:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"manifest {path} not found") from None
+        raise ManifestError(f"manifest {path} not found") from None
     except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"manifest {path} is not valid TOML: {error}") from None
+        raise ManifestError(f"manifest {path} is not valid TOML: {error}") from None
     unknown_keys = sorted(set(data) - {"version", "verdicts"})
     if unknown_keys:
-        raise ValueError(f"manifest {path}: unknown top-level keys {unknown_keys} (expected version and [verdicts])")
+        raise ManifestError(f"manifest {path}: unknown top-level keys {unknown_keys} (expected version and [verdicts])")
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
-        raise ValueError(f"manifest {path}: version {data['version']!r} is not supported (this suite reads version "
+        raise ManifestError(f"manifest {path}: version {data['version']!r} is not supported (this suite reads version "
                          f"{MANIFEST_VERSION})")
     table = data.get("verdicts")
     if not isinstance(table, dict):
-        raise ValueError(f"manifest {path} has no [verdicts] table")
+        raise ManifestError(f"manifest {path} has no [verdicts] table")
     allowed = [verdict.value for verdict in Verdict]
     expected = {}
     for claim_id, verdict in table.items():
         if isinstance(verdict, dict):  # an unquoted dotted key makes nested tables
-            raise ValueError(f"manifest {path}: quote the claim ids: write \"{claim_id}.…\" = \"<verdict>\"")
+            raise ManifestError(f"manifest {path}: quote the claim ids: write \"{claim_id}.…\" = \"<verdict>\"")
         if not re.fullmatch(CLAIM_ID, claim_id):
-            raise ValueError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
+            raise ManifestError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
         if not isinstance(verdict, str) or verdict not in allowed:
-            raise ValueError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} (allowed: {', '.join(allowed)})")
+            raise ManifestError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} (allowed: {', '.join(allowed)})")
         expected[claim_id] = Verdict(verdict)
     return expected
 
@@ -81,9 +72,9 @@ def seeds_after(seed: int, count: int) -> list[int]:
     after the default 2023). Fresh for the committed verdicts, and the same on every machine,
     so a disagreement can be rerun with ``theorems check ID --seed N``."""
     if count < 1:
-        raise ValueError(f"the number of seeds must be at least 1, got {count}")
-    if seed + count >= 2**63:
-        raise ValueError(f"seeds {seed + 1}…{seed + count} leave [0, 2^63)")
+        raise SettingError(f"the number of seeds must be at least 1, got {count}")
+    if seed + count >= SEED_LIMIT:
+        raise SettingError(f"seeds {seed + 1}…{seed + count} leave [0, 2^63)")
     return list(range(seed + 1, seed + count + 1))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import multiprocessing
 import os
 import sys
@@ -22,18 +21,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import CheckCrashed, Interrupted
 from .context import Context
 from .registry import Claim, claims
-from .runner import CheckCrashed, CheckResult, ClaimResult, run_claim
+from .runner import CheckResult, ClaimResult, run_claim
+from .settings import validate_jobs
 
 # The environment the workers are spawned with: read by BLAS and OpenMP when they load.
 WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def check_jobs(jobs: int) -> int:
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-    return jobs
 
 
 def import_every_suite_module() -> None:
@@ -46,22 +41,15 @@ def import_every_suite_module() -> None:
     import importlib
     import pkgutil
 
-    import theorems
-
-    for module in pkgutil.walk_packages(theorems.__path__, prefix="theorems."):
+    # The package's folder, found from this file rather than by importing the package,
+    # which imports the Python face and through it this module.
+    package_folder = Path(__file__).resolve().parents[1]
+    for module in pkgutil.walk_packages([str(package_folder)], prefix="theorems."):
         # Never theorems.__main__: importing it runs the command line, and a spawned worker
         # inherits the parent's sys.argv, so each worker would start another pool. Nor the
         # pytest plugin: it needs pytest (a test extra), and pytest loads it itself.
         if module.name not in ("theorems.__main__", "theorems.pytest_plugin"):
             importlib.import_module(module.name)
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a run; ``finished`` holds the claims that completed, in ``selected`` order."""
-
-    def __init__(self, finished: list[ClaimResult]):
-        super().__init__(f"interrupted after {len(finished)} claims")
-        self.finished = finished
 
 
 def _start_worker() -> None:
@@ -134,16 +122,6 @@ def _environment(values: dict[str, str]):
                 os.environ[name] = value
 
 
-def seconds_in_report(path: Path) -> dict[str, float]:
-    """Each claim's run time in an earlier report.json (empty if there is none): only the
-    order in which workers pick claims up depends on it, never a result."""
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-        return {claim["id"]: float(claim["timing_s"]["total"]) for claim in report["claims"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-
-
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
                expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = ()) -> list[ClaimResult]:
     """Run ``selected`` in ``jobs`` processes (in this process when jobs is 1). Workers take
@@ -152,7 +130,7 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
     of ``packages`` (default the packaged papers), which ``selected`` comes from. A check
     that crashes in a worker raises its CheckCrashed here, and the claims not started are
     dropped."""
-    jobs = check_jobs(jobs)
+    jobs = validate_jobs(jobs)
     import_every_suite_module()
     from tqdm import tqdm
 

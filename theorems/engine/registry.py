@@ -22,13 +22,13 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
 from .catalog import CLAIM_ID, catalog
 from .context import Context
 from .verdicts import Outcome
+from .vocabulary import CheckKind, Severity, choices
 
 CLAIM_PACKAGES = ["theorems.papers"]
-
-CHECK_KINDS = ("symbolic", "randomized", "certificate")
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,17 @@ class Check:
     """
 
     name: str
-    kind: str
+    kind: CheckKind
     run: Callable[[Context], Outcome]
     part: str = "statement"
     corroborating: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in CHECK_KINDS:
-            raise ValueError(f"check {self.name!r}: kind must be one of {CHECK_KINDS}, not {self.kind!r}")
+        try:
+            object.__setattr__(self, "kind", CheckKind(self.kind))
+        except ValueError:
+            raise ClaimDefinitionError(f"check {self.name!r}: kind must be one of {choices(CheckKind)}, "
+                                       f"not {self.kind!r}") from None
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,6 @@ class Broken:
     refuted_by: str = ""
 
 
-SEVERITIES = ("as-printed", "substantive")
-
-
 @dataclass(frozen=True)
 class Erratum:
     """What a refuted claim means for the paper.
@@ -80,15 +80,18 @@ class Erratum:
     Which implemented claims rest on it is computed from ``depends_on`` (``affected_by``).
     """
 
-    severity: str
+    severity: Severity
     reason: str
     corrected: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"erratum severity must be one of {SEVERITIES}, not {self.severity!r}")
+        try:
+            object.__setattr__(self, "severity", Severity(self.severity))
+        except ValueError:
+            raise ClaimDefinitionError(f"erratum severity must be one of {choices(Severity)}, "
+                                       f"not {self.severity!r}") from None
         if not self.reason.strip():
-            raise ValueError("an erratum needs a reason")
+            raise ClaimDefinitionError("an erratum needs a reason")
 
 
 @dataclass(frozen=True)
@@ -109,9 +112,9 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not re.fullmatch(CLAIM_ID, self.id):
-            raise ValueError(f"claim id {self.id!r} is not of the form '<paper>.<name>' (e.g. 'mypaper.lemma1')")
+            raise ClaimDefinitionError(f"claim id {self.id!r} is not of the form '<paper>.<name>' (e.g. 'mypaper.lemma1')")
         if self.id not in catalog() and not (self.label and self.statement):
-            raise ValueError(f"claim {self.id} is not in the packaged catalog: give it its own label= and statement=")
+            raise ClaimDefinitionError(f"claim {self.id} is not in the packaged catalog: give it its own label= and statement=")
 
     @property
     def paper(self) -> str:
@@ -128,7 +131,7 @@ class Claim:
         names = {c.name for c in self.checks}
         unknown = [c.name for c in replacements if c.name not in names]
         if unknown:
-            raise ValueError(f"{self.id}: no check named {unknown}")
+            raise ClaimDefinitionError(f"{self.id}: no check named {unknown}")
         by_name = {c.name: c for c in replacements}
         return Claim(**{**self.__dict__, "checks": tuple(by_name.get(c.name, c) for c in self.checks)})
 
@@ -149,36 +152,32 @@ def register(claim: Claim) -> Claim:
     entries = catalog()
     packaged_papers = {entry.paper for entry in entries.values()}
     if claim.variant_of is None and claim.id not in entries and claim.paper in packaged_papers:
-        raise ValueError(f"{claim.id} is not in the catalog; declare variant_of for a variant id")
+        raise ClaimDefinitionError(f"{claim.id} is not in the catalog; declare variant_of for a variant id")
     if claim.variant_of is not None and claim.variant_of not in entries and claim.variant_of not in _REGISTRY:
-        raise ValueError(f"{claim.id}: variant of unknown id {claim.variant_of}")
+        raise ClaimDefinitionError(f"{claim.id}: variant of unknown id {claim.variant_of}")
     if not claim.checks:
-        raise ValueError(f"{claim.id} has no checks")
+        raise ClaimDefinitionError(f"{claim.id} has no checks")
     names = [c.name for c in claim.checks]
     if len(set(names)) != len(names):
-        raise ValueError(f"{claim.id}: check names must be unique, got {names}")
+        raise ClaimDefinitionError(f"{claim.id}: check names must be unique, got {names}")
     for broken in claim.broken:
         claim.with_checks(broken.checks)  # validates the replaced names
     if claim.erratum is not None:
         unknown_corrections = [c for c in claim.erratum.corrected if not c.startswith(claim.id + ".")]
         if unknown_corrections:
-            raise ValueError(f"{claim.id}: corrected variants must be ids {claim.id}.*, not {unknown_corrections}")
+            raise ClaimDefinitionError(f"{claim.id}: corrected variants must be ids {claim.id}.*, not {unknown_corrections}")
     # Another paper's claims may also rest on their own paper's ids, registered or not yet.
     own_paper = () if claim.paper in packaged_papers else (f"{claim.paper}.",)
     unknown = [d for d in claim.depends_on
                if d not in entries and not d.startswith((*(f"{e}." for e in entries), *own_paper))]
     if unknown:
-        raise ValueError(f"{claim.id} depends on unknown ids {unknown}")
+        raise ClaimDefinitionError(f"{claim.id} depends on unknown ids {unknown}")
     if claim.id in _REGISTRY:  # after the claim's own checks, so a malformed claim says what is wrong
-        raise ValueError(f"{claim.id} registered twice")
+        raise ClaimDefinitionError(f"{claim.id} registered twice")
     _REGISTRY[claim.id] = claim
     # The caller's module: register is called at the top level of a claim module.
     _REGISTERED_BY[claim.id] = sys._getframe(1).f_globals.get("__name__", "")
     return claim
-
-
-class ClaimPackageError(ImportError):
-    """A claim package (``--package``) that cannot be imported."""
 
 
 def claim_modules(package: str) -> list[str]:
@@ -249,20 +248,6 @@ def known_ids(*packages: str) -> list[str]:
     registered = claims(*packages)
     inside = [claim_id for claim_id in catalog() if not packages or claim_id in registered]
     return inside + _listing_order(registered)
-
-
-class UnknownClaim(LookupError):
-    def __init__(self, claim_id: str, suggestions: list[str]):
-        self.claim_id = claim_id
-        self.suggestions = suggestions
-        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
-        super().__init__(f"unknown claim id {claim_id!r}{hint}")
-
-
-class NotImplementedClaim(LookupError):
-    def __init__(self, claim_id: str):
-        self.claim_id = claim_id
-        super().__init__(f"{claim_id} is in the catalog but not implemented yet (no verdict)")
 
 
 def resolve(claim_id: str, packages: Sequence[str] = ()) -> Claim:

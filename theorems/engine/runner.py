@@ -7,31 +7,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import CheckCrashed
 from . import resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, combine
-
-DEVICES = ("auto", "cpu", "cuda")
-
-
-def resolve_device(requested: str) -> str:
-    """'auto' picks CUDA when torch sees a GPU; asking for 'cuda' without one is an error."""
-    if requested not in DEVICES:
-        raise ValueError(f"unknown device {requested!r}; choose one of {', '.join(DEVICES)}")
-    if requested == "cpu":
-        return "cpu"
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    if requested == "cuda":
-        raise ValueError("--device cuda asked for, but torch sees no CUDA GPU on this machine")
-    return "cpu"
-
-
-class CheckCrashed(RuntimeError):
-    """A check raised instead of returning an outcome: a defect in the suite, not a verdict."""
 
 
 @dataclass
@@ -43,7 +23,7 @@ class CheckResult:
     def to_json(self) -> dict[str, Any]:
         record = {
             "check": self.check.name,
-            "kind": self.check.kind,
+            "kind": self.check.kind.value,
             "part": self.check.part,
             "corroborating": self.check.corroborating,
             "verdict": self.outcome.verdict.value,
@@ -69,6 +49,9 @@ class ClaimResult:
     resources: dict = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON. A refuted claim's ``erratum`` has its severity, reason and
+        corrected variants; which claims rest on it depends on every claim registered, so the
+        report adds that (``affects``) when it is built."""
         return {
             "id": self.claim.id,
             "paper": self.claim.paper,
@@ -79,7 +62,7 @@ class ClaimResult:
             "verdict": self.verdict.value,
             "seed": self.context.seed,
             "profile": self.context.profile,
-            "device": self.context.device,
+            "device": self.context.device.value,
             "source": self.claim.source,
             "hypotheses": list(self.claim.hypotheses),
             "notes": self.claim.notes,
@@ -90,16 +73,12 @@ class ClaimResult:
         }
 
     def erratum(self) -> dict[str, Any]:
-        """The refuted claim's erratum with the implemented claims that rest on it; a claim
-        refuted without one says so rather than passing silently (a test forbids it)."""
-        from .registry import affected_by
-
+        """The refuted claim's erratum; a claim refuted without one says so rather than
+        passing silently (a test forbids it)."""
         erratum = self.claim.erratum
         if erratum is None:
-            return {"severity": "unjudged", "reason": "no erratum recorded for this claim", "corrected": [],
-                    "affects": affected_by(self.claim.id)}
-        return {"severity": erratum.severity, "reason": erratum.reason, "corrected": list(erratum.corrected),
-                "affects": affected_by(self.claim.id)}
+            return {"severity": "unjudged", "reason": "no erratum recorded for this claim", "corrected": []}
+        return {"severity": erratum.severity.value, "reason": erratum.reason, "corrected": list(erratum.corrected)}
 
     @property
     def figures(self) -> dict[str, Any]:

@@ -10,19 +10,12 @@ refutation: they may refute, but they never lower a certification to "supported"
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
+from ..errors import ClaimDefinitionError
+from .vocabulary import Verdict
 
-class Verdict(str, Enum):
-    CERTIFIED = "certified"
-    SUPPORTED = "supported"
-    REFUTED = "refuted"
-    INCONCLUSIVE = "inconclusive"
-
-    def __str__(self) -> str:
-        return self.value
-
+__all__ = ["Outcome", "Verdict", "combine"]
 
 # Strength used within a part (best wins) and across parts (worst wins).
 _STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}
@@ -47,13 +40,13 @@ class Outcome:
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
         if self.verdict is Verdict.REFUTED and self.counterexample is None:
-            raise ValueError(f"a refuted outcome needs its counterexample: {self.summary}")
+            raise ClaimDefinitionError(f"a refuted outcome needs its counterexample: {self.summary}")
 
 
 def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
     """Combine (part, corroborating, outcome) triples into one claim verdict."""
     if not outcomes:
-        raise ValueError("a claim needs at least one check")
+        raise ClaimDefinitionError("a claim needs at least one check")
     if any(o.verdict is Verdict.REFUTED for _, _, o in outcomes):
         return Verdict.REFUTED
     per_part: dict[str, list[Verdict]] = {}
@@ -63,6 +56,6 @@ def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
             per_part[part].append(outcome.verdict)
     for part, verdicts in per_part.items():
         if not verdicts:
-            raise ValueError(f"part {part!r} has only corroborating checks")
+            raise ClaimDefinitionError(f"part {part!r} has only corroborating checks")
     best = [max(verdicts, key=_STRENGTH.__getitem__) for verdicts in per_part.values()]
     return min(best, key=_STRENGTH.__getitem__)

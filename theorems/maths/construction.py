@@ -24,11 +24,8 @@ import flint
 import numpy as np
 import scipy.linalg
 
+from ..errors import ConstructionFailed
 from .khatri_rao import khatri_rao
-
-
-class ConstructionFailed(RuntimeError):
-    """The random draw is degenerate for this target (a singular system, a zero pivot)."""
 
 
 @dataclass

@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING
 import flint
 import numpy as np
 
+from ..errors import LeadingMinorVanished
+
 if TYPE_CHECKING:
     import torch
 
@@ -333,11 +335,6 @@ def rank_mod(a, p: int = PRIME) -> int:
 # --- recursive Schur complements on torch -----------------------------------------------
 
 TORCH_LEAF = 64  # Gauss–Jordan leaves of the Schur recursion
-
-
-class LeadingMinorVanished(ArithmeticError):
-    """A leading principal minor was zero mod p: the Schur recursion cannot proceed. Not a
-    statement about the determinant; retry with preconditioning or fall back to ``factor``."""
 
 
 def _torch_reduce(x, p: int):

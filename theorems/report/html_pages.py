@@ -22,14 +22,16 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from .report import SEVERITIES, _slug
+from ..engine.vocabulary import Verdict
+from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
+from .document import SEVERITY_EXPLANATION, slug
 
-VERDICTS = ("certified", "supported", "refuted", "inconclusive")
+VERDICTS = tuple(Verdict)
 NOT_IMPLEMENTED, NOT_RUN = "not implemented", "not in this run"
-COLOURS = {"certified": "#1a7f37", "supported": "#0969da", "refuted": "#cf222e", "inconclusive": "#9a6700",
-           NOT_IMPLEMENTED: "#8c959f", NOT_RUN: "#8c959f"}
-TINTS = {"certified": "#dafbe1", "supported": "#ddf4ff", "refuted": "#ffebe9", "inconclusive": "#fff8c5",
-         NOT_IMPLEMENTED: "#f6f8fa", NOT_RUN: "#f6f8fa"}
+COLOURS = {Verdict.CERTIFIED: "#1a7f37", Verdict.SUPPORTED: "#0969da", Verdict.REFUTED: "#cf222e",
+           Verdict.INCONCLUSIVE: "#9a6700", NOT_IMPLEMENTED: "#8c959f", NOT_RUN: "#8c959f"}
+TINTS = {Verdict.CERTIFIED: "#dafbe1", Verdict.SUPPORTED: "#ddf4ff", Verdict.REFUTED: "#ffebe9",
+         Verdict.INCONCLUSIVE: "#fff8c5", NOT_IMPLEMENTED: "#f6f8fa", NOT_RUN: "#f6f8fa"}
 _ROWS_SHOWN = 12  # longer tables and lists in the evidence fold behind <details>
 
 _CSS = f"""
@@ -54,8 +56,8 @@ blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de;
           color: #fff; white-space: nowrap; background: {COLOURS[NOT_RUN]}; }}
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
-.warn {{ border-color: {COLOURS["refuted"]}; background: {TINTS["refuted"]}; }}
-.erratum {{ border-color: {COLOURS["inconclusive"]}; background: {TINTS["inconclusive"]}; }}
+.warn {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
+.erratum {{ border-color: {COLOURS[Verdict.INCONCLUSIVE]}; background: {TINTS[Verdict.INCONCLUSIVE]}; }}
 figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; border: 1px solid #d0d7de; }}
 figcaption {{ color: #57606a; font-size: .9em; }}
 .muted {{ color: #57606a; }}
@@ -112,7 +114,7 @@ def _record_paths(claim: dict, sources: tuple[Path, ...]) -> list[str]:
     for entry in named:
         values = entry.values() if isinstance(entry, dict) else [entry]
         paths += [v for v in values if isinstance(v, str) and v.endswith((".md", ".json"))]
-    names = {claim["id"], _slug(claim["id"])}
+    names = {claim["id"], slug(claim["id"])}
     for source in sources:
         folder = source / "records"
         if folder.is_dir():
@@ -122,7 +124,7 @@ def _record_paths(claim: dict, sources: tuple[Path, ...]) -> list[str]:
 
 
 def _claim_page_path(claim_id: str) -> str:
-    return f"claims/{_slug(claim_id)}.html"
+    return f"claims/{slug(claim_id)}.html"
 
 
 # --- the dependency graph ----------------------------------------------------------------------
@@ -162,7 +164,7 @@ class _Graph:
             self._refuted_below[node] = set()  # guards against a cycle
             found = set()
             for dependency in self.depends.get(node, []):
-                if self.verdict(dependency) == "refuted":
+                if self.verdict(dependency) == Verdict.REFUTED:
                     found.add(dependency)
                 found |= self.refuted_below(dependency)
             self._refuted_below[node] = found
@@ -242,7 +244,7 @@ def _dependency_svg(graph: _Graph) -> str:
              "<defs>" + "".join(
                  f'<marker id="arrow-{name}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
                  f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
-                 for name, colour in (("plain", "#8c959f"), ("refuted", COLOURS["refuted"]))) + "</defs>"]
+                 for name, colour in (("plain", "#8c959f"), ("refuted", COLOURS[Verdict.REFUTED]))) + "</defs>"]
     parts.append(legend)
     for paper, top, band_height in bands:
         parts.append(f'<rect x="{_MARGIN}" y="{top}" width="{width - 2 * _MARGIN:.0f}" height="{band_height:.0f}" '
@@ -253,8 +255,8 @@ def _dependency_svg(graph: _Graph) -> str:
             (x1, y1), (x2, y2) = positions[parent], positions[node]
             x1, y1, y2 = x1 + _NODE_W, y1 + _NODE_H / 2, y2 + _NODE_H / 2
             variant = parent == graph.variant_of.get(node) and parent not in graph.depends.get(node, [])
-            carries = not variant and (graph.verdict(parent) == "refuted" or graph.refuted_below(parent))
-            colour, marker = (COLOURS["refuted"], "refuted") if carries else ("#8c959f", "plain")
+            carries = not variant and (graph.verdict(parent) == Verdict.REFUTED or graph.refuted_below(parent))
+            colour, marker = (COLOURS[Verdict.REFUTED], "refuted") if carries else ("#8c959f", "plain")
             bend = max(_GAP_X / 2, (x2 - x1) / 2)
             dash = ' stroke-dasharray="5 4"' if variant else ""
             parts.append(f'<path d="M{x1:.0f},{y1:.0f} C{x1 + bend:.0f},{y1:.0f} {x2 - bend:.0f},{y2:.0f} '
@@ -277,8 +279,8 @@ def _node_svg(graph: _Graph, node: str, position: tuple[float, float]) -> str:
     shape = [f"<title>{escape(tip)}</title>"]
     if below:
         shape.append(f'<rect x="{x - 4}" y="{y - 4}" width="{_NODE_W + 8}" height="{_NODE_H + 8}" rx="9" fill="none" '
-                     f'stroke="{COLOURS["refuted"]}" stroke-width="2" stroke-dasharray="4 3"/>')
-    refuted = verdict == "refuted"
+                     f'stroke="{COLOURS[Verdict.REFUTED]}" stroke-width="2" stroke-dasharray="4 3"/>')
+    refuted = verdict == Verdict.REFUTED
     shape.append(f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{_NODE_H}" rx="6" '
                  f'fill="{COLOURS[verdict] if refuted else TINTS[verdict]}" stroke="{COLOURS[verdict]}" '
                  'stroke-width="1.5"'
@@ -298,13 +300,13 @@ def _node_svg(graph: _Graph, node: str, position: tuple[float, float]) -> str:
 def _legend() -> tuple[str, float]:
     items, x = [], _MARGIN
     for verdict in (*VERDICTS, NOT_IMPLEMENTED):
-        fill = COLOURS[verdict] if verdict == "refuted" else TINTS[verdict]
+        fill = COLOURS[verdict] if verdict == Verdict.REFUTED else TINTS[verdict]
         items.append(f'<rect x="{x}" y="{_MARGIN}" width="14" height="14" rx="3" fill="{fill}" '
                      f'stroke="{COLOURS[verdict]}"/>'
                      f'<text x="{x + 19}" y="{_MARGIN + 11}">{escape(verdict)}</text>')
         x += 34 + 7 * len(verdict)
     items.append(f'<rect x="{x}" y="{_MARGIN - 2}" width="18" height="18" rx="4" fill="none" '
-                 f'stroke="{COLOURS["refuted"]}" stroke-width="2" stroke-dasharray="4 3"/>'
+                 f'stroke="{COLOURS[Verdict.REFUTED]}" stroke-width="2" stroke-dasharray="4 3"/>'
                  f'<text x="{x + 24}" y="{_MARGIN + 11}">rests on a refuted claim</text>')
     x += 190
     items.append(f'<path d="M{x},{_MARGIN + 7} h30" stroke="#8c959f" stroke-dasharray="5 4" '
@@ -365,12 +367,12 @@ def _index(report: dict, graph: _Graph) -> str:
         counts = Counter(c["verdict"] for c in mine)
         counts[NOT_IMPLEMENTED] = sum(i.split(".", 1)[0] == paper for i in report["not_implemented"])
         resting = sum(bool(graph.refuted_below(c["id"])) for c in mine)
-        body.append(f'<tr><td><a href="#{escape(_slug(paper))}">{escape(paper)}</a></td>'
+        body.append(f'<tr><td><a href="#{escape(slug(paper))}">{escape(paper)}</a></td>'
                     + "".join(f'<td class="num">{counts[v]}</td>' for v in (*VERDICTS, NOT_IMPLEMENTED))
                     + f'<td class="num">{resting}</td><td>{_bar(counts)}</td></tr>')
     body.append("</table>")
     for paper in papers:
-        body += [f'<h2 id="{escape(_slug(paper))}">{escape(paper)}</h2>',
+        body += [f'<h2 id="{escape(slug(paper))}">{escape(paper)}</h2>',
                  '<table class="wide"><tr><th>claim</th><th>label</th><th>verdict</th><th>rests on a refuted claim</th>'
                  "<th>time (s)</th></tr>"]
         for claim in (c for c in claims if c["paper"] == paper):
@@ -383,8 +385,6 @@ def _index(report: dict, graph: _Graph) -> str:
                         "<td></td><td></td></tr>")
         body.append("</table>")
     if "benchmarks" in report:
-        from .bench import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
-
         body += ['<h2 id="performance">Performance</h2>', f"<p>{escape(benchmarks_caption(report['benchmarks']))}</p>",
                  '<table class="wide"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in BENCHMARK_COLUMNS) + "</tr>"
                  + "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
@@ -447,16 +447,16 @@ def _errata_page(report: dict, graph: _Graph) -> str:
     if not entries:
         body.append("<p>No claim was refuted in this run.</p>")
         return _page("Errata", "\n".join(body), "")
-    body += ["<p>" + re.sub(r"\*(.+?)\*", r"<em>\1</em>", escape(SEVERITIES)) + "</p>",
+    body += ["<p>" + re.sub(r"\*(.+?)\*", r"<em>\1</em>", escape(SEVERITY_EXPLANATION)) + "</p>",
              "<table><tr><th>claim</th><th>label</th><th>severity</th><th>corrected</th><th>affects</th></tr>"]
     for entry in entries:
-        body.append(f'<tr><td><a href="#{escape(_slug(entry["id"]))}"><code>{escape(entry["id"])}</code></a></td>'
+        body.append(f'<tr><td><a href="#{escape(slug(entry["id"]))}"><code>{escape(entry["id"])}</code></a></td>'
                     f"<td>{escape(entry['label'])}</td><td>{escape(entry['severity'])}</td>"
                     f"<td>{_verdict_entries(entry['corrected'], '', graph)}</td>"
                     f"<td>{_verdict_entries(entry['affects'], '', graph)}</td></tr>")
     body.append("</table>")
     for entry in entries:
-        body += [f'<h2 id="{escape(_slug(entry["id"]))}">{_claim_link(entry["id"], "", graph)} '
+        body += [f'<h2 id="{escape(slug(entry["id"]))}">{_claim_link(entry["id"], "", graph)} '
                  f"<span class=\"muted\">({escape(entry['label'])})</span> {_badge('refuted')}</h2>",
                  f"<p><strong>Severity: {escape(entry['severity'])}.</strong> {escape(entry['reason'])}</p>",
                  f"<p>Corrected: {_verdict_entries(entry['corrected'], '', graph)}</p>",
@@ -497,7 +497,7 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
         body.append(f'<div class="box erratum"><strong>Erratum ({escape(erratum["severity"])}).</strong> '
                     f"{escape(erratum['reason'])}<br>Corrected: {_claim_list(erratum['corrected'], root, graph)}. "
                     f"Affects: {_claim_list(erratum['affects'], root, graph)}. "
-                    f'<a href="{root}errata.html#{escape(_slug(claim_id))}">In the errata</a>.</div>')
+                    f'<a href="{root}errata.html#{escape(slug(claim_id))}">In the errata</a>.</div>')
     relations = [("Variant of", [claim["variant_of"]] if claim["variant_of"] else []),
                  ("Variants", graph.variants(claim_id)), ("Rests on", claim["depends_on"]),
                  ("Used by", graph.users(claim_id))]

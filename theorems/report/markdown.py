@@ -1,85 +1,15 @@
-"""Verification reports: report.json (everything) and report.md (for people), with figures.
-
-Files are staged in a temporary folder beside the target and moved into place with
-os.replace, so a crash or a full disk never leaves a half-written report.
-"""
+"""report.md: the report for people, rendered from the report's data (``document``)."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import tempfile
-from collections import Counter
-from datetime import UTC, datetime
-from pathlib import Path
 
-from . import __version__
-from .engine.catalog import catalog
-from .engine.records import write_records
-from .engine.runner import ClaimResult
-from .engine.verdicts import Verdict
+from ..engine.catalog import catalog
+from ..engine.vocabulary import Verdict
+from .benchmarks import render_benchmarks_markdown
+from .document import SEVERITY_EXPLANATION, slug
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
-SEVERITIES = ("Each refuted claim, with its severity: *as-printed* (the printed text is false, but a reading "
-              "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
-              "reading) or *substantive* (a later result or proof step relies on it, or no nearby reading "
-              "repairs it).")
-
-
-def ensure_writable(out: Path) -> None:
-    """Fail before any work is done if the report folder cannot be written."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
-            pass
-    except OSError as error:
-        raise ValueError(f"report folder {out} is not writable: {error.strerror or error}") from None
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
-
-
-def build_report(results: list[ClaimResult], run: dict) -> dict:
-    implemented = {r.claim.id for r in results}
-    claims = [r.to_json() for r in results]
-    return {
-        "suite": "theorems",
-        "version": __version__,
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        **run,
-        "summary": dict(Counter(r.verdict.value for r in results)),
-        "claims": claims,
-        "errata": errata(claims),
-        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in implemented],
-    }
-
-
-def errata(claims: list[dict]) -> list[dict]:
-    """One entry per refuted claim: the erratum (severity, reason), the shrunk counterexample
-    of every refuting check, and the verdicts of the corrected variants and of the claims
-    that rest on it (as far as this run has them)."""
-    verdicts = {claim["id"]: claim["verdict"] for claim in claims}
-    entries = []
-    for claim in claims:
-        if claim["verdict"] != Verdict.REFUTED.value:
-            continue
-        erratum = claim["erratum"]
-        entries.append({
-            "id": claim["id"],
-            "label": claim["label"],
-            "severity": erratum["severity"],
-            "reason": erratum["reason"],
-            "counterexamples": [
-                {"check": check["check"], "summary": check["summary"], "counterexample": check.get("counterexample")}
-                for check in claim["evidence"] if check["verdict"] == Verdict.REFUTED.value
-            ],
-            "corrected": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["corrected"]],
-            "affects": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["affects"]],
-        })
-    return entries
 
 
 def _check_lines(claim: dict) -> list[str]:
@@ -126,7 +56,7 @@ def _errata_lines(entries: list[dict]) -> list[str]:
     the corrected reading and the claims resting on it."""
     if not entries:
         return ["", "## Errata", "", "No claim was refuted in this run."]
-    lines = ["", "## Errata", "", SEVERITIES, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
+    lines = ["", "## Errata", "", SEVERITY_EXPLANATION, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
     for entry in entries:
         lines.append(f"| `{entry['id']}` | {entry['severity']} | {_verdict_list(entry['corrected']) or '—'} | "
                      f"{_verdict_list(entry['affects']) or '—'} |")
@@ -181,7 +111,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             if claim is None:
                 lines.append(f"| {claim_id} | {catalog()[claim_id].label} | not implemented | |")
             else:
-                lines.append(f"| [{claim_id}](#{_slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
+                lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{claim['verdict']}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
     lines += ["", "## Claims"]
@@ -210,8 +140,6 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         for path in figures.get(claim["id"], []):
             lines += ["", f"![{claim['id']}]({path})"]
     if "benchmarks" in report:
-        from .bench import render_benchmarks_markdown
-
         lines += ["", render_benchmarks_markdown(report["benchmarks"]).rstrip()]
     lines += ["", "## Environment", "", "| package | version |", "|---|---|"]
     lines += [f"| {name} | {version} |" for name, version in env["packages"].items()]
@@ -224,48 +152,3 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         lines.append(f"Same evidence again: this commit and these releases, `theorems report {env['rerun']}`.")
     lines.append("")
     return "\n".join(lines)
-
-
-def _replace_folder(new: Path, target: Path, parking: Path) -> None:
-    """Put folder ``new`` at ``target``: the old one is renamed away first (a rename cannot
-    replace a non-empty folder) and deleted with the staging folder."""
-    if target.exists():
-        os.replace(target, parking)
-    os.replace(new, target)
-
-
-def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False) -> tuple[Path, Path]:
-    """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
-    and, with ``html``, the HTML report html/ under ``out`` atomically; return the paths."""
-    ensure_writable(out)
-    report = build_report(results, run)
-    staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
-    try:
-        figures: dict[str, list[str]] = {}
-        (staging / "figures").mkdir()
-        for result in results:
-            for name, figure in result.figures.items():
-                filename = f"{_slug(result.claim.id)}--{_slug(name)}.png"
-                figure.savefig(staging / "figures" / filename, dpi=110, bbox_inches="tight")
-                figures.setdefault(result.claim.id, []).append(f"figures/{filename}")
-        report["figures"] = figures
-        (staging / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        (staging / "report.md").write_text(render_markdown(report, figures), encoding="utf-8")
-        (out / "figures").mkdir(exist_ok=True)
-        for stale in (out / "figures").glob("*.png"):
-            if not (staging / "figures" / stale.name).exists():
-                stale.unlink()
-        for figure_file in (staging / "figures").iterdir():
-            os.replace(figure_file, out / "figures" / figure_file.name)
-        write_records(results, report["environment"], staging / "records", out / "records")
-        if html:
-            from .html_report import write_html  # imported here: html_report imports this module
-
-            write_html(report, staging / "html", sources=(staging, out))
-            _replace_folder(staging / "html", out / "html", staging / "old-html")
-        _replace_folder(staging / "records", out / "records", staging / "old-records")
-        for name in ("report.json", "report.md"):
-            os.replace(staging / name, out / name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return out / "report.json", out / "report.md"

@@ -22,7 +22,7 @@ from theorems.engine import environment
 from theorems.engine.context import Context
 from theorems.engine.registry import claims
 from theorems.engine.runner import run_claim
-from theorems.html_report import write_html
+from theorems.report.html_pages import write_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

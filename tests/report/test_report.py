@@ -3,6 +3,9 @@ import json
 import pytest
 
 from theorems import report
+from theorems.report import files as report_files
+
+from theorems.report import claim_seconds
 from theorems.engine.context import Context
 from theorems.engine.registry import affected_by, claims
 from theorems.engine.runner import run_claim
@@ -25,7 +28,7 @@ def test_report_is_written_atomically(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(report, "render_markdown", broken)
+    monkeypatch.setattr(report_files, "render_markdown", broken)
     with pytest.raises(RuntimeError):
         report.write_report(_results(), {**RUN, "seed": 2}, out)
     assert (out / "report.json").read_text() == before  # the old report is intact
@@ -41,7 +44,8 @@ def test_report_lists_unimplemented_ids_without_verdicts(tmp_path):
 
 def _refuted_claim_id() -> str:
     """A claim the gate manifest records as refuted (the first one: kept cheap at quick)."""
-    from theorems.engine.manifest import default_manifest_path, load_manifest
+    from theorems.cli import default_manifest_path
+    from theorems.engine.manifest import load_manifest
     from theorems.engine.verdicts import Verdict
 
     return next(claim_id for claim_id, verdict in load_manifest(default_manifest_path()).items()
@@ -74,3 +78,12 @@ def test_report_without_refutations_says_so(tmp_path):
     _, md_path = report.write_report(_results(), RUN, tmp_path)
     assert "## Errata\n\nNo claim was refuted in this run." in md_path.read_text()
     assert json.loads((tmp_path / "report.json").read_text())["errata"] == []
+
+
+def test_claim_seconds_reads_an_earlier_report_or_nothing(tmp_path):
+    path = tmp_path / "report.json"
+    assert claim_seconds(path) == {}
+    path.write_text('{"claims": [{"id": "a.b", "timing_s": {"total": 2.5}}]}')
+    assert claim_seconds(path) == {"a.b": 2.5}
+    path.write_text("not json")
+    assert claim_seconds(path) == {}

@@ -4,7 +4,7 @@ import pytest
 
 from theorems import report
 from theorems.cli import main
-from theorems.engine import records
+from theorems.report import records, reproduce
 from theorems.engine.context import Context
 from theorems.engine.registry import claims
 from theorems.engine.runner import run_claim
@@ -79,7 +79,7 @@ def test_a_record_from_another_device_is_compared_on_its_verdict_only(record_pat
 
 
 def test_float_rounding_is_told_apart_from_a_difference():
-    differences, rounding = records.evidence_differences([{"x": 1.0, "y": 2.0}], [{"x": 1.0 + 1e-13, "y": 2.1}])
+    differences, rounding = reproduce.evidence_differences([{"x": 1.0, "y": 2.0}], [{"x": 1.0 + 1e-13, "y": 2.1}])
     assert rounding == ["[0].x: recorded 1.0, re-run 1.0000000000001"]
     assert differences == ["[0].y: recorded 2.0, re-run 2.1"]
 

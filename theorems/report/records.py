@@ -4,21 +4,20 @@ A record holds what a reader needs to judge and re-run one claim without the res
 report: the claim and its statement, the profile, seed and device, the sizes and dtypes
 its checks name, versions and commit, timings, peak memory and sizes capped for lack of it,
 the verdict with every check's evidence, and the command that re-runs it.
-``reproduce`` re-runs a record and says what differs. Evidence is compared only on the
-device the record was made on: CUDA draws other random streams than the CPU, so there only
-the verdict has to match.
+``theorems.report.reproduce`` re-runs a record and says what differs.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from . import environment
-from .context import Context
-from .runner import ClaimResult
+from ..engine import environment, settings
+from ..engine.runner import ClaimResult
+from ..engine.vocabulary import Device, Verdict
+from ..errors import RecordError, SettingError
+from .document import claim_document
 
 RECORD_FORMAT = "theorems reproducibility record, version 1"
 
@@ -44,7 +43,7 @@ def _collect(evidence: list[dict], wanted) -> dict[str, Any]:
 
 def build_record(result: ClaimResult, run_environment: dict | None = None, folder: str = "records") -> dict[str, Any]:
     """The record of ``result``; ``folder`` is where it will be read from (for its command)."""
-    claim = result.to_json()
+    claim = claim_document(result)
     context = result.context
     env = run_environment or environment.describe(context)
     return {
@@ -55,8 +54,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
             "profile": context.profile,
             "seed": context.seed,
             "seeds_note": "each check draws from a generator seeded by (seed, claim id, check name, labels)",
-            "device": context.device,
-            "device_name": (env.get("gpu") or {}).get("name") if context.device == "cuda" else env.get("cpu"),
+            "device": context.device.value,
+            "device_name": (env.get("gpu") or {}).get("name") if context.device is Device.CUDA else env.get("cpu"),
             "sizes": _collect(claim["evidence"], _size_key),
             "dtypes": _collect(claim["evidence"], lambda key: "dtype" in key.lower())
             or "float64 for floating-point checks; exact checks use integers, residues or rationals",
@@ -136,72 +135,36 @@ def load_record(path: Path) -> dict:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ValueError(f"cannot read record {path}: {error.strerror or error}") from None
+        raise RecordError(f"cannot read record {path}: {error.strerror or error}") from None
     except ValueError as error:
-        raise ValueError(f"{path} is not JSON: {error}") from None
+        raise RecordError(f"{path} is not JSON: {error}") from None
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise ValueError(f"{path} is not a theorems reproducibility record (expected format {RECORD_FORMAT!r})")
+        raise RecordError(f"{path} is not a theorems reproducibility record (expected format {RECORD_FORMAT!r})")
+    _check_fields(record, path)
     return record
 
 
-def _flatten(value: Any, path: str = "") -> dict[str, Any]:
-    if isinstance(value, dict):
-        flat = {}
-        for key, item in value.items():
-            flat.update(_flatten(item, f"{path}.{key}" if path else str(key)))
-        return flat or {path: {}}
-    if isinstance(value, list):
-        flat = {}
-        for index, item in enumerate(value):
-            flat.update(_flatten(item, f"{path}[{index}]"))
-        return flat or {path: []}
-    return {path: value}
+def _check_fields(record: dict, path: Path) -> None:
+    """The fields ``reproduce`` reads, each validated as the command line validates it."""
+    def field(*keys: str):
+        value = record
+        for key in keys:
+            if not isinstance(value, dict) or key not in value:
+                raise RecordError(f"{path}: the record has no {'.'.join(keys)}")
+            value = value[key]
+        return value
 
-
-def _close(a: Any, b: Any) -> bool:
-    return (isinstance(a, float) and isinstance(b, float) and math.isfinite(a) and math.isfinite(b)
-            and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300))
-
-
-def evidence_differences(recorded: list[dict], rerun: list[dict]) -> tuple[list[str], list[str]]:
-    """(differences, last-bit float differences) between two evidence lists, by JSON path.
-    Floats within 1e-9 relative are reported apart: another BLAS build may round so."""
-    old, new = _flatten(recorded), _flatten(rerun)
-    differences, rounding = [], []
-    for path in sorted(set(old) | set(new)):
-        if path not in new:
-            differences.append(f"{path}: recorded {old[path]!r}, missing in the re-run")
-        elif path not in old:
-            differences.append(f"{path}: not in the record, re-run has {new[path]!r}")
-        elif old[path] != new[path]:
-            (rounding if _close(old[path], new[path]) else differences).append(
-                f"{path}: recorded {old[path]!r}, re-run {new[path]!r}")
-    return differences, rounding
-
-
-def reproduce(record: dict, claim, device: str) -> dict[str, Any]:
-    """Re-run ``record``'s claim (``claim``, resolved by the caller) at its profile and seed on
-    ``device``; compare the verdict, and the evidence when the device is the record's."""
-    from .runner import run_claim
-
-    run = record["run"]
-    result = run_claim(claim, Context(run["profile"], run["seed"], device))
-    rerun_evidence = json.loads(json.dumps(result.to_json()["evidence"], ensure_ascii=False))
-    same_device = device == run["device"]
-    differences, rounding = evidence_differences(record["evidence"], rerun_evidence) if same_device else ([], [])
-    commit_now = environment.describe(result.context)["git_commit"]
-    return {
-        "id": record["claim"]["id"],
-        "recorded_verdict": record["verdict"],
-        "verdict": result.verdict.value,
-        "verdict_matches": record["verdict"] == result.verdict.value,
-        "evidence_compared": same_device,
-        "evidence_matches": same_device and not differences,
-        "differences": differences,
-        "rounding_differences": rounding,
-        "recorded_device": run["device"],
-        "device": device,
-        "recorded_commit": record["environment"]["git_commit"],
-        "commit": commit_now,
-        "seconds": round(result.seconds, 3),
-    }
+    try:
+        if not isinstance(field("claim", "id"), str):
+            raise SettingError("claim.id is not a claim id")
+        settings.validate_profile(field("run", "profile"))
+        settings.validate_seed(field("run", "seed"))
+        if settings.validate_device(field("run", "device")) is Device.AUTO:
+            raise SettingError("run.device must be the device it ran on (cpu or cuda), not auto")
+        if field("verdict") not in list(Verdict):
+            raise SettingError(f"unknown verdict {field('verdict')!r}")
+    except SettingError as error:
+        raise RecordError(f"{path}: {error}") from None
+    if not isinstance(field("evidence"), list):
+        raise RecordError(f"{path}: evidence is not a list of checks")
+    field("environment", "git_commit")

@@ -1,0 +1,139 @@
+"""Run settings, in one place: the profiles and their Hypothesis budgets, the defaults, and
+the one validator of each setting (profile, seed, device, jobs) that the command line, the
+Python API and the pytest plugin all use.
+
+Profiles say how hard each check tries: ``quick`` is for meta-tests and smoke runs, ``ci``
+is the default for tests, checks and reports (minutes on two cores), ``thorough`` produces
+the committed report, ``large`` adds the biggest instances (GPU-sized where a check uses
+torch).
+
+Two kinds of Hypothesis settings live here. A claim's search (``hypothesis_settings``) is
+seeded by its context, so the same run seed gives the same examples; the suite's own test
+runs use the derandomized profiles that ``register_test_profiles`` registers, so that a
+test run never flakes.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from hypothesis import HealthCheck, Phase, settings
+
+from ..errors import DeviceUnavailable, SettingError
+from .vocabulary import Device, choices
+
+PROFILES = ("quick", "ci", "thorough", "large")
+DEFAULT_PROFILE = "ci"
+DEFAULT_SEED = 2023
+SEED_LIMIT = 2**63  # seeds feed numpy's SeedSequence and torch's manual_seed: [0, 2^63)
+
+# Hypothesis examples per randomized check (the search budget); `large` is about bigger
+# instances, not longer searches, so it searches as `thorough` does.
+HYPOTHESIS_EXAMPLES = {"quick": 30, "ci": 150, "thorough": 1500, "large": 1500}
+
+T = TypeVar("T")
+
+
+def validate_profile(profile: object) -> str:
+    if profile not in PROFILES:
+        raise SettingError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    return profile
+
+
+def _integer(value: object, what: str) -> int:
+    """``value`` as an int: an int (not a bool) or its decimal text (from a command line)."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            raise SettingError(f"{what} must be an integer, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SettingError(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def validate_seed(seed: object) -> int:
+    value = _integer(seed, "seed")
+    if not 0 <= value < SEED_LIMIT:
+        raise SettingError(f"seed must be in [0, 2^63), got {value}")
+    return value
+
+
+def validate_seed_count(count: object) -> int:
+    """The number of seeds of a multi-seed gate."""
+    value = _integer(count, "the number of seeds")
+    if value < 1:
+        raise SettingError(f"the number of seeds must be at least 1, got {value}")
+    return value
+
+
+def validate_jobs(jobs: object) -> int:
+    value = _integer(jobs, "jobs")
+    if value < 1:
+        raise SettingError(f"jobs must be at least 1, got {value}")
+    return value
+
+
+def validate_device(device: object) -> Device:
+    """A device request (auto, cpu or cuda), not yet checked against this machine."""
+    try:
+        return Device(device)
+    except ValueError:
+        raise SettingError(f"unknown device {device!r}; choose one of {choices(Device)}") from None
+
+
+def resolve_device(requested: object) -> Device:
+    """The device a run uses: 'auto' picks CUDA when torch sees a GPU; asking for 'cuda'
+    without one is an error."""
+    device = validate_device(requested)
+    if device is Device.CPU:
+        return Device.CPU
+    import torch
+
+    if torch.cuda.is_available():
+        return Device.CUDA
+    if device is Device.CUDA:
+        raise DeviceUnavailable("--device cuda asked for, but torch sees no CUDA GPU on this machine")
+    return Device.CPU
+
+
+def by_profile(profile: str, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:
+    """The value for ``profile``, falling back to the nearest less demanding profile."""
+    values = dict(zip(PROFILES, (quick, ci, thorough, large), strict=True))
+    for name in reversed(PROFILES[: PROFILES.index(validate_profile(profile)) + 1]):
+        if values[name] is not None:
+            return values[name]
+    raise AssertionError("quick always has a value")
+
+
+def hypothesis_settings(profile: str, **overrides) -> settings:
+    """Settings for one claim's search: reproducible (no example database, seeded by the
+    caller's context, so not derandomized), no deadline (exact arithmetic is slow by
+    design), shrinking on."""
+    base = dict(
+        max_examples=HYPOTHESIS_EXAMPLES[validate_profile(profile)],
+        database=None,
+        deadline=None,
+        derandomize=False,
+        print_blob=False,
+        report_multiple_bugs=False,
+        phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
+    base.update(overrides)
+    return settings(**base)
+
+
+def register_test_profiles() -> None:
+    """Register one Hypothesis profile per suite profile, under the same name, for the
+    suite's own property tests: derandomized (a test run never flakes), with the profile's
+    example budget, and printing the blob that replays a failure."""
+    for name in PROFILES:
+        settings.register_profile(
+            name,
+            max_examples=HYPOTHESIS_EXAMPLES[name],
+            deadline=None,
+            derandomize=True,
+            database=None,
+            print_blob=True,
+        )

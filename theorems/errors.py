@@ -1,0 +1,101 @@
+"""Every exception the suite defines, under one base: ``except theorems.TheoremsError``
+catches the suite's own errors and nothing else.
+
+Each also derives from the built-in class its callers caught before it existed
+(``ValueError``, ``LookupError``, …), so ``except ValueError`` around a manifest load keeps
+working. This module imports nothing of the suite: every room may raise from it.
+"""
+
+from __future__ import annotations
+
+
+class TheoremsError(Exception):
+    """Base class of every exception the suite raises on purpose."""
+
+
+# --- bad input: the command line turns these into one line on stderr and exit 2 ----------
+
+class UsageError(TheoremsError, ValueError):
+    """Bad input from the user (an option value, a path, an argument); ``prog`` is the
+    command that received it, for the one-line message."""
+
+    def __init__(self, message: str, prog: str = "theorems"):
+        super().__init__(message)
+        self.prog = prog
+
+
+class SettingError(TheoremsError, ValueError):
+    """A profile, seed, device or number of jobs outside what the suite accepts."""
+
+
+class DeviceUnavailable(SettingError):
+    """``cuda`` asked for on a machine where torch sees no GPU."""
+
+
+class ManifestError(TheoremsError, ValueError):
+    """A gate manifest that cannot be read or does not follow the format."""
+
+
+class RecordError(TheoremsError, ValueError):
+    """A file that is not a readable reproducibility record."""
+
+
+class CatalogError(TheoremsError, ValueError):
+    """A claims catalog (CLAIMS.md) with an id listed twice or under the wrong paper."""
+
+
+class ClaimDefinitionError(TheoremsError, ValueError):
+    """A claim, check, broken variant or erratum that is malformed (raised when it is
+    defined or registered, so the claim module's author sees it at import)."""
+
+
+class ClaimPackageError(TheoremsError, ImportError):
+    """A claim package (``--package``) or one of its modules that cannot be imported."""
+
+
+class UnknownClaim(TheoremsError, LookupError):
+    """An id that names no claim; ``suggestions`` are the closest known ids."""
+
+    def __init__(self, claim_id: str, suggestions: list[str]):
+        self.claim_id = claim_id
+        self.suggestions = suggestions
+        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"unknown claim id {claim_id!r}{hint}")
+
+
+class NotImplementedClaim(TheoremsError, LookupError):
+    """A catalog id that no check implements yet, so it has no verdict."""
+
+    def __init__(self, claim_id: str):
+        self.claim_id = claim_id
+        super().__init__(f"{claim_id} is in the catalog but not implemented yet (no verdict)")
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+class CheckCrashed(TheoremsError, RuntimeError):
+    """A check raised instead of returning an outcome: a defect in the suite, not a verdict."""
+
+
+class Interrupted(TheoremsError, KeyboardInterrupt):
+    """Ctrl-C during a run; ``finished`` holds the results of the claims that completed,
+    in the order they were selected."""
+
+    def __init__(self, finished: list):
+        super().__init__(f"interrupted after {len(finished)} claims")
+        self.finished = finished
+
+
+class VerdictMismatch(TheoremsError, AssertionError):
+    """A gated claim whose verdict differs from its manifest entry, or that has none."""
+
+
+# --- mathematics --------------------------------------------------------------------------
+
+class ConstructionFailed(TheoremsError, RuntimeError):
+    """The random draw is degenerate for this target (a singular system, a zero pivot)."""
+
+
+class LeadingMinorVanished(TheoremsError, ArithmeticError):
+    """A leading principal minor was zero mod p: the Schur recursion cannot proceed. Not a
+    statement about the determinant; retry with preconditioning or fall back to ``factor``."""

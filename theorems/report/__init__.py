@@ -1,0 +1,17 @@
+"""The report room: everything the suite writes for people and for re-runs, rendered from the
+engine's results. The engine produces ``ClaimResult``s; nothing here runs a check except
+``reproduce``, which re-runs a record through the engine.
+
+    document     the report as data (report.json): claims, errata, ``affects``, timings
+    markdown     report.md
+    html_pages   html/: dashboard, dependency graph, claim pages, errata (offline, no script)
+    records      records/<id>.json and .md: one reproducibility record per claim
+    reproduce    re-run a record and compare verdict and evidence (a typed ``Reproduction``)
+    benchmarks   the ``theorems bench all`` table, for bench.md and both reports
+    files        the report folder, written atomically
+"""
+
+from .document import build_report, claim_document, claim_seconds
+from .files import ensure_writable, write_report
+
+__all__ = ["build_report", "claim_document", "claim_seconds", "ensure_writable", "write_report"]

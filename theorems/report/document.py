@@ -1,0 +1,95 @@
+"""The report as data: what ``report.json`` holds, built from the engine's results.
+
+Everything a renderer (Markdown, HTML, records) shows is computed here once: each claim's
+JSON with, for a refuted claim, the implemented claims that rest on it (``affects``, which
+depends on every registered claim and so is added when the report is built, not by the
+engine's result), the errata, and the catalog ids this run has no verdict for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..engine.catalog import catalog
+from ..engine.registry import affected_by
+from ..engine.runner import ClaimResult
+from ..engine.vocabulary import Severity, Verdict
+
+# The erratum severities explained, in the words report.md and the HTML errata page use.
+SEVERITY_EXPLANATION = (
+    f"Each refuted claim, with its severity: *{Severity.AS_PRINTED}* (the printed text is false, but a reading "
+    "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
+    f"reading) or *{Severity.SUBSTANTIVE}* (a later result or proof step relies on it, or no nearby reading "
+    "repairs it).")
+
+
+def slug(text: str) -> str:
+    """``text`` as a file name or anchor: runs of anything but letters, digits, '.', '_'
+    and '-' become one '-'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+
+
+def claim_document(result: ClaimResult) -> dict[str, Any]:
+    """One claim's entry in report.json, in records and in ``theorems check --json``: the
+    engine's JSON, and for a refuted claim the implemented claims resting on it."""
+    document = result.to_json()
+    if "erratum" in document:
+        document["erratum"]["affects"] = affected_by(result.claim.id)
+    return document
+
+
+def build_report(results: list[ClaimResult], run: dict) -> dict:
+    implemented = {r.claim.id for r in results}
+    claims = [claim_document(r) for r in results]
+    return {
+        "suite": "theorems",
+        "version": __version__,
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        **run,
+        "summary": dict(Counter(r.verdict.value for r in results)),
+        "claims": claims,
+        "errata": errata(claims),
+        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in implemented],
+    }
+
+
+def errata(claims: list[dict]) -> list[dict]:
+    """One entry per refuted claim: the erratum (severity, reason), the shrunk counterexample
+    of every refuting check, and the verdicts of the corrected variants and of the claims
+    that rest on it (as far as this run has them)."""
+    verdicts = {claim["id"]: claim["verdict"] for claim in claims}
+    entries = []
+    for claim in claims:
+        if claim["verdict"] != Verdict.REFUTED:
+            continue
+        erratum = claim["erratum"]
+        entries.append({
+            "id": claim["id"],
+            "label": claim["label"],
+            "severity": erratum["severity"],
+            "reason": erratum["reason"],
+            "counterexamples": [
+                {"check": check["check"], "summary": check["summary"], "counterexample": check.get("counterexample")}
+                for check in claim["evidence"] if check["verdict"] == Verdict.REFUTED
+            ],
+            "corrected": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["corrected"]],
+            "affects": [{"id": i, "verdict": verdicts.get(i, "not run")} for i in erratum["affects"]],
+        })
+    return entries
+
+
+def claim_seconds(report_path: Path) -> dict[str, float]:
+    """Each claim's run time in an earlier report.json (empty if there is none or it cannot
+    be read): ``--jobs`` uses it to start the longest claims first, so it orders work and
+    never changes a result."""
+    try:
+        report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+        return {claim["id"]: float(claim["timing_s"]["total"]) for claim in report["claims"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
