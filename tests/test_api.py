@@ -23,7 +23,7 @@ def test_claims_lists_every_implemented_claim():
 
 
 def test_same_errors_as_the_command_line(monkeypatch):
-    with pytest.raises(UnknownClaim, match="giannou2023.lemma6"):
+    with pytest.raises(UnknownClaim, match=r"giannou2023\.lemma6"):
         theorems.check("giannou2023.lema6")
     implemented = {key: claim for key, claim in registry.claims().items() if key != "giannou2023.thm8"}
     monkeypatch.setattr(registry, "claims", lambda: implemented)  # as before the claim was written

@@ -35,7 +35,8 @@ def test_bench_all_writes_every_benchmark_and_the_report_includes_them(tmp_path,
     from theorems.maths import bn_chain
 
     # The chain benchmark at its default d = 256 takes seconds; its own tests cover it.
-    monkeypatch.setattr(bn_chain, "benchmark_chain", functools.partial(bn_chain.benchmark_chain, d=8, n=8, layers=2, rounds=1))
+    small_chain = functools.partial(bn_chain.benchmark_chain, d=8, n=8, layers=2, rounds=1)
+    monkeypatch.setattr(bn_chain, "benchmark_chain", small_chain)
     assert main(["bench", "all", "--sizes", "16", "--dims", "2", "--out", str(tmp_path)]) == 0
     bench = json.loads((tmp_path / "bench.json").read_text())
     assert [row["size"] for row in bench["certificate"]] == [16] and bench["certificate"][0]["flint_agrees"]

@@ -6,8 +6,8 @@ is the one the pytest plugin runs for another project's claims (``theorems.pytes
 
 import pytest
 
-from theorems.engine.catalog import catalog
 from theorems.cli import default_manifest_path
+from theorems.engine.catalog import catalog
 from theorems.engine.manifest import differences, load_manifest
 from theorems.engine.registry import claims
 from theorems.engine.verdicts import Verdict
@@ -32,7 +32,8 @@ def test_manifest_covers_exactly_the_registered_claims():
     assert not missing, "\n".join(missing)
 
 
-@pytest.mark.parametrize("claim", [pytest.param(c, id=c.id) for c in claims().values() if MANIFEST.get(c.id) is Verdict.REFUTED])
+@pytest.mark.parametrize("claim", [pytest.param(c, id=c.id) for c in claims().values()
+                                   if MANIFEST.get(c.id) is Verdict.REFUTED])
 def test_every_refuted_claim_carries_its_erratum(claim):
     assert claim.erratum is not None, f"{claim.id} is refuted in the manifest but has no Erratum"
     for corrected in claim.erratum.corrected:

@@ -37,7 +37,8 @@ def test_list_json_lists_every_catalog_id(capsys):
 
 
 def test_check_json_contract(capsys):
-    code, out, _ = run(capsys, "check", "giannou2023.thm6", "--profile", "quick", "--seed", "5", "--device", "cpu", "--json")
+    code, out, _ = run(capsys, "check", "giannou2023.thm6", "--profile", "quick", "--seed", "5", "--device", "cpu",
+                       "--json")
     (record,) = json.loads(out)
     assert code == 0
     assert record["id"] == "giannou2023.thm6" and record["seed"] == 5

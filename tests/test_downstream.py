@@ -12,8 +12,8 @@ from pathlib import Path
 
 from theorems.engine import registry
 from theorems.engine.context import Context
-from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.runner import run_claim
+from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.verdicts import Verdict
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -54,7 +54,8 @@ def test_a_project_gates_its_own_paper(tmp_path):
         (tmp_path / path).write_text(code, encoding="utf-8")
 
     gate, tests = run(tmp_path, GATE), run(tmp_path, PYTEST)
-    assert gate.returncode == 0 and "1 claims checked against claims.toml, 0 differences" in gate.stdout, gate.stdout + gate.stderr
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "1 claims checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
 
     # Wrong: a verdict that differs, and an entry that names no claim of the package.

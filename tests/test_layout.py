@@ -156,7 +156,8 @@ def test_every_paper_module_opens_with_the_paper_location_it_covers():
             if path.name == "__init__.py":
                 continue
             doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-            assert doc.startswith(paper), f"{path.relative_to(PACKAGE)}: docstring should open with {paper!r} and its location"
+            assert doc.startswith(paper), \
+                f"{path.relative_to(PACKAGE)}: docstring should open with {paper!r} and its location"
 
 
 def test_importing_the_engine_registers_nothing():
@@ -185,5 +186,6 @@ def test_tests_mirror_the_package():
             if path.name == "__init__.py":
                 continue
             mirror = TESTS / "papers" / paper / f"test_{path.name}"
-            helper_users = [t for t in python_files(TESTS / "papers" / paper) if path.stem in t.read_text(encoding="utf-8")]
+            helper_users = [t for t in python_files(TESTS / "papers" / paper)
+                            if path.stem in t.read_text(encoding="utf-8")]
             assert mirror.exists() or helper_users, f"no tests for theorems/papers/{paper}/{path.name}"

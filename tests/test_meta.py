@@ -11,9 +11,9 @@ every variant at fresh seeds: none may escape.
 import pytest
 
 from theorems.engine.context import Context
-from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.registry import claims
 from theorems.engine.runner import run_claim
+from theorems.engine.settings import DEFAULT_SEED
 from theorems.engine.verdicts import Verdict
 
 FRESH_SEEDS = (11, 222, 3333, 44444, 555555)

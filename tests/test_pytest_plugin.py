@@ -13,7 +13,8 @@ CLAIM = "giannou2023.thm6"  # certified by sympy in well under a second at the q
 def test_a_matching_verdict_passes_and_others_fail_readably(tmp_path):
     claim, path = resolve(CLAIM), tmp_path / "claims.toml"
     check_manifest_verdict(claim, {CLAIM: Verdict.CERTIFIED}, path, "quick")
-    with pytest.raises(VerdictMismatch, match=rf"^{CLAIM}: expected refuted \(.*claims.toml\), got certified at profile quick\n"):
+    expected = rf"^{CLAIM}: expected refuted \(.*claims.toml\), got certified at profile quick\n"
+    with pytest.raises(VerdictMismatch, match=expected):
         check_manifest_verdict(claim, {CLAIM: Verdict.REFUTED}, path, "quick")
     with pytest.raises(VerdictMismatch, match=rf'{CLAIM} has no entry in .*claims.toml: add "{CLAIM}" = "<verdict>"'):
         check_manifest_verdict(claim, {}, path, "quick")

@@ -28,5 +28,5 @@ def test_readme_claims_table_is_current():
 
 if __name__ == "__main__":
     text = README.read_text(encoding="utf-8")
-    README.write_text(TABLE.sub(lambda m: f"<!-- claims-table:start -->\n{generated_table()}<!-- claims-table:end -->", text),
-                      encoding="utf-8")
+    table = f"<!-- claims-table:start -->\n{generated_table()}<!-- claims-table:end -->"
+    README.write_text(TABLE.sub(lambda m: table, text), encoding="utf-8")

@@ -13,7 +13,7 @@ Layout: ``engine/`` (knows no paper), ``maths/`` (shared mathematics), ``papers/
 
 __version__ = "0.1.0"
 
-from .api import check, claims  # noqa: E402  (after __version__, which the CLI reads)
-from .errors import TheoremsError  # noqa: E402
+from .api import check, claims
+from .errors import TheoremsError
 
-__all__ = ["check", "claims", "TheoremsError", "__version__"]
+__all__ = ["TheoremsError", "__version__", "check", "claims"]

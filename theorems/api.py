@@ -17,7 +17,7 @@ from .engine.registry import claims as registered_claims
 from .engine.runner import ClaimResult, run_claim
 from .errors import NotImplementedClaim, TheoremsError, UnknownClaim
 
-__all__ = ["check", "claims", "ClaimResult", "Claim", "TheoremsError", "UnknownClaim", "NotImplementedClaim"]
+__all__ = ["Claim", "ClaimResult", "NotImplementedClaim", "TheoremsError", "UnknownClaim", "check", "claims"]
 
 
 def claims() -> dict[str, Claim]:

@@ -150,7 +150,8 @@ def write_benchmarks(bench: dict, out: Path) -> Path:
     """Write bench.json and bench.md into ``out`` atomically (a later ``theorems report``
     into the same folder includes them)."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("bench.json", json.dumps(bench, indent=1) + "\n"), ("bench.md", render_benchmarks_markdown(bench))):
+    files = (("bench.json", json.dumps(bench, indent=1) + "\n"), ("bench.md", render_benchmarks_markdown(bench)))
+    for name, text in files:
         with tempfile.NamedTemporaryFile("w", dir=out, prefix=f".{name}-", delete=False, encoding="utf-8") as staged:
             staged.write(text)
         os.replace(staged.name, out / name)

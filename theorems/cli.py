@@ -24,8 +24,8 @@ from .engine.registry import claims, known_ids, resolve
 from .engine.vocabulary import Device, Verdict
 from .errors import (
     CheckCrashed,
-    ClaimPackageError,
     ClaimDefinitionError,
+    ClaimPackageError,
     Interrupted,
     NotImplementedClaim,
     SettingError,
@@ -82,7 +82,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="run seed (default %(default)s)")
     parser.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                         help="where torch-based checks run (default %(default)s)")
-    parser.add_argument("--progress", action="store_true", help="progress bars on stderr (default when it is a terminal)")
+    parser.add_argument("--progress", action="store_true",
+                        help="progress bars on stderr (default when it is a terminal)")
     parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=1, metavar="N",
                         help="run claims in N worker processes; verdicts and evidence do not depend on N (default 1)")
 
@@ -206,9 +207,11 @@ def command_check(args) -> int:
                          ensure_ascii=False))
         return 0
     for result in results:
-        print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, profile {context.profile})")
+        print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, "
+              f"profile {context.profile})")
         for check in result.checks:
-            print(f"  - {check.check.name} [{check.check.kind}]: {check.outcome.verdict.value} — {check.outcome.summary}")
+            outcome = check.outcome
+            print(f"  - {check.check.name} [{check.check.kind}]: {outcome.verdict.value} — {outcome.summary}")
     return 0
 
 
@@ -282,8 +285,9 @@ def command_gate(args) -> int:
     lines, differing = seed_agreement(expected, runs)
     for line in lines:
         print(line)
-    print(f"gate: {len(selected)} claims at {len(seeds)} seeds ({', '.join(map(str, seeds))}; profile {context.profile}, "
-          f"device {context.device}) against {path}: {differing} differ from the manifest at some seed")
+    print(f"gate: {len(selected)} claims at {len(seeds)} seeds ({', '.join(map(str, seeds))}; "
+          f"profile {context.profile}, device {context.device}) against {path}: {differing} differ from the manifest "
+          "at some seed")
     return 1 if differing else 0
 
 
@@ -296,7 +300,10 @@ def command_reproduce(args) -> int:
         claim = resolve(record["claim"]["id"])
     except (UnknownClaim, NotImplementedClaim) as error:
         raise UsageError(f"{args.record}: {error}") from None
-    device = _record_device(record["run"]["device"]) if args.device == "record" else settings.resolve_device(args.device)
+    if args.device == "record":
+        device = _record_device(record["run"]["device"])
+    else:
+        device = settings.resolve_device(args.device)
     outcome = reproduce(record, claim, device)
     if args.json:
         print(json.dumps(outcome.to_json(), indent=1, ensure_ascii=False))
@@ -363,7 +370,8 @@ def command_bench(args) -> int:
             lambda: [benchmark_certificate(size, seed=args.seed, device=device) for size in args.sizes], args,
             lambda row: (f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
                          f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
-                         f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)"))
+                         f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× "
+                         f"(flint {row['flint_ratio']:.1f}×)"))
     if args.target == "all":
         from .bench import benchmark_all, write_benchmarks
         from .report import ensure_writable
@@ -421,7 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="report folder (default reports/<profile>)")
     p.add_argument("--html", action="store_true",
-                   help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, errata)")
+                   help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, "
+                        "errata)")
     _run_options(p)
     p.set_defaults(func=command_report)
 
@@ -433,9 +442,10 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(p)
     seeds = p.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", type=_option(settings.validate_seed_count), metavar="K",
-                       help="run the gate at the K seeds after --seed (2024, …, 2023+K by default) and report, per claim, "
-                            "how many gave the manifest verdict")
-    seeds.add_argument("--seed-list", type=_option(settings.validate_seed), nargs="+", metavar="N", help="run the gate at these seeds (as --seeds)")
+                       help="run the gate at the K seeds after --seed (2024, …, 2023+K by default) and report, "
+                            "per claim, how many gave the manifest verdict")
+    seeds.add_argument("--seed-list", type=_option(settings.validate_seed), nargs="+", metavar="N",
+                       help="run the gate at these seeds (as --seeds)")
     p.set_defaults(func=command_gate)
 
     p = sub.add_parser("reproduce", help="re-run a reproducibility record; say whether verdict and evidence match",
@@ -444,12 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("record", *DEVICE_CHOICES), default="record",
                    help="where to re-run (default: the record's device where this machine has it, else cpu; "
                         "evidence is compared only on the record's device)")
-    p.add_argument("--json", action="store_true", help="JSON object: verdicts, whether they match, the evidence differences")
+    p.add_argument("--json", action="store_true",
+                   help="JSON object: verdicts, whether they match, the evidence differences")
     p.set_defaults(func=command_reproduce, progress=False)
 
     p = sub.add_parser("enumerate", help="exhaustive tables", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("table", choices=("boolean",), help="boolean: DetBool = 0 and singular counts over all n×n 0/1 matrices")
+    p.add_argument("table", choices=("boolean",),
+                   help="boolean: DetBool = 0 and singular counts over all n×n 0/1 matrices")
     p.add_argument("--n", type=int, required=True, help="matrix size (1 to 5)")
     p.add_argument("--json", action="store_true", help="JSON object with keys n, total, detbool_zero, singular")
     p.set_defaults(func=command_enumerate)
@@ -460,14 +472,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
                         "construction: build_source time and its share in linear solves; all: every one, written to "
                         "--out/bench.json and bench.md, which `theorems report` into that folder includes")
-    p.add_argument("--out", default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE), help="all: the report folder to write bench.json into (default %(default)s)")
-    p.add_argument("--dims", type=int, nargs="+", default=[16, 32], help="construction: target widths d (source width d²)")
+    p.add_argument("--out", default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE),
+                   help="all: the report folder to write bench.json into (default %(default)s)")
+    p.add_argument("--dims", type=int, nargs="+", default=[16, 32],
+                   help="construction: target widths d (source width d²)")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
     p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
     p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
     p.add_argument("--json", action="store_true",
-                   help="certificate: a JSON array, one object per size with size, device, certificate_s, flint_s, lu_s, ratio; "
+                   help="certificate: a JSON array, one object per size with size, device, certificate_s, flint_s, "
+                        "lu_s, ratio; "
                         "construction: one object per d with total_s, solve_s, solve_share, max_abs_error")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)

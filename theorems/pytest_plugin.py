@@ -24,7 +24,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from .engine import settings
-from .errors import ClaimPackageError, ClaimDefinitionError, ManifestError, SettingError, VerdictMismatch
+from .errors import ClaimDefinitionError, ClaimPackageError, ManifestError, SettingError, VerdictMismatch
 
 MARKERS = {
     "theorem": "runs a registered claim through its checks and compares the verdict with the gate manifest",
@@ -121,7 +121,8 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
     from .engine.vocabulary import Device, Verdict
 
     if claim.id not in manifest:
-        raise VerdictMismatch(f"{claim.id} has no entry in {manifest_path}: add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
+        raise VerdictMismatch(f"{claim.id} has no entry in {manifest_path}: "
+                              f"add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
     result = run_claim(claim, Context(profile, settings.DEFAULT_SEED, Device.CPU))
     report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
     if result.verdict is not manifest[claim.id]:

@@ -45,16 +45,19 @@ def test_symbolic_identity_certifies_and_refutes():
     import sympy
 
     x, y = sympy.symbols("x y")
-    good = symbolic_identity("square", lambda ctx: [1, 2], lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([sympy.expand((x + y) ** k)])))
-    bad = symbolic_identity("freshman", lambda ctx: [1, 2], lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([x**k + y**k])))
+    good = symbolic_identity("square", lambda ctx: [1, 2],
+                             lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([sympy.expand((x + y) ** k)])))
+    bad = symbolic_identity("freshman", lambda ctx: [1, 2],
+                            lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([x**k + y**k])))
     assert good.run(CTX).verdict is Verdict.CERTIFIED
     refuted = bad.run(CTX)
     assert refuted.verdict is Verdict.REFUTED and refuted.counterexample["case"] == "2"
 
 
 def test_determinant_certificate_certifies_generic_and_refutes_singular():
-    generic = determinant_certificate("generic", lambda ctx: [(2,), (3,)], lambda rng, s: exact.random_points(rng, (s[0], s[0])),
-                                      lambda s: s[0], space="toy")
+    generic = determinant_certificate("generic", lambda ctx: [(2,), (3,)],
+                                      lambda rng, s: exact.random_points(rng, (s[0], s[0])), lambda s: s[0],
+                                      space="toy")
     outcome = generic.run(CTX)
     assert outcome.verdict is Verdict.CERTIFIED
     assert outcome.certificate["prime"] == exact.CERTIFICATE_PRIME
@@ -64,7 +67,8 @@ def test_determinant_certificate_certifies_generic_and_refutes_singular():
         u = exact.random_points(rng, (size[0], 1))
         return u @ u.T
 
-    singular = determinant_certificate("rank one", lambda ctx: [(1,), (2,), (3,)], rank_one, lambda s: 2 * s[0], space="toy")
+    singular = determinant_certificate("rank one", lambda ctx: [(1,), (2,), (3,)], rank_one, lambda s: 2 * s[0],
+                                       space="toy")
     refuted = singular.run(CTX)
     assert refuted.verdict is Verdict.REFUTED
     assert refuted.counterexample["size"] == [2]  # 1×1 is fine; 2×2 is the minimal failure

@@ -30,7 +30,8 @@ def test_seed_agreement_counts_agreeing_seeds_and_names_the_others():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('[verdicts]\n"a.b" = "proved"\n', "a.b has unknown verdict 'proved' (allowed: certified, supported, refuted, inconclusive)"),
+    ('[verdicts]\n"a.b" = "proved"\n',
+     "a.b has unknown verdict 'proved' (allowed: certified, supported, refuted, inconclusive)"),
     ('[verdicts]\n"a.b" = 1\n', "unknown verdict 1"),
     ('[verdicts]\na.b = "certified"\n', 'quote the claim ids: write "a.…"'),
     ('[verdicts]\n"Lemma 1" = "certified"\n', "'Lemma 1' is not a claim id"),

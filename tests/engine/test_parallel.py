@@ -6,8 +6,8 @@ import pytest
 
 from theorems.engine.context import Context
 from theorems.engine.parallel import run_claims
-from theorems.engine.settings import validate_jobs
 from theorems.engine.registry import resolve
+from theorems.engine.settings import validate_jobs
 
 # Fast at the quick profile, from different papers and kinds of check (symbolic,
 # certificate, randomized, torch statistics).
@@ -64,9 +64,9 @@ def test_importing_every_suite_module_never_runs_the_command_line(monkeypatch):
 
 
 def test_ctrl_c_keeps_the_claims_that_finished():
-    from theorems.errors import Interrupted
     from theorems.engine.registry import Check, Claim
     from theorems.engine.verdicts import Outcome, Verdict
+    from theorems.errors import Interrupted
 
     def finishes(ctx):
         return Outcome(Verdict.SUPPORTED, "done", {})
@@ -84,9 +84,9 @@ def test_ctrl_c_keeps_the_claims_that_finished():
 
 def test_an_interrupted_report_keeps_what_finished_and_says_what_did_not_run(tmp_path, monkeypatch, capsys):
     from theorems import cli
-    from theorems.errors import Interrupted
     from theorems.engine.registry import claims
     from theorems.engine.runner import run_claim
+    from theorems.errors import Interrupted
 
     def stopped_after_one(selected, context, *args, **kwargs):
         raise Interrupted([run_claim(selected[0], context)])

@@ -4,7 +4,17 @@ import pytest
 
 from theorems.engine import registry
 from theorems.engine.catalog import catalog
-from theorems.engine.registry import Broken, Check, Claim, NotImplementedClaim, UnknownClaim, claims, known_ids, register, resolve
+from theorems.engine.registry import (
+    Broken,
+    Check,
+    Claim,
+    NotImplementedClaim,
+    UnknownClaim,
+    claims,
+    known_ids,
+    register,
+    resolve,
+)
 from theorems.engine.verdicts import Outcome, Verdict
 
 
@@ -39,7 +49,7 @@ def test_check_kind_is_validated():
 
 
 def test_resolve_errors_name_the_problem(monkeypatch):
-    with pytest.raises(UnknownClaim, match="closest: giannou2023.lemma6"):
+    with pytest.raises(UnknownClaim, match=r"closest: giannou2023\.lemma6"):
         resolve("giannou2023.lema6")
     implemented = {key: claim for key, claim in claims().items() if key != "giannou2023.thm8"}
     monkeypatch.setattr(registry, "claims", lambda: implemented)  # as before the claim was written
@@ -100,12 +110,12 @@ def test_another_papers_claims_come_from_its_own_package(tmp_path, monkeypatch, 
     assert "otherpaper.lemma1" not in claims() and "giannou2023.lemma6" not in claims("otherpaper")
     assert resolve("otherpaper.lemma1", ["otherpaper"]).catalog_label() == "Lemma 1"
     assert registry.affected_by("giannou2023.lemma6")[-1] == "otherpaper.lemma1"
-    with pytest.raises(UnknownClaim, match="closest: otherpaper.lemma1"):
+    with pytest.raises(UnknownClaim, match=r"closest: otherpaper\.lemma1"):
         resolve("otherpaper.lemma", ["otherpaper"])
     with pytest.raises(UnknownClaim):
         resolve("giannou2023.lemma6", ["otherpaper"])
 
 
 def test_an_unimportable_claim_package_is_named():
-    with pytest.raises(ImportError, match="cannot import claim package 'nopaper.claims'"):
+    with pytest.raises(ImportError, match=r"cannot import claim package 'nopaper\.claims'"):
         claims("nopaper.claims")

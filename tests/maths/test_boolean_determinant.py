@@ -106,7 +106,8 @@ def test_permutation_signs_match_sympy():
 
 def test_inputs_of_every_numeric_kind_and_sparse():
     mask = np.array([[0, 1], [1, 0]])
-    forms = (mask, mask.astype(bool), mask.astype(float), mask.astype(np.uint8), sparse.csr_array(mask), sparse.coo_matrix(mask))
+    forms = (mask, mask.astype(bool), mask.astype(float), mask.astype(np.uint8), sparse.csr_array(mask),
+             sparse.coo_matrix(mask))
     for form in forms:
         assert detbool(form) == 1
     assert detbool(sparse.csr_array(np.array([[1, 1], [0, 0]]))) == 0
@@ -179,7 +180,8 @@ def test_enumeration_of_five_by_five_matches_oeis():
 
 @pytest.mark.parametrize(
     "n, message",
-    [(0, "at least 1"), (-2, "at least 1"), (6, "at most n = 5"), (2.0, "integer"), (True, "integer"), ("3", "integer")],
+    [(0, "at least 1"), (-2, "at least 1"), (6, "at most n = 5"), (2.0, "integer"), (True, "integer"),
+     ("3", "integer")],
 )
 def test_enumeration_rejects_impossible_sizes(n, message):
     with pytest.raises(ValueError, match=message):

@@ -15,7 +15,10 @@ FAST = settings(max_examples=60, deadline=None, database=None, derandomize=True)
 
 def brute_match(target, mask):
     t, f = target.shape[0], mask.shape[0]
-    fits = lambda i, r: bool((mask[r][target[i].astype(bool)]).all())
+
+    def fits(i, r):
+        return bool((mask[r][target[i].astype(bool)]).all())
+
     return any(all(fits(i, r) for i, r in enumerate(rows)) for rows in itertools.permutations(range(f), t))
 
 

@@ -66,7 +66,8 @@ def exact_inputs(draw):
     rng = np.random.default_rng(seed)
     if kind == "low rank":  # rank deficient over Z, with entries large modulo p
         r = draw(st.integers(0, min(rows, cols)))
-        return rng.integers(-HALF, HALF, (rows, r), dtype=np.int64).astype(object) @ rng.integers(-3, 4, (r, cols)).astype(object)
+        left = rng.integers(-HALF, HALF, (rows, r), dtype=np.int64).astype(object)
+        return left @ rng.integers(-3, 4, (r, cols)).astype(object)
     return rng.integers(-(2**62), 2**62, (rows, cols), dtype=np.int64)
 
 

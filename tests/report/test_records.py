@@ -4,10 +4,10 @@ import pytest
 
 from theorems import report
 from theorems.cli import main
-from theorems.report import records, reproduce
 from theorems.engine.context import Context
 from theorems.engine.registry import claims
 from theorems.engine.runner import run_claim
+from theorems.report import records, reproduce
 
 CLAIM = "giannou2023.lemma6"  # certified in well under a second at quick, with sizes in its evidence
 
@@ -58,7 +58,8 @@ def test_reproduce_names_the_evidence_that_differs(record_path, tmp_path, capsys
     assert main(["reproduce", _tampered(record_path, tmp_path, change), "--json"]) == 1
     outcome = json.loads(capsys.readouterr().out)
     assert outcome["verdict_matches"] and not outcome["evidence_matches"]
-    assert outcome["differences"] == [f"[0].summary: recorded 'something else', re-run {record_path and json.loads(record_path.read_text())['evidence'][0]['summary']!r}"]
+    rerun_summary = json.loads(record_path.read_text())["evidence"][0]["summary"]
+    assert outcome["differences"] == [f"[0].summary: recorded 'something else', re-run {rerun_summary!r}"]
 
 
 def test_reproduce_fails_when_the_verdict_differs(record_path, tmp_path, capsys):
@@ -84,7 +85,8 @@ def test_float_rounding_is_told_apart_from_a_difference():
     assert differences == ["[0].y: recorded 2.0, re-run 2.1"]
 
 
-@pytest.mark.parametrize("content, message", [("{", "is not JSON"), ('{"format": "other"}', "is not a theorems reproducibility record")])
+@pytest.mark.parametrize("content, message", [("{", "is not JSON"),
+                                              ('{"format": "other"}', "is not a theorems reproducibility record")])
 def test_reproduce_rejects_what_is_not_a_record(tmp_path, capsys, content, message):
     path = tmp_path / "x.json"
     path.write_text(content)

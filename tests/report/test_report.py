@@ -3,12 +3,11 @@ import json
 import pytest
 
 from theorems import report
-from theorems.report import files as report_files
-
-from theorems.report import claim_seconds
 from theorems.engine.context import Context
 from theorems.engine.registry import affected_by, claims
 from theorems.engine.runner import run_claim
+from theorems.report import claim_seconds
+from theorems.report import files as report_files
 
 
 def _results():
@@ -32,7 +31,8 @@ def test_report_is_written_atomically(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         report.write_report(_results(), {**RUN, "seed": 2}, out)
     assert (out / "report.json").read_text() == before  # the old report is intact
-    assert sorted(p.name for p in out.iterdir()) == ["figures", "records", "report.json", "report.md"]  # no staging left
+    # ... and no staging folder is left
+    assert sorted(p.name for p in out.iterdir()) == ["figures", "records", "report.json", "report.md"]
 
 
 def test_report_lists_unimplemented_ids_without_verdicts(tmp_path):

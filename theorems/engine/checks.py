@@ -11,8 +11,10 @@ reuse the same builder with a perturbed statement (see ``registry.Broken``).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from functools import partial
+from typing import Any
 
 import numpy as np
 import sympy
@@ -144,7 +146,8 @@ def symbolic_identity(
                     Verdict.REFUTED,
                     f"{describe_case(case)}: sides have shapes {lhs.shape} and {rhs.shape}",
                     {"cases_checked": checked},
-                    counterexample={"case": describe_case(case), "lhs_shape": list(lhs.shape), "rhs_shape": list(rhs.shape)},
+                    counterexample={"case": describe_case(case), "lhs_shape": list(lhs.shape),
+                                    "rhs_shape": list(rhs.shape)},
                 )
             difference = (lhs - rhs).applyfunc(sympy.expand)
             if any(entry != 0 for entry in difference):
@@ -195,7 +198,7 @@ def determinant_certificate(
                 )
             found_residue = exact.nonzero_det_residue(matrix, ctx.device)
             if found_residue is None:
-                found = exact.refute_identically_zero(lambda: build(rng, size), degree(size))
+                found = exact.refute_identically_zero(partial(build, rng, size), degree(size))
                 if isinstance(found, exact.Refutation):
                     return Outcome(
                         Verdict.REFUTED,
@@ -204,14 +207,17 @@ def determinant_certificate(
                         {"space": space, "certified": entries},
                         counterexample={"size": list(size), "dimension": matrix.shape[0], **found.as_dict()},
                     )
-                entries.append({"size": list(size), "dimension": matrix.shape[0], "det_nonzero_over_Z_at_later_point": True})
+                entries.append({"size": list(size), "dimension": matrix.shape[0],
+                                "det_nonzero_over_Z_at_later_point": True})
                 continue
             entries.append({"size": list(size), "dimension": matrix.shape[0], "det_mod_p": found_residue.residue,
                             # above exact.ENGINE_ABOVE the modular LU engine works modulo its own primes
-                            **({"prime": found_residue.prime} if found_residue.prime != exact.CERTIFICATE_PRIME else {})})
+                            **({"prime": found_residue.prime}
+                               if found_residue.prime != exact.CERTIFICATE_PRIME else {})})
         return Outcome(
             Verdict.CERTIFIED,
-            f"determinant polynomial nonzero for {len(entries)} sizes (largest {entries[-1]['dimension']}×{entries[-1]['dimension']})",
+            f"determinant polynomial nonzero for {len(entries)} sizes "
+            f"(largest {entries[-1]['dimension']}×{entries[-1]['dimension']})",
             {"space": space, "sizes": len(entries)},
             certificate={
                 "method": "Schwartz–Zippel: one nonzero evaluation modulo p proves the determinant polynomial nonzero",

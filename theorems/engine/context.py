@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class Context:
             raise SettingError("a context runs on a resolved device (cpu or cuda): resolve 'auto' first")
         object.__setattr__(self, "device", device)
 
-    def for_check(self, claim_id: str, check_name: str) -> "Context":
+    def for_check(self, claim_id: str, check_name: str) -> Context:
         return Context(self.profile, self.seed, self.device, claim_id, check_name, self.show_progress)
 
     def by_profile(self, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:

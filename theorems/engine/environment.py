@@ -18,7 +18,8 @@ from pathlib import Path
 from .context import Context
 from .settings import HYPOTHESIS_EXAMPLES
 
-PACKAGES = ("theorems", "numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "torch", "matplotlib", "tqdm")
+PACKAGES = ("theorems", "numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "torch", "matplotlib",
+            "tqdm")
 
 
 def _version(package: str) -> str:

@@ -49,7 +49,8 @@ def load_manifest(path: Path) -> dict[str, Verdict]:
         if not re.fullmatch(CLAIM_ID, claim_id):
             raise ManifestError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
         if not isinstance(verdict, str) or verdict not in allowed:
-            raise ManifestError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} (allowed: {', '.join(allowed)})")
+            raise ManifestError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} "
+                                f"(allowed: {', '.join(allowed)})")
         expected[claim_id] = Verdict(verdict)
     return expected
 
@@ -94,8 +95,10 @@ def seed_agreement(expected: dict[str, Verdict], runs: dict[int, dict[str, Verdi
             lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but not implemented")
             differing += 1
             continue
-        others = [f"seed {seed}: {runs[seed][claim_id]}" for seed in seeds if runs[seed].get(claim_id) is not expected[claim_id]]
+        others = [f"seed {seed}: {runs[seed][claim_id]}" for seed in seeds
+                  if runs[seed].get(claim_id) is not expected[claim_id]]
         agreeing = len(seeds) - len(others)
-        lines.append(f"{claim_id}: {expected[claim_id]} at {agreeing}/{len(seeds)} seeds" + "".join(f"; {o}" for o in others))
+        lines.append(f"{claim_id}: {expected[claim_id]} at {agreeing}/{len(seeds)} seeds"
+                     + "".join(f"; {o}" for o in others))
         differing += bool(others)
     return lines, differing

@@ -16,10 +16,10 @@ import dataclasses
 import multiprocessing
 import os
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import CheckCrashed, Interrupted
 from .context import Context
@@ -159,7 +159,8 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
         for future in done:
             claim = futures[future]
             verdict, outcomes, seconds, usage = future.result()
-            checks = [CheckResult(check, outcome, check_seconds) for check, (outcome, check_seconds) in zip(claim.checks, outcomes)]
+            checks = [CheckResult(check, outcome, check_seconds)
+                      for check, (outcome, check_seconds) in zip(claim.checks, outcomes, strict=True)]
             results[claim.id] = ClaimResult(claim, verdict, checks, context, seconds, usage)
     except BrokenProcessPool as error:
         pool.shutdown(wait=False, cancel_futures=True)

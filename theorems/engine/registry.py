@@ -19,8 +19,8 @@ import importlib
 import pkgutil
 import re
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
 from .catalog import CLAIM_ID, catalog
@@ -112,9 +112,11 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not re.fullmatch(CLAIM_ID, self.id):
-            raise ClaimDefinitionError(f"claim id {self.id!r} is not of the form '<paper>.<name>' (e.g. 'mypaper.lemma1')")
+            raise ClaimDefinitionError(f"claim id {self.id!r} is not of the form '<paper>.<name>' "
+                                       "(e.g. 'mypaper.lemma1')")
         if self.id not in catalog() and not (self.label and self.statement):
-            raise ClaimDefinitionError(f"claim {self.id} is not in the packaged catalog: give it its own label= and statement=")
+            raise ClaimDefinitionError(f"claim {self.id} is not in the packaged catalog: give it its own label= "
+                                       "and statement=")
 
     @property
     def paper(self) -> str:
@@ -126,7 +128,7 @@ class Claim:
     def catalog_statement(self) -> str:
         return self.statement or catalog()[self.id].statement
 
-    def with_checks(self, replacements: tuple[Check, ...]) -> "Claim":
+    def with_checks(self, replacements: tuple[Check, ...]) -> Claim:
         """This claim with the named checks replaced (used to run broken variants)."""
         names = {c.name for c in self.checks}
         unknown = [c.name for c in replacements if c.name not in names]
@@ -165,7 +167,8 @@ def register(claim: Claim) -> Claim:
     if claim.erratum is not None:
         unknown_corrections = [c for c in claim.erratum.corrected if not c.startswith(claim.id + ".")]
         if unknown_corrections:
-            raise ClaimDefinitionError(f"{claim.id}: corrected variants must be ids {claim.id}.*, not {unknown_corrections}")
+            raise ClaimDefinitionError(f"{claim.id}: corrected variants must be ids {claim.id}.*, "
+                                       f"not {unknown_corrections}")
     # Another paper's claims may also rest on their own paper's ids, registered or not yet.
     own_paper = () if claim.paper in packaged_papers else (f"{claim.paper}.",)
     unknown = [d for d in claim.depends_on
@@ -235,7 +238,8 @@ def affected_by(claim_id: str) -> list[str]:
     while frontier:
         current = frontier.pop()
         for claim in registered.values():
-            if claim.id not in affected and claim.id != claim_id and any(rests_on(d, current) for d in claim.depends_on):
+            resting = any(rests_on(d, current) for d in claim.depends_on)
+            if resting and claim.id not in affected and claim.id != claim_id:
                 affected.add(claim.id)
                 frontier.append(claim.id)
     return [claim_id for claim_id in [*catalog(), *_listing_order(registered)] if claim_id in affected]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 # A check may plan to use this share of the memory available when it asks: the rest is
 # for the interpreter, the other worker and the arrays a check does not count.

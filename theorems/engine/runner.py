@@ -116,7 +116,8 @@ def _run_checks(claim: Claim, context: Context) -> ClaimResult:
         try:
             outcome = check.run(context.for_check(claim.id, check.name))
         except Exception as error:
-            raise CheckCrashed(f"check {check.name!r} of {claim.id} crashed: {type(error).__name__}: {error}") from error
+            raise CheckCrashed(f"check {check.name!r} of {claim.id} crashed: "
+                               f"{type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
             raise CheckCrashed(f"check {check.name!r} of {claim.id} returned {type(outcome).__name__}, not an Outcome")
         results.append(CheckResult(check, outcome, time.perf_counter() - check_started))

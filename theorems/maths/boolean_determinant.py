@@ -96,7 +96,8 @@ def _csr(mask) -> sparse.csr_array:
         if csr.dtype.kind == "f" and np.isnan(csr.data).any():
             raise ValueError("mask has NaN entries")
         if csr.dtype != bool and not np.isin(csr.data, (0, 1)).all():
-            raise ValueError(f"mask must be Boolean (entries 0 or 1), found {csr.data[~np.isin(csr.data, (0, 1))][0]!r}")
+            stray = csr.data[~np.isin(csr.data, (0, 1))][0]
+            raise ValueError(f"mask must be Boolean (entries 0 or 1), found {stray!r}")
         return csr
     return sparse.csr_array(boolean_matrix(mask))
 
@@ -239,7 +240,7 @@ def _leibniz(matrices: np.ndarray, signed: bool) -> np.ndarray:
     permutations = _permutations(k)
     signs = permutation_signs(permutations) if signed else np.ones(len(permutations), dtype=np.int64)
     total = np.zeros(matrices.shape[0], dtype=np.int64)
-    for sign, permutation in zip(signs, permutations):
+    for sign, permutation in zip(signs, permutations, strict=True):
         total += sign * matrices[:, np.arange(k), permutation].prod(axis=1)
     return total
 

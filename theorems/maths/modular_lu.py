@@ -456,7 +456,8 @@ def torch_det(a, p: int = PRIME, device: str = "cpu", rng: np.random.Generator |
         return int(det.item()) % p
     rng = rng if rng is not None else np.random.default_rng(a.shape[0])
     size = a.shape[0]
-    upper, lower = (torch.as_tensor(_toeplitz(random_toeplitz_entries(rng, size, p), up), device=device) for up in (True, False))
+    upper, lower = (torch.as_tensor(_toeplitz(random_toeplitz_entries(rng, size, p), up), device=device)
+                    for up in (True, False))
     preconditioned = _torch_product(_torch_product(upper, matrix, p), lower, p)
     det, _, ok = _schur_det_inverse(preconditioned, p, table, want_inverse=False)
     if bool(ok):

@@ -112,4 +112,5 @@ def fit_power_law(x: np.ndarray, y: np.ndarray, confidence: float = 0.95) -> Pow
         raise ValueError("power-law fit needs at least 3 positive (x, y) pairs")
     result = stats.linregress(np.log(x), np.log(y))
     half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 2) * result.stderr)
-    return PowerLawFit(Interval(result.slope, result.slope - half, result.slope + half, confidence), float(np.exp(result.intercept)))
+    slope = Interval(result.slope, result.slope - half, result.slope + half, confidence)
+    return PowerLawFit(slope, float(np.exp(result.intercept)))

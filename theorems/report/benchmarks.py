@@ -15,7 +15,8 @@ def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
     rows.append(("BN chain layers", f"d = {chain['d']}, N = {chain['n']}, {chain['chains']} chains",
                  f"{chain['layers_per_second']} layers/s", f"batched matmul {chain['matmul_per_second']} /s",
                  f"{chain['ratio']:.2f} of matmul"))
-    rows += [(f"build_source ({row['method']})", f"d = {row['d']} (width {row['source_width']})", f"{row['total_s']:.2f} s",
+    rows += [(f"build_source ({row['method']})", f"d = {row['d']} (width {row['source_width']})",
+              f"{row['total_s']:.2f} s",
               f"linear solves {row['solve_s']:.2f} s", f"{100 * row['solve_share']:.0f}% in solves; max error "
               f"{row['max_abs_error']:.1e}") for row in bench["construction"]]
     return rows

@@ -18,6 +18,7 @@ import json
 import re
 import shutil
 from collections import Counter
+from functools import partial
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
@@ -129,6 +130,13 @@ def _claim_page_path(claim_id: str) -> str:
 
 # --- the dependency graph ----------------------------------------------------------------------
 
+def _barycentre(node: str, rank: dict[str, int], neighbours) -> float:
+    """The mean rank of ``node``'s neighbours in the columns beside it (its own rank when it
+    has none): sorting a column by it pulls linked nodes level, so fewer edges cross."""
+    linked = [rank[m] for m in neighbours(node) if m in rank]
+    return sum(linked) / len(linked) if linked else rank[node]
+
+
 class _Graph:
     """Claims and what they rest on: ``depends_on`` edges and ``variant_of`` edges."""
 
@@ -206,10 +214,7 @@ def _layout(graph: _Graph) -> tuple[dict[str, tuple[float, float]], list[tuple[s
             for order, neighbours in ((sorted(columns), graph.parents), (sorted(columns, reverse=True), graph.users)):
                 rank = {n: i for column in columns.values() for i, n in enumerate(column)}
                 for d in order:
-                    def centre(node: str) -> float:
-                        linked = [rank[m] for m in neighbours(node) if m in rank]
-                        return sum(linked) / len(linked) if linked else rank[node]
-                    columns[d].sort(key=centre)
+                    columns[d].sort(key=partial(_barycentre, rank=rank, neighbours=neighbours))
                     rank.update({n: i for i, n in enumerate(columns[d])})
         row: dict[str, float] = {}  # each node level with what it rests on, where there is room
         for d in sorted(columns):
@@ -549,7 +554,8 @@ def _scalar(value) -> bool:
 
 def _matrix_entry(value) -> bool:
     """Numbers, and short strings such as exact rationals ("433/250")."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, str) and len(value) < 40
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number or (isinstance(value, str) and len(value) < 40)
 
 
 def _fold(rows: int, html: str, what: str) -> str:

@@ -25,7 +25,8 @@ def _compact_json(value, indent: str = "") -> str:
     """JSON with one line per row: lists of scalars (matrix rows, vectors) stay on one line."""
     inner = indent + " "
     if isinstance(value, dict) and value:
-        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_compact_json(v, inner)}" for k, v in value.items()]
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_compact_json(v, inner)}"
+                 for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
         return "[\n" + ",\n".join(inner + _compact_json(v, inner) for v in value) + "\n" + indent + "]"
@@ -56,7 +57,8 @@ def _errata_lines(entries: list[dict]) -> list[str]:
     the corrected reading and the claims resting on it."""
     if not entries:
         return ["", "## Errata", "", "No claim was refuted in this run."]
-    lines = ["", "## Errata", "", SEVERITY_EXPLANATION, "", "| claim | severity | corrected | affects |", "|---|---|---|---|"]
+    lines = ["", "## Errata", "", SEVERITY_EXPLANATION, "",
+             "| claim | severity | corrected | affects |", "|---|---|---|---|"]
     for entry in entries:
         lines.append(f"| `{entry['id']}` | {entry['severity']} | {_verdict_list(entry['corrected']) or '—'} | "
                      f"{_verdict_list(entry['affects']) or '—'} |")
@@ -123,7 +125,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         if "erratum" in claim:
             lines.append(f"Erratum: **{claim['erratum']['severity']}** (see [Errata](#errata)).")
         if claim["depends_on"]:
-            steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} (not implemented)" for d in claim["depends_on"]]
+            steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} (not implemented)"
+                     for d in claim["depends_on"]]
             warning = " **Rests on a refuted step.**" if any(d in by_id and by_id[d]["verdict"] == Verdict.REFUTED.value
                                                              for d in claim["depends_on"]) else ""
             lines.append("Rests on: " + ", ".join(steps) + "." + warning)

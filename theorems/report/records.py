@@ -111,7 +111,8 @@ def render_record_markdown(record: dict) -> str:
     lines += ["", "Re-run it:", "", "```sh", record["reproduce"]["command"], "# or", record["reproduce"]["equivalent"],
               "```", "", "## Checks", "", "| check | kind | verdict | summary |", "|---|---|---|---|"]
     for check in record["evidence"]:
-        lines.append(f"| {check['check']} | {check['kind']} | {check['verdict']} | {check['summary'].replace('|', '/')} |")
+        summary = check["summary"].replace("|", "/")
+        lines.append(f"| {check['check']} | {check['kind']} | {check['verdict']} | {summary} |")
     lines += ["", "## Sizes", "", "```json", json.dumps(run["sizes"], indent=1, ensure_ascii=False), "```"]
     if "erratum" in record:
         erratum = record["erratum"]
