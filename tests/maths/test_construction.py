@@ -1,14 +1,18 @@
-"""theorems.maths.construction: the solves, folds and exact verification behind the constructions."""
+"""theorems.maths.construction: the solves, folds and exact verification behind the constructions,
+the methods behind one call and the torch modules built from the plans."""
 
 
 import numpy as np
 import pytest
+import torch
+from torch import nn
 
 from theorems.maths import construction as cm
+from theorems.maths.exact import fraction_array
 
 
 def q(a):
-    return cm.to_fractions(np.asarray(a))
+    return fraction_array(a)
 
 
 def test_diagonal_solve_is_lemma4_over_q():
@@ -137,3 +141,49 @@ def test_compose_filters_sums_the_composite_coefficients():
     expected = cm.composite_coefficients(second, first).sum(axis=-1).reshape(2, 2, 3, 3)
     assert np.allclose(cm.compose_filters(second, first), expected)
     assert np.allclose(cm.compose_filters(second[:, :, 0, 0], first[:, :, 0, 0]), second[:, :, 0, 0] @ first[:, :, 0, 0])
+
+
+# ---------------------------------------------------------------- methods and torch modules
+
+def float_target():
+    torch.manual_seed(0)
+    target = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2)).double()
+    target[1].running_mean.uniform_(-1, 1)
+    target[1].running_var.uniform_(0.5, 2)
+    return target.eval()
+
+
+def test_target_layers_fold_batchnorm_into_the_linear_before_it():
+    target = float_target()
+    layers = cm.target_layers(target)
+    assert [layer.weight.shape for layer in layers] == [(4, 3), (2, 4)] and [layer.relu for layer in layers] == [True, False]
+    x = torch.randn(20, 3, dtype=torch.float64)
+    with torch.no_grad():
+        assert np.allclose(cm.run_target(layers, x.numpy()), target(x).numpy(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method, options", [("wide", {}), ("low_rank", {}), ("deep", {"k": 2}), ("burkholz", {})])
+def test_module_of_computes_its_plan(method, options):
+    """The torch source (frozen biases and running statistics from the draws, BatchNorm
+    parameters from batchnorm_affine) computes the function of its float64 plan."""
+    layers = cm.target_layers(float_target())
+    draws = cm.Draws(1)
+    built = cm.plan(layers, method, draws, **options)
+    source = cm.module_of(built, draws, torch.float64)
+    assert not source.training
+    x = np.random.default_rng(2).standard_normal((20, 3))
+    run = cm.run_blocks if method == "deep" else cm.run_stages
+    with torch.no_grad():
+        assert np.allclose(source(torch.from_numpy(x)).numpy(), run(built, x), rtol=1e-9, atol=1e-9)
+
+
+def test_source_module_is_fixed_by_the_seed():
+    layers = cm.target_layers(float_target())
+    first, second = (cm.source_module(layers, "wide", 5, torch.float64) for _ in range(2))
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+
+
+def test_sparse_support_check_names_the_layer_of_a_singular_mask():
+    with pytest.raises(cm.ConstructionFailed, match="target layer 3: .*perfect matching"):
+        cm.sparse_support_check(3, np.zeros((4, 2)), np.ones((2, 4)))
+    cm.sparse_support_check(0, np.ones((4, 2)), np.ones((2, 4)))

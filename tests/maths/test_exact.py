@@ -83,3 +83,46 @@ def test_large_matrices_go_through_the_engine(monkeypatch):
     assert found.prime == modular_lu.PRIMES[1] and found.residue == p % found.prime
     assert exact.nonzero_det_residue(np.ones((6, 6), dtype=np.int64)) is None
     assert exact.refute_identically_zero(lambda: np.diag(exact.random_points(rng, (6,))), degree=6) != 0
+
+
+# ---------------------------------------------------------------- rationals: flint and Python
+
+
+def test_floats_convert_exactly_not_to_a_nearby_simple_rational():
+    from fractions import Fraction
+
+    tenth = Fraction(0.1)  # 3602879701896397/36028797018963968, not 1/10
+    assert exact.fmpq_to_fraction(exact.to_fmpq(0.1)) == tenth != Fraction(1, 10)
+    assert exact.fraction_array(np.array([[0.1, 2]]))[0, 0] == tenth
+    assert exact.fmpq_matrix_to_fractions(exact.fmpq_matrix(np.array([[0.1, 2.0]])))[0, 0] == tenth
+
+
+def test_conversions_round_trip():
+    from fractions import Fraction
+
+    import flint
+
+    values = np.array([[Fraction(-7, 3), 2**100], [0, Fraction(1, 2**70)]], dtype=object)
+    m = exact.fmpq_matrix(values)
+    assert m == flint.fmpq_mat([[flint.fmpq(-7, 3), 2**100], [0, flint.fmpq(1, 2**70)]])
+    back = exact.fmpq_matrix_to_fractions(m)
+    assert back.dtype == object and back.shape == (2, 2) and np.all(back == values)
+    assert all(isinstance(x, Fraction) for x in back.flat)
+    entry = m[0, 0]
+    assert exact.to_fmpq(entry) is entry  # an fmpq passes through
+    assert exact.fmpq_matrix([[entry, 1]])[0, 0] == entry  # as do fmpq entries
+    assert exact.fraction_array(np.zeros((0, 3))).shape == (0, 3)
+    assert exact.fmpq_matrix_to_fractions(flint.fmpq_mat(0, 3)).shape == (0, 3)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: exact.to_fmpq(float("nan")), "exact value"),
+    (lambda: exact.to_fmpq(float("inf")), "exact value"),
+    (lambda: exact.fmpq_matrix(np.array([1.0, 2.0])), "2-D"),
+    (lambda: exact.fmpq_matrix([]), "2-D"),
+    (lambda: exact.fmpq_matrix(np.array([[1.0, np.inf]])), "NaN or infinite"),
+    (lambda: exact.fmpq_matrix(np.array([[1, float("nan")]], dtype=object)), "exact value"),
+])
+def test_values_without_an_exact_rational_are_rejected(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

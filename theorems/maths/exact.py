@@ -1,5 +1,6 @@
-"""Exact linear algebra on python-flint: ranks over Q, determinants modulo a prime, and
-Schwartz–Zippel certificates.
+"""Exact linear algebra on python-flint: the conversions between flint's rationals and
+Python's Fractions, ranks over Q, determinants modulo a prime, and Schwartz–Zippel
+certificates.
 
 A certificate that a determinant polynomial f is not identically zero is one evaluation
 f(x) ≢ 0 (mod p) at an integer point x: a nonzero residue means a nonzero integer value,
@@ -19,6 +20,7 @@ same thing over Z, and a zero residue is retried at further primes before any fa
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from fractions import Fraction
@@ -45,6 +47,53 @@ ENGINE_PRIMES_TRIED = 3
 flint.ctx.threads = os.cpu_count() or 1
 
 
+# ---------------------------------------------------------------- rationals: flint and Python
+# Every conversion between flint's rationals (fmpq, fmpq_mat) and Python's Fraction is one of
+# these. A float always enters as the binary fraction it is (Fraction(float)), never rounded
+# to a nearby simple rational, so an exact computation sees exactly the float it was given.
+
+
+def to_fmpq(x) -> flint.fmpq:
+    """The exact rational value of an int, a float, a Fraction (any ``numbers.Rational``) or an
+    fmpq (returned as is). ValueError for NaN and infinities, which have none."""
+    if isinstance(x, flint.fmpq):
+        return x
+    if isinstance(x, float) and not math.isfinite(x):
+        raise ValueError(f"cannot take the exact value of {x}")
+    q = Fraction(x)
+    return flint.fmpq(q.numerator, q.denominator)
+
+
+def fmpq_to_fraction(q: flint.fmpq) -> Fraction:
+    """The Fraction equal to an fmpq."""
+    return Fraction(int(q.p), int(q.q))
+
+
+def fraction_array(a) -> np.ndarray:
+    """An array of numbers (any shape) as an object array of the equal Fractions."""
+    a = np.asarray(a)
+    return np.vectorize(Fraction, otypes=[object])(a) if a.size else a.astype(object)
+
+
+def fmpq_matrix(a) -> flint.fmpq_mat:
+    """A matrix over Q equal to the 2-D array ``a`` exactly (entries as ``to_fmpq`` takes
+    them: ints, floats, Fractions or fmpq)."""
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix, got shape {a.shape}")
+    if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+        raise ValueError("matrix has NaN or infinite entries")
+    return flint.fmpq_mat(a.shape[0], a.shape[1], [to_fmpq(x) for x in a.ravel().tolist()])
+
+
+def fmpq_matrix_to_fractions(m: flint.fmpq_mat) -> np.ndarray:
+    """An fmpq_mat as a 2-D object array of the equal Fractions (the inverse of ``fmpq_matrix``)."""
+    return np.array([fmpq_to_fraction(x) for x in m.entries()], dtype=object).reshape(m.nrows(), m.ncols())
+
+
+# ---------------------------------------------------------------- integer matrices, ranks, determinants
+
+
 def random_points(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     """Integer evaluation points, uniform on S = {0, ..., 2^POINT_BITS - 1}."""
     return rng.integers(0, 1 << POINT_BITS, size=shape, dtype=np.int64)
@@ -69,21 +118,6 @@ def nmod_matrix(a: np.ndarray, p: int = CERTIFICATE_PRIME) -> flint.nmod_mat:
 def fmpz_matrix(a: np.ndarray) -> flint.fmpz_mat:
     a = _as_integer_matrix(a)
     return flint.fmpz_mat(a.shape[0], a.shape[1], [int(x) for x in a.ravel().tolist()])
-
-
-def fmpq_matrix(a: np.ndarray) -> flint.fmpq_mat:
-    """A matrix over Q equal to ``a`` exactly: floats are binary fractions, converted exactly;
-    object arrays may hold ints and Fractions."""
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise ValueError(f"expected a 2-D matrix, got shape {a.shape}")
-    if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
-        raise ValueError("matrix has NaN or infinite entries")
-    entries = []
-    for x in a.ravel().tolist():
-        q = Fraction(x)
-        entries.append(flint.fmpq(q.numerator, q.denominator))
-    return flint.fmpq_mat(a.shape[0], a.shape[1], entries)
 
 
 def uses_engine(a: np.ndarray) -> bool:

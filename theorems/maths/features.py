@@ -142,12 +142,7 @@ def cayley_orthogonal(skew) -> np.ndarray:
     n = s.nrows()
     identity = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
     q = (identity - s) * (identity + s).inv()
-    return fmpq_to_array(q)
-
-
-def fmpq_to_array(a: flint.fmpq_mat) -> np.ndarray:
-    """A flint rational matrix as an object array of Fractions."""
-    return np.array([Fraction(int(x.p), int(x.q)) for x in a.entries()], dtype=object).reshape(a.nrows(), a.ncols())
+    return exact.fmpq_matrix_to_fractions(q)
 
 
 # --- standard random features ---------------------------------------------------------
@@ -236,7 +231,7 @@ def condition_number(m, rank: int | None = None) -> float:
 def pinv_exact(m) -> flint.fmpq_mat:
     """The Moore–Penrose inverse over Q from a full-rank factorization M = C·R:
     M⁺ = Rᵀ (R Rᵀ)⁻¹ (Cᵀ C)⁻¹ Cᵀ, with C the pivot columns of M and R the nonzero rows of its rref."""
-    a = exact.fmpq_matrix(np.asarray(m, dtype=object) if np.asarray(m).dtype.kind in "iub" else np.asarray(m))
+    a = exact.fmpq_matrix(m)
     rows, cols = a.nrows(), a.ncols()
     rref, rank = a.rref()
     if rank == 0:
@@ -266,15 +261,15 @@ def nullspace_basis(a: flint.fmpq_mat) -> list[list[flint.fmpq]]:
 
 def least_squares_exact(m, v) -> tuple[flint.fmpq_mat, Fraction]:
     """γ = M⁺v and the residual ‖Mγ − v‖² over Q (the least-squares minimum)."""
-    m_q = exact.fmpq_matrix(np.asarray(m, dtype=object) if np.asarray(m).dtype.kind in "iub" else np.asarray(m))
+    m_q = exact.fmpq_matrix(m)
     v = np.asarray(v).reshape(-1, 1)
     if v.shape[0] != m_q.nrows():
         raise ValueError(f"v has {v.shape[0]} entries, M has {m_q.nrows()} rows")
-    v_q = exact.fmpq_matrix(v.astype(object) if v.dtype.kind in "iub" else v)
+    v_q = exact.fmpq_matrix(v)
     gamma = pinv_exact(m) * v_q
     residual = m_q * gamma - v_q
     total = sum((residual[i, 0] ** 2 for i in range(residual.nrows())), flint.fmpq(0))
-    return gamma, Fraction(int(total.p), int(total.q))
+    return gamma, exact.fmpq_to_fraction(total)
 
 
 # --- the student as a torch module ------------------------------------------------------

@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 
 from theorems.maths import construction as cm
+from theorems.maths.exact import fraction_array
 from theorems.papers.burkholz2024 import sec2_2_two_layers as two
 
 
 def test_lemma21_counterexample_has_a_kernel_but_no_representation():
     _, first, second, target = two.LEMMA21_COUNTEREXAMPLE
-    first, second, target = cm.to_fractions(first), cm.to_fractions(second), cm.to_fractions(target)
+    first, second, target = fraction_array(first), fraction_array(second), fraction_array(target)
     coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
     system, _ = cm.pivot_system(two.expand(target), coefficients)
     assert system.shape[1] - cm.rank(system) == 1
@@ -22,8 +23,8 @@ def test_lemma21_counterexample_has_a_kernel_but_no_representation():
 def test_residual_solution_reproduces_the_target():
     rng = np.random.default_rng(0)
     first, second = two.source_pair(rng, 2, 3, 2, (), (), exact=True)
-    target = cm.to_fractions(rng.integers(1, 4, (2, 2, 1)))
-    skip = cm.to_fractions(rng.integers(-3, 4, (2, 2, 1)))
+    target = fraction_array(rng.integers(1, 4, (2, 2, 1)))
+    skip = fraction_array(rng.integers(-3, 4, (2, 2, 1)))
     coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
     gamma1, gamma2 = two.solve_residual(target, coefficients, skip)
     assert np.all(two.realized(two.expand(first), two.expand(second), gamma1, gamma2, skip) == target)

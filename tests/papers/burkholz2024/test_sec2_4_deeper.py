@@ -3,6 +3,7 @@
 import numpy as np
 
 from theorems.maths import construction as cm
+from theorems.maths.exact import fraction_array
 from theorems.papers.burkholz2024 import sec2_4_deeper as deep
 
 
@@ -36,7 +37,7 @@ def test_conv_jacobian_columns_are_forward_at_unit_gammas():
     column = 0
     for layer, gamma in enumerate(gammas):
         for j in range(len(gamma)):
-            unit = cm.to_fractions(np.eye(len(gamma), dtype=int)[j])
+            unit = fraction_array(np.eye(len(gamma), dtype=int)[j])
             assert np.all(jacobian[:, column] == deep.forward(weights, gammas[:layer] + [unit] + gammas[layer + 1:]).ravel())
             column += 1
 
@@ -45,7 +46,7 @@ def test_conv_forward_is_the_composed_convolution():
     # two layers with full padding: the composite filter of Sec. 2.1
     from theorems.papers.burkholz2024 import sec2_1_composition as comp
     weights, gammas = deep.draw_layers(np.random.default_rng(3), 1, 2, (2,), exact=True, kernels=((2,), (2,)))
-    x = cm.to_fractions(np.random.default_rng(4).integers(-3, 4, (1, 5)))
+    x = fraction_array(np.random.default_rng(4).integers(-3, 4, (1, 5)))
     scaled = [g[:, None, None] * w for g, w in zip(gammas, weights)]
     assert np.all(comp.correlate(comp.correlate(x, scaled[0], "full"), scaled[1], "full")
                   == comp.correlate(x, deep.forward(weights, gammas), "full"))

@@ -10,6 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theorems.maths import exact
 from theorems.maths.bn_chain import gram
 from theorems.papers.daneshmand2020 import chain_dynamics as md
 from theorems.papers.daneshmand2020 import rank_algebra as ma
@@ -70,17 +71,17 @@ def test_exact_delta_m_matches_gram_difference(d, n, seed):
     t, s = rng.standard_normal((d, n)), rng.uniform(-1, 1, (d, n))
     w, gamma, b = rng.uniform(-1.7, 1.7, (d, d)), 0.3, 1.5
     u = md.unit_rows_exact(t)
-    assert all(ma.frobenius_sq(ma.rational_matrix([[u[i, j] for j in range(n)]])) == 1 for i in range(d))
+    assert all(ma.frobenius_sq(exact.fmpq_matrix([[u[i, j] for j in range(n)]])) == 1 for i in range(d))
     h = np.sqrt(n) * md.unit_rows_torch(torch.tensor(t)).numpy()
     expected = gram(torch.tensor(h + gamma * w @ (b * h * s))) - gram(torch.tensor(h))
-    exact_delta = md.delta_m_exact(u, ma.rational_matrix(s), ma.rational_matrix(w), ma.rational(gamma), ma.rational(b))
-    numeric = np.array([[float(ma.as_fraction(x)) for x in row] for row in exact_delta.tolist()])
+    exact_delta = md.delta_m_exact(u, exact.fmpq_matrix(s), exact.fmpq_matrix(w), exact.to_fmpq(gamma), exact.to_fmpq(b))
+    numeric = np.array([[float(exact.fmpq_to_fraction(x)) for x in row] for row in exact_delta.tolist()])
     assert np.allclose(numeric, expected.numpy(), atol=1e-10)
 
 
 def _start(activation_name: str, v, weights) -> md.RankOneStart:
     activation = next(a for a in md.RATIONAL_ODD_ACTIVATIONS if a.name == activation_name)
-    return md.RankOneStart(activation, (1, 1), tuple(ma.rational(x) for x in v), ma.rational_matrix(weights))
+    return md.RankOneStart(activation, (1, 1), tuple(exact.to_fmpq(x) for x in v), exact.fmpq_matrix(weights))
 
 
 def test_lemma21_minimal_counterexample_by_hand():
@@ -88,14 +89,14 @@ def test_lemma21_minimal_counterexample_by_hand():
     with W = [[1, 0], [0, 0]] gives a rank-two H_γ (det = −2γ/25)."""
     start = _start("hardtanh", [Fraction(7, 5), Fraction(1, 5)], [[1, 0], [0, 0]])
     _, h_gamma = md.one_step_exact(start, md.PAPER_GAMMA)
-    assert h_gamma.det() == -2 * (ma.rational(md.PAPER_GAMMA) / 2) / 25
+    assert h_gamma.det() == -2 * (exact.to_fmpq(md.PAPER_GAMMA) / 2) / 25
     assert md.lemma21_printed(start, md.PAPER_GAMMA).startswith("rank(H_k+1) = 2")
 
 
 def test_corner_witness_is_within_the_bound_and_beats_smaller_ones():
     for d, gamma, b in md.WITNESS_CASES:
         delta = md.corner_witness(d, gamma, b)
-        args = (d, ma.rational(b), ma.rational(gamma))
+        args = (d, exact.to_fmpq(b), exact.to_fmpq(gamma))
         assert not md.DeltaBound().exceeded_by(delta, *args)
         assert md.DeltaBound(quadratic_power=1).exceeded_by(delta, *args)
         assert md.DeltaBound(linear_sq=8).exceeded_by(delta, *args)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from theorems import constructions
+from theorems.constructions import build_source
 from theorems.engine.context import Context
 from theorems.engine.verdicts import Verdict
 from theorems.maths import construction as cm
@@ -42,12 +42,12 @@ def test_reordered_deep_construction_has_nonzero_gammas_on_nonzero_blocks():
 @pytest.mark.parametrize("method", ["wide", "deep k=1"])
 def test_skeleton_counts_equal_built_sources(method):
     target = ab.target_module((3, 3), "integer", 0)
-    layers = constructions.target_layers(target)
-    draws = constructions.Draws(0)
+    layers = cm.target_layers(target)
+    draws = cm.Draws(0)
     skeleton = ab.wide_skeleton(layers, draws) if method == "wide" else ab.deep_skeleton(layers, draws)
-    built = constructions.build_source(target, "wide" if method == "wide" else "deep", k=1)
+    built = build_source(target, "wide" if method == "wide" else "deep", k=1)
     count = lambda m: (sum(p.numel() for p in m.parameters() if p.requires_grad), sum(p.numel() for p in m.parameters()))
-    assert count(constructions.module_of(skeleton, draws, torch.float64)) == count(built)
+    assert count(cm.module_of(skeleton, draws, torch.float64)) == count(built)
 
 
 def test_pinned_sparse_draw_separates_matching_from_zero_lines():
@@ -62,7 +62,7 @@ def test_theory_p_is_capped_at_one():
 
 
 def test_evaluation_points_include_sphere_and_switching_points():
-    layers = constructions.target_layers(ab.target_module((3, 3), "integer", 1))
+    layers = cm.target_layers(ab.target_module((3, 3), "integer", 1))
     x = ab.evaluation_points(layers, np.random.default_rng(0), 8)
     norms = np.linalg.norm(x, axis=1)
     assert np.all(norms <= 1 + 1e-12) and np.isclose(norms[8:16], 1).all() and len(x) > 16

@@ -24,6 +24,7 @@ from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, Erratum, register
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
+from ...maths.exact import fraction_array
 from . import SOURCE
 
 # (c0, c2, k1, k2, kt): fully connected (empty kernels), 1-D and 2-D convolutions.
@@ -50,13 +51,13 @@ def integer_target(rng: np.random.Generator, c2: int, c0: int, kt, small: bool =
     for i in range(c2):
         if not w[i].any():
             w[(i,) + (0,) * (w.ndim - 1)] = 1
-    return cm.to_fractions(w)
+    return fraction_array(w)
 
 
 def source_pair(rng, c0, c1, c2, k1, k2, exact: bool):
     if exact:
-        return (cm.to_fractions(rng.integers(-999, 1000, (c1, c0) + tuple(k1))),
-                cm.to_fractions(rng.integers(-999, 1000, (c2, c1) + tuple(k2))))
+        return (fraction_array(rng.integers(-999, 1000, (c1, c0) + tuple(k1))),
+                fraction_array(rng.integers(-999, 1000, (c2, c1) + tuple(k2))))
     return (rng.standard_normal((c1, c0) + tuple(k1)) / np.sqrt(c0 * max(1, int(np.prod(k1)))),
             rng.standard_normal((c2, c1) + tuple(k2)) / np.sqrt(c1 * max(1, int(np.prod(k2)))))
 
@@ -100,7 +101,7 @@ def representation_check(name: str, width: str, offset: int = 0, skip_rule=None,
                 if skip_rule is None:
                     gamma1, gamma2 = cm.solve_two_layer(wanted, cm.composite_coefficients(expand(second), expand(first)), width)
                 else:
-                    skip = cm.to_fractions(ctx.rng("skip", label).integers(-3, 4, wanted.shape))
+                    skip = fraction_array(ctx.rng("skip", label).integers(-3, 4, wanted.shape))
                     gamma1, gamma2 = solve_residual(wanted, cm.composite_coefficients(expand(second), expand(first)), skip, skip_rule)
             except cm.ConstructionFailed as error:
                 return Outcome(Verdict.REFUTED, f"{label}: {error}", {"certified": done},
@@ -250,7 +251,7 @@ def lemma21_statement(corrected: bool, min_nullity: int = 1):
         _, first, second, target = example
         if any(not row.any() for row in target):
             return None  # outside the hypothesis: nonzero output channels
-        first, second, target = cm.to_fractions(first), cm.to_fractions(second), cm.to_fractions(target)
+        first, second, target = fraction_array(first), fraction_array(second), fraction_array(target)
         coefficients = cm.composite_coefficients(expand(second), expand(first))
         system, _ = cm.pivot_system(expand(target), coefficients)
         nullity = coefficients.shape[-1] - cm.rank(system) if system.shape[0] else coefficients.shape[-1]
@@ -417,7 +418,7 @@ def solve_residual(target, coefficients, skip, rule: str = "paper"):
             if other != position:
                 ratio = flat[other] / flat[position] if rule == "paper" else 1
                 rhs.append(ratio * s[position] - s[other])
-    gamma1 = cm.solve_system(system, np.array(rhs, dtype=system.dtype)) if len(rhs) else cm.to_fractions(np.ones(c1))
+    gamma1 = cm.solve_system(system, np.array(rhs, dtype=system.dtype)) if len(rhs) else fraction_array(np.ones(c1))
     gamma2 = []
     for i, position in enumerate(pivots):
         if position is None:

@@ -31,6 +31,7 @@ from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, register
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
+from ...maths.exact import fraction_array
 from . import SOURCE
 from .sec2_2_two_layers import torch_source, torch_target
 
@@ -101,8 +102,8 @@ def draw_layers(rng, c0, c_last, hidden, exact, kernels=None):
     sizes = (c0,) + tuple(hidden) + (c_last,)
     kernels = kernels or FC * (len(sizes) - 1)
     if exact:
-        weights = [cm.to_fractions(rng.integers(-99, 100, (b, a) + k)) for (a, b), k in zip(itertools.pairwise(sizes), kernels)]
-        gammas = [cm.to_fractions(rng.integers(1, 100, b)) for b in sizes[1:]]
+        weights = [fraction_array(rng.integers(-99, 100, (b, a) + k)) for (a, b), k in zip(itertools.pairwise(sizes), kernels)]
+        gammas = [fraction_array(rng.integers(1, 100, b)) for b in sizes[1:]]
     else:
         weights = [rng.standard_normal((b, a) + k) / np.sqrt(a * int(np.prod(k, dtype=int)))
                    for (a, b), k in zip(itertools.pairwise(sizes), kernels)]

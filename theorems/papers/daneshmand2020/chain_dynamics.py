@@ -2,8 +2,9 @@
 perturbation bound (Lemma 20), rank-one chains (Lemma 21 and footnote 12) and gradient
 alignment (Prop. 8).
 
-Source: shared/seeds/004_2bd97c699bfe9ad2.txt (Sec. 4, App. 7.5, 7.6). Exact rational helpers
-and the float definitions are those of ``rank_algebra`` and ``theorems.maths.bn_chain``.
+Source: shared/seeds/004_2bd97c699bfe9ad2.txt (Sec. 4, App. 7.5, 7.6). Exact rationals come
+from ``theorems.maths.exact`` (and ``rank_algebra``'s ``diagonal_matrix``), the float
+definitions from ``theorems.maths.bn_chain``.
 """
 
 from __future__ import annotations
@@ -30,10 +31,7 @@ from theorems.maths.stats import round_sig
 from theorems.papers.daneshmand2020.rank_algebra import (
     NEAR_CORNER,
     SOURCE,
-    as_fraction,
     diagonal_matrix,
-    rational,
-    rational_matrix,
 )
 
 # --- Lemma 20: |[ΔM(H, W, γ)]_ij| ≤ 2√3 dBγ + 3d²B²γ² --------------------------------------
@@ -68,7 +66,7 @@ def unit_rows_torch(t: torch.Tensor) -> torch.Tensor:
 def unit_rows_exact(t: np.ndarray) -> flint.fmpq_mat:
     rows = []
     for row in t.tolist():
-        row = [rational(x) for x in row]
+        row = [exact.to_fmpq(x) for x in row]
         norm_sq = sum((x * x for x in row), flint.fmpq(0))
         rows.append([(1 if k == 0 else 0) - 2 * row[0] * x / norm_sq for k, x in enumerate(row)])
     return flint.fmpq_mat(rows)
@@ -89,7 +87,7 @@ def _is_a_function(u: flint.fmpq_mat, s: flint.fmpq_mat) -> bool:
     for i in range(u.nrows()):
         for j in range(u.ncols()):
             x, y = u[i, j], u[i, j] * s[i, j]
-            if values.setdefault((int(x.p), int(x.q)), y) != y:
+            if values.setdefault(x, y) != y:
                 return False
     return True
 
@@ -145,16 +143,16 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
     results = []
     for index, (g, bb, i, j) in enumerate(configs):
         best = index * restarts + int(torch.argmax(ratio[index * restarts : (index + 1) * restarts]))
-        row_signs = diagonal_matrix([rational(x) for x in signs[best, :, 0].cpu().tolist()])
+        row_signs = diagonal_matrix([exact.to_fmpq(x) for x in signs[best, :, 0].cpu().tolist()])
         u_exact = row_signs * unit_rows_exact(t[best].detach().cpu().numpy())
-        s_exact = rational_matrix(s[best].detach())
-        w_exact = rational_matrix(w[best].detach())
+        s_exact = exact.fmpq_matrix(s[best].detach().cpu().numpy())
+        w_exact = exact.fmpq_matrix(w[best].detach().cpu().numpy())
         if any(x * x > 3 for x in w_exact.entries()):
             raise AssertionError("W left the box [−√3, √3]")
-        delta = delta_m_exact(u_exact, s_exact, w_exact, rational(g), rational(bb))[i, j]
-        violated = bound.exceeded_by(delta, d, rational(bb), rational(g)) and _is_a_function(u_exact, s_exact)
+        delta = delta_m_exact(u_exact, s_exact, w_exact, exact.to_fmpq(g), exact.to_fmpq(bb))[i, j]
+        violated = bound.exceeded_by(delta, d, exact.to_fmpq(bb), exact.to_fmpq(g)) and _is_a_function(u_exact, s_exact)
         results.append(AscentResult(
-            float(as_fraction(abs(delta))) / bound.value(d, bb, g),
+            float(exact.fmpq_to_fraction(abs(delta))) / bound.value(d, bb, g),
             violated,
             {"d": d, "N": n, "gamma": g, "B": bb, "entry": [i, j], "F": "linear" if bool(linear[best]) else "B·x·S(x)",
              "H_rows_unit": [[str(x) for x in row] for row in u_exact.tolist()],
@@ -181,8 +179,8 @@ def corner_witness(d: int, gamma: Fraction, b: Fraction) -> flint.fmpq:
     smaller in its d-dependence (d instead of d², a smaller constant) is exceeded."""
     signs = [(-1) ** k for k in range(d)]
     u = flint.fmpq_mat([[x] for x in signs])
-    w = rational(NEAR_CORNER) * flint.fmpq_mat([[x * y for y in signs] for x in signs])
-    return delta_m_exact(u, flint.fmpq_mat([[1]] * d), w, rational(gamma), rational(b))[0, d - 1]
+    w = exact.to_fmpq(NEAR_CORNER) * flint.fmpq_mat([[x * y for y in signs] for x in signs])
+    return delta_m_exact(u, flint.fmpq_mat([[1]] * d), w, exact.to_fmpq(gamma), exact.to_fmpq(b))[0, d - 1]
 
 
 # (d, γ, B) of the pinned witness: γ = B = 1 and γ = 1, B = 2 make the quadratic term dominate.
@@ -193,8 +191,8 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
     def run(ctx: Context) -> Outcome:
         for d, g, bb in WITNESS_CASES:
             delta = corner_witness(d, g, bb)
-            if bound.exceeded_by(delta, d, rational(bb), rational(g)):
-                ratio = float(as_fraction(abs(delta))) / bound.value(d, float(bb), float(g))
+            if bound.exceeded_by(delta, d, exact.to_fmpq(bb), exact.to_fmpq(g)):
+                ratio = float(exact.fmpq_to_fraction(abs(delta))) / bound.value(d, float(bb), float(g))
                 return Outcome(
                     Verdict.REFUTED,
                     f"|ΔM_0,{d - 1}| exceeds the bound by a factor {ratio:.6g} at the pinned corner witness (exact)",
@@ -281,7 +279,7 @@ class OddActivation:
 
 
 def _linear(c: Fraction) -> OddActivation:
-    return OddActivation(f"linear {c}·x", abs(c), lambda x: rational(c) * x, lambda x: float(c) * x)
+    return OddActivation(f"linear {c}·x", abs(c), lambda x: exact.to_fmpq(c) * x, lambda x: float(c) * x)
 
 
 RATIONAL_ODD_ACTIVATIONS = (
@@ -302,7 +300,7 @@ FLOAT_ODD_ACTIVATIONS = (
 def sphere_point(t: Sequence[int]) -> list[flint.fmpq]:
     """A rational point of norm √N: the reflection of (1, …, 1) in the hyperplane ⊥ t."""
     ones = [flint.fmpq(1)] * len(t)
-    t = [rational(x) for x in t]
+    t = [exact.to_fmpq(x) for x in t]
     norm_sq = sum((x * x for x in t), flint.fmpq(0))
     if norm_sq == 0:
         return ones
@@ -338,16 +336,16 @@ def rank_one_starts(draw, premise_only: bool) -> RankOneStart:
     signs = tuple(draw(st.lists(st.sampled_from([1, -1]), min_size=d, max_size=d)))
     flat = draw(st.booleans()) or (premise_only and not activation.name.startswith("linear"))
     if flat:
-        direction = [rational(x) for x in draw(st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n))]
+        direction = [exact.to_fmpq(x) for x in draw(st.lists(st.sampled_from([1, -1]), min_size=n, max_size=n))]
     else:
         direction = sphere_point(draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)))
     if draw(st.booleans()):
         pattern = draw(st.lists(st.sampled_from([1, -1]), min_size=d * d, max_size=d * d))
-        weights = rational(NEAR_CORNER) * rational_matrix(np.reshape(pattern, (d, d)))
+        weights = exact.to_fmpq(NEAR_CORNER) * exact.fmpq_matrix(np.reshape(pattern, (d, d)))
     else:
         # Uniform on the grid (1/1000)Z ∩ [−√3, √3]: exact, and short to print.
         rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-        weights = rational_matrix(rng.integers(-1732, 1733, size=(d, d))) / 1000
+        weights = exact.fmpq_matrix(rng.integers(-1732, 1733, size=(d, d))) / 1000
     return RankOneStart(activation, signs, tuple(direction), weights)
 
 
@@ -357,7 +355,7 @@ def one_step_exact(start: RankOneStart, gamma_scale: Fraction) -> tuple[flint.fm
     d = len(start.signs)
     h = flint.fmpq_mat([[s * x for x in start.direction] for s in start.signs])
     features = flint.fmpq_mat([[start.activation.exact(x) for x in row] for row in h.tolist()])
-    gamma = rational(gamma_scale) / (rational(start.activation.slope_bound) * d)
+    gamma = exact.to_fmpq(gamma_scale) / (exact.to_fmpq(start.activation.slope_bound) * d)
     return h, h + gamma * (start.weights * features)
 
 
@@ -386,7 +384,7 @@ def lemma21_corrected(start: RankOneStart, gamma_scale: Fraction) -> str | None:
     return None
 
 
-_CORNER = rational(NEAR_CORNER)
+_CORNER = exact.to_fmpq(NEAR_CORNER)
 # Pinned starts. Rank grows: F = hardtanh, v = (−1/5, −7/5, 1) (‖v‖² = 3 = N, |v| not constant,
 # so F(v) = (−1/5, −1, 1) is not ∥ v) and Ws = 1.732·(0, 2) not ∥ s = (1, 1): rank(H_γ) = 2 at
 # any γ > 0. Row flips: F linear, flat v, W = −1.732·11ᵀ, so Ws = −3.464·s and each row of H_γ

@@ -54,32 +54,6 @@ NEAR_CORNER = Fraction(1732, 1000)
 # --- exact linear algebra on rationals -------------------------------------------------
 
 
-def rational(x: Any) -> flint.fmpq:
-    """The exact rational value of an int, a float (a binary fraction), a Fraction or an fmpq."""
-    if isinstance(x, flint.fmpq):
-        return x
-    if isinstance(x, float) and not math.isfinite(x):
-        raise ValueError(f"cannot take the exact value of {x}")
-    q = Fraction(x)
-    return flint.fmpq(q.numerator, q.denominator)
-
-
-def as_fraction(q: flint.fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
-
-def rational_matrix(a: Any) -> flint.fmpq_mat:
-    """An exact copy of a 2-D array of numbers (ints, floats, Fractions or fmpq)."""
-    if isinstance(a, flint.fmpq_mat):
-        return a
-    if isinstance(a, torch.Tensor):
-        a = a.detach().cpu().numpy()
-    rows = [list(row) for row in (a.tolist() if isinstance(a, np.ndarray) else a)]
-    if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
-        raise ValueError("expected a non-empty 2-D array of numbers")
-    return flint.fmpq_mat([[rational(x) for x in row] for row in rows])
-
-
 def trace(a: flint.fmpq_mat) -> flint.fmpq:
     return sum((a[i, i] for i in range(a.nrows())), flint.fmpq(0))
 
@@ -143,7 +117,7 @@ def _nonzero_rows(h: flint.fmpq_mat) -> None:
 
 def projected_effective_rank(h: Any) -> flint.fmpq:
     """r(P(H)) exactly, P(H) = √N diag(‖H_i‖)^{−1} H the projection of H onto 𝓗."""
-    h = rational_matrix(h)
+    h = exact.fmpq_matrix(h)
     _nonzero_rows(h)
     g = h * h.transpose()
     d = g.nrows()
@@ -154,7 +128,7 @@ def projected_effective_rank(h: Any) -> flint.fmpq:
 def projected_rank_tau(h: Any, tau: Any) -> int:
     """rank_τ(P(H)) = #{i ≤ min(d, N): σ_i(P(H))²/N ≥ τ} exactly (bn_chain.rank_tau's
     convention: the min(d, N) singular values of H)."""
-    h, tau = rational_matrix(h), rational(tau)
+    h, tau = exact.fmpq_matrix(h), exact.to_fmpq(tau)
     _nonzero_rows(h)
     if tau < 0:
         raise ValueError(f"tau must be ≥ 0, got {tau}")
@@ -245,15 +219,15 @@ class RankRatioStatement:
 
     def prop(self, example) -> str | None:
         _, h = example
-        g = rational_matrix(h) * rational_matrix(h).transpose()
+        g = exact.fmpq_matrix(h) * exact.fmpq_matrix(h).transpose()
         rank = exact.rank_exact(h)
         ratio = trace(g) ** 2 / frobenius_sq(g)
         if not RELATIONS[self.relation](rank, ratio + self.margin):
             shift = f" + {self.margin}" if self.margin else ""
-            return f"rank(H) = {rank}, r(H) = {as_fraction(ratio)}: rank(H) {self.relation} r(H){shift} fails"
+            return f"rank(H) = {rank}, r(H) = {exact.fmpq_to_fraction(ratio)}: rank(H) {self.relation} r(H){shift} fails"
         if self.equality_case and (ratio == rank) != equal_nonzero_eigenvalues(g):
             negation = "not " if ratio == rank else ""
-            return f"r(H) = {as_fraction(ratio)}, rank(H) = {rank}, but the nonzero singular values are {negation}all equal"
+            return f"r(H) = {exact.fmpq_to_fraction(ratio)}, rank(H) = {rank}, but the nonzero singular values are {negation}all equal"
         return None
 
 
@@ -356,20 +330,20 @@ register(
 def soft_rank_statement(factor: Callable[[flint.fmpq], flint.fmpq], text: str):
     def prop(example) -> str | None:
         (_, h), tau = example
-        tau = rational(tau)
+        tau = exact.to_fmpq(tau)
         soft = projected_rank_tau(h, tau)
         bound = factor(tau) * projected_effective_rank(h)
         if soft >= bound:
             return None
-        return f"rank_τ(H) = {soft} < {text} = {float(as_fraction(bound)):.6g} at τ = {as_fraction(tau)}"
+        return f"rank_τ(H) = {soft} < {text} = {float(exact.fmpq_to_fraction(bound)):.6g} at τ = {exact.fmpq_to_fraction(tau)}"
 
     return prop
 
 
 def _classify_soft_rank(example) -> list[str]:
     (kind, h), tau = example
-    g = rational_matrix(h) * rational_matrix(h).transpose()
-    shifted = g - rational(tau) * diagonal_matrix([g[i, i] for i in range(g.nrows())])
+    g = exact.fmpq_matrix(h) * exact.fmpq_matrix(h).transpose()
+    shifted = g - exact.to_fmpq(tau) * diagonal_matrix([g[i, i] for i in range(g.nrows())])
     position = "τ = 0" if tau == 0 else "τ = 1" if tau == 1 else "0 < τ < 1"
     labels = [f"kind {kind}", position]
     if shifted.det() == 0:
@@ -679,14 +653,14 @@ def flat_eigenbasis_gram(eigenvalues: Sequence[Fraction], seed: int) -> EqualRow
     d = len(eigenvalues)
     rng = np.random.default_rng(seed)
     q = (rng.choice([-1, 1], size=(d, 1)) * scipy.linalg.hadamard(d))[rng.permutation(d)]
-    basis = rational_matrix(q)
-    lam = [rational(x) for x in eigenvalues]
+    basis = exact.fmpq_matrix(q)
+    lam = [exact.to_fmpq(x) for x in eigenvalues]
     return EqualRowNormGram("flat eigenbasis", basis * diagonal_matrix(lam) * basis.transpose() / d, tuple(lam), basis)
 
 
 def circulant_gram(vector: Sequence[int]) -> EqualRowNormGram:
     """M(H) for H whose rows are the cyclic shifts of v: a circulant, so equal row norms."""
-    h = rational_matrix(scipy.linalg.circulant(np.asarray(vector, dtype=np.int64)).T)
+    h = exact.fmpq_matrix(scipy.linalg.circulant(np.asarray(vector, dtype=np.int64)).T)
     return EqualRowNormGram("circulant", h * h.transpose() / len(vector), None)
 
 
@@ -763,7 +737,7 @@ def prop13_statement(divisor: Callable[[int], int], text: str):
         )
         for name, (lhs, rhs) in sides.items():
             if lhs != rhs:
-                return f"{name} fails: {as_fraction(lhs)} ≠ {as_fraction(rhs)} (d = {d})"
+                return f"{name} fails: {exact.fmpq_to_fraction(lhs)} ≠ {exact.fmpq_to_fraction(rhs)} (d = {d})"
         return None
 
     return prop
@@ -828,8 +802,8 @@ register(
 
 def regularity_constant(atoms: Sequence[EqualRowNormGram], weights: Sequence[int]) -> flint.fmpq:
     """α(ν) = E_ν Tr(diag(M²)²) / E_ν Tr(M³) (Def. 7) for ν = Σ_k p_k δ_{H_k} (weights unnormalized)."""
-    numerator = sum((rational(p) * sum((x**2 for x in _row_norms_sq(a.matrix)), flint.fmpq(0)) for a, p in zip(atoms, weights)), flint.fmpq(0))
-    denominator = sum((rational(p) * trace(a.matrix * a.matrix * a.matrix) for a, p in zip(atoms, weights)), flint.fmpq(0))
+    numerator = sum((exact.to_fmpq(p) * sum((x**2 for x in _row_norms_sq(a.matrix)), flint.fmpq(0)) for a, p in zip(atoms, weights)), flint.fmpq(0))
+    denominator = sum((exact.to_fmpq(p) * trace(a.matrix * a.matrix * a.matrix) for a, p in zip(atoms, weights)), flint.fmpq(0))
     return numerator / denominator
 
 
@@ -839,11 +813,11 @@ def example16_statement(threshold: Fraction, conclusion: Callable[[flint.fmpq_ma
     def prop(mixture) -> str | None:
         atoms, weights = mixture
         alpha = regularity_constant(atoms, weights)
-        if alpha < rational(threshold):
+        if alpha < exact.to_fmpq(threshold):
             return None
         for index, atom in enumerate(atoms):
             if not conclusion(atom.matrix):
-                return f"α = {as_fraction(alpha)} ≥ {threshold} but atom {index} ({atom.kind}) does not have {text}"
+                return f"α = {exact.fmpq_to_fraction(alpha)} ≥ {threshold} but atom {index} ({atom.kind}) does not have {text}"
         return None
 
     return prop

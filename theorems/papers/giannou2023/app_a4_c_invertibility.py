@@ -8,7 +8,6 @@ Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A.4, App. B, App. C).
 from __future__ import annotations
 
 import itertools
-from fractions import Fraction
 from typing import Callable
 
 import flint
@@ -131,8 +130,7 @@ def draw_law(law: str, rng: np.random.Generator, shape) -> np.ndarray:
 def exact_khatri_rao_rank(a: np.ndarray, b: np.ndarray) -> int:
     """Rank over Q of A ⊙ B for float data taken as the exact rationals they are (the float
     product would round; the rational product does not)."""
-    as_fractions = np.vectorize(Fraction, otypes=[object])
-    return exact.rank_exact(khatri_rao(as_fractions(a), as_fractions(b)))
+    return exact.rank_exact(khatri_rao(exact.fraction_array(a), exact.fraction_array(b)))
 
 
 def float_singular_statistics(variant: str):

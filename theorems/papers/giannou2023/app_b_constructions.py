@@ -4,9 +4,10 @@ Thm 11: tuning only the normalization layers of a frozen random network reproduc
 Every construction runs through ``theorems.maths.construction`` twice: exactly over Q (frozen
 weights random integers, the tuned scales and shifts solved with flint, then f ≡ g proved
 target layer by target layer: equal affine forms and every hidden ReLU provably on over the
-domain), and in float64 through the public ``theorems.constructions.build_source`` (torch
-modules with real BatchNorm layers), compared with the target at random points, sphere points
-and points that switch ReLUs, within a tolerance scaled by the conditioning of the solves.
+domain), and in float64 through the code path of the public
+``theorems.constructions.build_source`` (torch modules with real BatchNorm layers), compared
+with the target at random points, sphere points and points that switch ReLUs, within a
+tolerance scaled by the conditioning of the solves.
 
 Printed dimensions read consistently: in Thm 8 (Thm 1) the odd layers have W_i ∈ R^{d²×d}
 and the even ones W_i ∈ R^{d×d²} (printed the other way round, which does not compose); in
@@ -24,7 +25,6 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
-from ... import constructions
 from ...engine.checks import property_search
 from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, Erratum, register
@@ -32,6 +32,7 @@ from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths import stats
 from ...maths.boolean_determinant import detbool
+from ...maths.exact import fraction_array
 from ...maths.khatri_rao import khatri_rao
 
 SOURCE = "shared/seeds/000_ee8c9d7a0007ea49.txt"
@@ -97,14 +98,14 @@ def exact_layers(widths: tuple[int, ...], kind: str, seed: int, relu_last: bool 
     for index, (d_in, d_out) in enumerate(itertools.pairwise(widths)):
         weight = target_weights(rng, (d_out, d_in), kind)
         bias = rng.integers(-2, 3, d_out).astype(float)
-        layers.append(cm.Affine(cm.to_fractions(weight), cm.to_fractions(bias), index < len(widths) - 2 or relu_last))
+        layers.append(cm.Affine(fraction_array(weight), fraction_array(bias), index < len(widths) - 2 or relu_last))
     return layers
 
 
 def rational_draw(rng: np.random.Generator):
     """Frozen source weights for the exact runs: integers in [−999, 999] (a singular draw has
     probability O(n/1999) per system, and the checks redraw once)."""
-    return lambda shape: cm.to_fractions(rng.integers(-999, 1000, size=shape))
+    return lambda shape: fraction_array(rng.integers(-999, 1000, size=shape))
 
 
 # ---------------------------------------------------------------- the methods under test
@@ -195,7 +196,7 @@ def exact_check(name: str, method: str, instances, recipe: cm.Recipe = cm.DEFAUL
                         proof = deep_impossibility(layers, draw, options["k"])
                         if proof:
                             return Outcome(Verdict.REFUTED, f"{label}: {proof}", {"certified": certified},
-                                           counterexample={"instance": label, "target": cm.to_fractions(layers[-1].weight).astype(str).tolist(),
+                                           counterexample={"instance": label, "target": fraction_array(layers[-1].weight).astype(str).tolist(),
                                                            "reason": proof})
                     failure = f"construction failed: {error}"
                     continue
@@ -252,15 +253,15 @@ def float_check(name: str, method: str, widths_strategy, options_of, recipe: cm.
     def prop(example) -> str | None:
         widths, kind, seed = example
         target = target_module(widths, kind, seed)
-        layers = constructions.target_layers(target)
+        layers = cm.target_layers(target)
         options = options_of(widths, seed)
-        draws = constructions.Draws(seed)
+        draws = cm.Draws(seed)
         log = cm.SolveLog()
         try:
-            built = constructions.plan(layers, method, draws, log=log, recipe=recipe, **options)
+            built = cm.plan(layers, method, draws, log=log, recipe=recipe, **options)
         except cm.ConstructionFailed as error:
             return f"construction failed: {error}"
-        source = constructions.module_of(built, draws, torch.float64)
+        source = cm.module_of(built, draws, torch.float64)
         x = evaluation_points(layers, np.random.default_rng(seed), 64)
         with torch.no_grad():
             xs = torch.from_numpy(x)
@@ -498,10 +499,10 @@ def count_statement(trainable_order, total_order, bound: float = 4.0):
     def prop(example) -> str | None:
         d, depth, method = example
         target = target_module((d,) * (depth + 1), "integer", d * 31 + depth)
-        layers = constructions.target_layers(target)
-        draws = constructions.Draws(0)
+        layers = cm.target_layers(target)
+        draws = cm.Draws(0)
         built = wide_skeleton(layers, draws) if method == "wide" else deep_skeleton(layers, draws)
-        source = constructions.module_of(built, draws, torch.float64)
+        source = cm.module_of(built, draws, torch.float64)
         trainable = sum(p.numel() for p in source.parameters() if p.requires_grad)
         total = sum(p.numel() for p in source.parameters())
         for name, count, order in (("trainable", trainable, trainable_order(d, depth)), ("total", total, total_order(d, depth))):
@@ -544,7 +545,7 @@ def sparse_prediction(d: int, p: float, seed: int) -> tuple[bool, bool]:
     second = rng.standard_normal((d, d * d)) * (rng.random((d, d * d)) < p)
     system = khatri_rao(second, first.T)
     predicted = bool(detbool(system != 0))
-    invertible = cm.rank(cm.to_fractions(system)) == d * d
+    invertible = cm.rank(fraction_array(system)) == d * d
     return predicted, invertible
 
 

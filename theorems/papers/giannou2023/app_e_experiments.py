@@ -23,7 +23,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ... import constructions
 from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, register
 from ...engine.verdicts import Outcome, Verdict
@@ -56,15 +55,15 @@ def source_of(target: nn.Sequential, seed: int, radius: float, p: float | None) 
     """The wide construction (p None), or the sparse one with keep-probability p; a sparse draw
     whose system is singular gets the paper's pseudo-inverse instead (App. E: 'we used
     pseudo-inverse ... since the matrices ... become rank-deficient'). Returns (module, exact)."""
+    layers = cm.target_layers(target)
     if p is None:
-        return constructions.build_source(target, "wide", seed=seed, radius=radius), True
+        return cm.source_module(layers, "wide", seed, torch.float64, radius=radius), True
     try:
-        return constructions.build_source(target, "sparse", seed=seed, p=p, radius=radius), True
-    except constructions.ConstructionFailed:
-        draws = constructions.Draws(seed)  # the same masks: the support check draws nothing
-        built = constructions.plan(constructions.target_layers(target), "sparse", draws, p=p, radius=radius,
-                                   recipe=cm.Recipe(least_squares=True))
-        return constructions.module_of(built, draws, torch.float64), False
+        return cm.source_module(layers, "sparse", seed, torch.float64, p=p, radius=radius), True
+    except cm.ConstructionFailed:
+        draws = cm.Draws(seed)  # the same masks: the support check draws nothing
+        built = cm.plan(layers, "sparse", draws, p=p, radius=radius, recipe=cm.Recipe(least_squares=True))
+        return cm.module_of(built, draws, torch.float64), False
 
 
 def experiment(d: int, seed: int, samples: int, steps: int, radius_rule: str = "data", p: float | None = None) -> dict:

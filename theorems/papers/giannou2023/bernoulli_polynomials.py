@@ -29,6 +29,8 @@ import numpy as np
 import sympy
 from scipy.sparse.csgraph import connected_components
 
+from theorems.maths import exact
+
 P = flint.fmpz_poly([0, 1])
 # Enumerating subsets of one side of a component: 2^16 neighbourhoods at most.
 MAX_ENUMERATED_SIDE = 16
@@ -188,8 +190,7 @@ def left_side_brute_force(subset, d: int, p: Fraction) -> Fraction:
 
 
 def fmpq_value(poly: flint.fmpz_poly, p: Fraction) -> Fraction:
-    value = poly(flint.fmpq(p.numerator, p.denominator))
-    return Fraction(int(value.p), int(value.q))
+    return exact.fmpq_to_fraction(poly(exact.to_fmpq(p)))
 
 
 # --- the sign of a polynomial on (0, 1] ------------------------------------------------

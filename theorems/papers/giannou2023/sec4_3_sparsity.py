@@ -203,8 +203,7 @@ def khatri_rao_zero_column_counts(d: int) -> tuple[int, ...]:
 
 def _ball(x) -> flint.arb:
     """An exact rational or integer as an arb ball (floats enter as the rationals they are)."""
-    q = Fraction(x)
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+    return flint.arb(exact.to_fmpq(x))
 
 
 def hypothesis_margin(n: int, rho) -> flint.arb:

@@ -63,10 +63,10 @@ def reachable_with_gamma2(m: np.ndarray, target: np.ndarray) -> tuple[bool, dict
         vector = [sum((basis[col][r] * flint.fmpq(t) ** col for col in range(nullity)), flint.fmpq(0))
                   for r in range(c1 + len(nonzero_rows))]
         if all(vector[c1 + position] != 0 for position in range(len(nonzero_rows))):
-            gamma1 = [Fraction(int(x.p), int(x.q)) for x in vector[:c1]]
+            gamma1 = [exact.fmpq_to_fraction(x) for x in vector[:c1]]
             gamma2 = [Fraction(0)] * c2
             for position, i in enumerate(nonzero_rows):
-                gamma2[i] = 1 / Fraction(int(vector[c1 + position].p), int(vector[c1 + position].q))
+                gamma2[i] = 1 / exact.fmpq_to_fraction(vector[c1 + position])
             return True, {"gamma1": [str(g) for g in gamma1], "gamma2": [str(g) for g in gamma2]}
     raise AssertionError("no combination avoided the zero coordinates")
 

@@ -1,12 +1,11 @@
-"""Constructions that tune only normalization layers of frozen random networks.
-
-Mathematics shared by giannou2023 (App. B–D) and burkholz2024 (Sec. 2): a *plan* is a list
-of stages, each a frozen linear map followed by an eval-mode normalization whose effective
-action is ``gamma * (W h) + beta`` (Prop. 1 of giannou2023 folds running statistics, the
-frozen bias and the BatchNorm affine parameters into that form; ``batchnorm_affine`` undoes
-the fold). Plans are computed either in float64 (numpy, LAPACK solves) or exactly over Q
-(object arrays of ``Fraction``, flint ``fmpq_mat`` solves), from the same code, so small
-instances are verified in rational arithmetic and the public API runs in floating point.
+"""The plans of the constructions (giannou2023 App. B–D, burkholz2024 Sec. 2), in numpy and
+flint only. A *plan* is a list of stages, each a frozen linear map followed by an eval-mode
+normalization whose effective action is ``gamma * (W h) + beta`` (Prop. 1 of giannou2023 folds
+running statistics, the frozen bias and the BatchNorm affine parameters into that form;
+``batchnorm_affine`` undoes the fold). Plans are computed either in float64 (numpy, LAPACK
+solves) or exactly over Q (object arrays of ``Fraction``, flint ``fmpq_mat`` solves), from
+the same code, so small instances are verified in rational arithmetic and the public API
+runs in floating point. Running a plan and verifying it exactly are here too.
 
 Norm bounds use ℓ1 row norms against ℓ∞ input bounds (|⟨w, x⟩| ≤ ‖w‖₁‖x‖∞ and
 ‖x‖∞ ≤ ‖x‖₂): valid over Q and over the floats alike, never a square root.
@@ -20,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import flint
 import numpy as np
 import scipy.linalg
 
-from ..errors import ConstructionFailed
-from .khatri_rao import khatri_rao
+from ...errors import ConstructionFailed
+from ..exact import fmpq_matrix, fmpq_matrix_to_fractions
+from ..khatri_rao import khatri_rao
 
 
 @dataclass
@@ -101,22 +100,6 @@ def is_exact(a: np.ndarray) -> bool:
     return np.asarray(a).dtype == object
 
 
-def to_fractions(a) -> np.ndarray:
-    a = np.asarray(a)
-    return np.vectorize(Fraction, otypes=[object])(a) if a.size else a.astype(object)
-
-
-def _to_fmpq(a: np.ndarray) -> flint.fmpq_mat:
-    rows, cols = a.shape
-    entries = [flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in a.ravel().tolist()]
-    return flint.fmpq_mat(rows, cols, entries)
-
-
-def _from_fmpq(m: flint.fmpq_mat) -> np.ndarray:
-    values = [Fraction(int(x.p), int(x.q)) for x in m.entries()]
-    return np.array(values, dtype=object).reshape(m.nrows(), m.ncols())
-
-
 def zeros_like_field(shape, exact: bool) -> np.ndarray:
     return np.full(shape, Fraction(0), dtype=object) if exact else np.zeros(shape)
 
@@ -127,7 +110,7 @@ def abs_row_sums(a: np.ndarray) -> np.ndarray:
 
 def rank(a: np.ndarray) -> int:
     if is_exact(a):
-        return _to_fmpq(a).rank() if a.size else 0
+        return fmpq_matrix(a).rank() if a.size else 0
     return int(np.linalg.matrix_rank(a)) if a.size else 0
 
 
@@ -137,9 +120,9 @@ def solve_system(system: np.ndarray, rhs: np.ndarray, log: SolveLog | None = Non
     started = time.perf_counter()
     rows, cols = system.shape
     if is_exact(system):
-        augmented = _to_fmpq(np.hstack([system, rhs.reshape(-1, 1)]))
+        augmented = fmpq_matrix(np.hstack([system, rhs.reshape(-1, 1)]))
         reduced, rank_aug = augmented.rref()
-        reduced = _from_fmpq(reduced)
+        reduced = fmpq_matrix_to_fractions(reduced)
         pivots = []
         for r in range(rank_aug):
             nonzero = [c for c in range(cols + 1) if reduced[r, c] != 0]
@@ -182,10 +165,10 @@ def nullspace_vector(system: np.ndarray, log: SolveLog | None = None) -> np.ndar
     started = time.perf_counter()
     rows, cols = system.shape
     if is_exact(system):
-        reduced, r = _to_fmpq(system).rref()
+        reduced, r = fmpq_matrix(system).rref()
         if r == cols:
             raise ConstructionFailed(f"{rows}×{cols} system has trivial kernel (exact rank {r})")
-        reduced = _from_fmpq(reduced)
+        reduced = fmpq_matrix_to_fractions(reduced)
         pivots = [next(c for c in range(cols) if reduced[i, c] != 0) for i in range(r)]
         free = next(c for c in range(cols) if c not in pivots)
         x = zeros_like_field(cols, True)
@@ -287,10 +270,10 @@ def rank_factorization(weight: np.ndarray, rank_r: int) -> tuple[np.ndarray, np.
     truncated SVD in float64."""
     d_out, d_in = weight.shape
     if is_exact(weight):
-        reduced, r = _to_fmpq(weight).rref()
+        reduced, r = fmpq_matrix(weight).rref()
         if r > rank_r:
             raise ValueError(f"rank {r} exceeds the requested rank {rank_r}")
-        reduced = _from_fmpq(reduced)
+        reduced = fmpq_matrix_to_fractions(reduced)
         pivots = [next(c for c in range(d_in) if reduced[i, c] != 0) for i in range(r)]
         a = zeros_like_field((d_out, rank_r), True)
         b = zeros_like_field((rank_r, d_in), True)

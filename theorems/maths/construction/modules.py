@@ -1,0 +1,215 @@
+"""The torch side of the constructions: a target ``nn.Sequential`` read as float64 layers
+(``target_layers``, ``conv_layers``) and a float64 plan built as an eval-mode torch source
+(``module_of``, ``conv_source``): frozen ``nn.Linear`` (or convolution) layers and real
+BatchNorm layers whose running statistics and frozen biases come from the same ``Draws`` as
+the frozen weights, with ``batchnorm_affine`` undoing giannou2023's Prop. 1 fold so that each
+BatchNorm acts as the plan's ``gamma * (W h) + beta``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from .methods import Draws, plan
+from .plans import (
+    Affine,
+    SkipBlock,
+    SolveLog,
+    Stage,
+    batchnorm_affine,
+    burkholz_width,
+    composite_coefficients,
+    solve_two_layer,
+)
+
+# ---------------------------------------------------------------- reading targets
+
+def target_layers(target: nn.Module) -> list[Affine]:
+    """The target as affine layers in float64, eval-mode BatchNorm folded into the Linear
+    before it (giannou2023 Prop. 1). ValueError names the offending layer."""
+    if not isinstance(target, nn.Sequential) or len(target) == 0:
+        raise ValueError(f"target must be a non-empty torch.nn.Sequential, got {type(target).__name__}")
+    layers: list[Affine] = []
+    previous = None  # the kind of the previous layer
+    for index, module in enumerate(target):
+        where = f"layer {index} ({type(module).__name__})"
+        if isinstance(module, nn.Linear):
+            if previous == "linear" or previous == "batchnorm":
+                raise ValueError(f"{where}: two affine layers in a row; put a ReLU between them")
+            weight = module.weight.detach().to(torch.float64).cpu().numpy()
+            bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
+                    else np.zeros(module.out_features))
+            if layers and layers[-1].weight.shape[0] != module.in_features:
+                raise ValueError(f"{where}: in_features {module.in_features} does not match the previous "
+                                 f"layer's {layers[-1].weight.shape[0]} outputs")
+            if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+                raise ValueError(f"{where}: weight or bias has NaN or infinite entries")
+            layers.append(Affine(weight, bias, False))
+            previous = "linear"
+        elif isinstance(module, nn.BatchNorm1d):
+            if previous != "linear":
+                raise ValueError(f"{where}: BatchNorm1d must directly follow an nn.Linear")
+            if module.training or module.running_mean is None:
+                raise ValueError(f"{where}: BatchNorm1d must be in eval mode with running statistics")
+            if module.num_features != layers[-1].weight.shape[0]:
+                raise ValueError(f"{where}: num_features {module.num_features} does not match the Linear's "
+                                 f"{layers[-1].weight.shape[0]} outputs")
+            mean = module.running_mean.detach().to(torch.float64).cpu().numpy()
+            scale = 1 / np.sqrt(module.running_var.detach().to(torch.float64).cpu().numpy() + module.eps)
+            if module.affine:
+                scale = scale * module.weight.detach().to(torch.float64).cpu().numpy()
+                shift = module.bias.detach().to(torch.float64).cpu().numpy()
+            else:
+                shift = np.zeros(module.num_features)
+            last = layers[-1]
+            layers[-1] = Affine(scale[:, None] * last.weight, scale * (last.bias - mean) + shift, False)
+            previous = "batchnorm"
+        elif isinstance(module, nn.ReLU):
+            if previous not in ("linear", "batchnorm"):
+                raise ValueError(f"{where}: ReLU must follow an nn.Linear (or its BatchNorm1d)")
+            layers[-1] = Affine(layers[-1].weight, layers[-1].bias, True)
+            previous = "relu"
+        else:  # ValueError, not TypeError: the API promises one error type for every bad target
+            raise ValueError(f"{where}: unsupported layer type; the target may hold nn.Linear, nn.ReLU "  # noqa: TRY004
+                             f"and eval-mode nn.BatchNorm1d")
+    return layers
+
+
+def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """(filter c_out × c_in × kernel, bias, ReLU after?) per convolution of a target made of
+    stride-1, 'same'-padded (odd kernel, zero padding) Conv1d or Conv2d layers and ReLUs."""
+    layers: list[tuple[np.ndarray, np.ndarray, bool]] = []
+    kind = None
+    for index, module in enumerate(target):
+        where = f"layer {index} ({type(module).__name__})"
+        if isinstance(module, (nn.Conv1d, nn.Conv2d)):
+            if kind is not None and type(module) is not kind:
+                raise ValueError(f"{where}: mixes 1-D and 2-D convolutions")
+            kind = type(module)
+            kernel = module.kernel_size
+            same = module.padding == "same" or tuple(module.padding) == tuple((k - 1) // 2 for k in kernel)
+            if (any(s != 1 for s in module.stride) or any(d != 1 for d in module.dilation) or module.groups != 1
+                    or any(k % 2 == 0 for k in kernel) or not same or module.padding_mode != "zeros"):
+                raise ValueError(f"{where}: only stride 1, dilation 1, groups 1, odd kernels and 'same' zero padding are supported")
+            if layers and layers[-1][0].shape[0] != module.in_channels:
+                raise ValueError(f"{where}: in_channels {module.in_channels} does not match the previous "
+                                 f"layer's {layers[-1][0].shape[0]} outputs")
+            weight = module.weight.detach().to(torch.float64).cpu().numpy()
+            bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
+                    else np.zeros(module.out_channels))
+            layers.append((weight, bias, False))
+        elif isinstance(module, nn.ReLU):
+            if not layers or layers[-1][2]:
+                raise ValueError(f"{where}: ReLU must follow a convolution")
+            layers[-1] = (layers[-1][0], layers[-1][1], True)
+        else:
+            raise ValueError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")  # noqa: TRY004
+    return layers
+
+
+# ---------------------------------------------------------------- building sources
+
+def _frozen_linear(weight: np.ndarray, bias: np.ndarray | None, dtype) -> nn.Linear:
+    layer = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None, dtype=dtype)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(weight))
+        if bias is not None:
+            layer.bias.copy_(torch.from_numpy(bias))
+    layer.requires_grad_(False)
+    return layer
+
+
+def _batchnorm(gamma, beta, stats: dict[str, np.ndarray], dtype, eps: float = 1e-5) -> nn.BatchNorm1d:
+    norm = nn.BatchNorm1d(len(gamma), eps=eps, dtype=dtype)
+    weight, bias = batchnorm_affine(np.asarray(gamma, float), np.asarray(beta, float), stats["linear_bias"],
+                                    stats["running_mean"], stats["running_var"], eps)
+    with torch.no_grad():
+        norm.weight.copy_(torch.from_numpy(weight))
+        norm.bias.copy_(torch.from_numpy(bias))
+        norm.running_mean.copy_(torch.from_numpy(stats["running_mean"]))
+        norm.running_var.copy_(torch.from_numpy(stats["running_var"]))
+    return norm
+
+
+def stages_module(stages: list[Stage], draws: Draws, dtype) -> nn.Sequential:
+    modules: list[nn.Module] = []
+    for stage in stages:
+        stats = draws.statistics(*stage.weight.shape)
+        modules += [_frozen_linear(stage.weight, stats["linear_bias"], dtype), _batchnorm(stage.gamma, stage.beta, stats, dtype)]
+        if stage.relu:
+            modules.append(nn.ReLU())
+    return nn.Sequential(*modules)
+
+
+class SkipBlocks(nn.Module):
+    """giannou2023 Thm 9 for one target layer: L_1 = BN_1(W_1 A_1 z_1), L_i = BN_i(W_i(σ(L_{i−1}) + A_i z_i)),
+    output act(W_out L_K); chunk ``order[i]`` of the zero-padded input feeds block i."""
+
+    def __init__(self, block: SkipBlock, draws: Draws, dtype):
+        super().__init__()
+        self.k, self.relu = block.k, block.relu
+        self.register_buffer("order", torch.tensor(block.order))
+        self.lifts = nn.ModuleList(_frozen_linear(a, None, dtype) for a in block.lifts)
+        self.weights, self.norms = nn.ModuleList(), nn.ModuleList()
+        for weight, gamma, beta in zip(block.weights, block.gammas, block.betas):
+            stats = draws.statistics(*weight.shape)
+            self.weights.append(_frozen_linear(weight, stats["linear_bias"], dtype))
+            self.norms.append(_batchnorm(gamma, beta, stats, dtype))
+        self.out = _frozen_linear(block.out, None, dtype)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        count = len(self.weights)
+        padded = nn.functional.pad(x, (0, count * self.k - x.shape[-1]))
+        carried = None
+        for i in range(count):
+            start = int(self.order[i]) * self.k
+            lifted = self.lifts[i](padded[..., start:start + self.k])
+            carried = self.norms[i](self.weights[i](lifted if carried is None else torch.relu(carried) + lifted))
+        h = self.out(carried)
+        return torch.relu(h) if self.relu else h
+
+
+def module_of(built, draws: Draws, dtype) -> nn.Module:
+    """The eval-mode torch module of a float64 plan."""
+    if built and isinstance(built[0], SkipBlock):
+        return nn.Sequential(*(SkipBlocks(block, draws, dtype) for block in built)).eval()
+    return stages_module(built, draws, dtype).eval()
+
+
+def source_module(layers: list[Affine], method: str, seed: int, dtype, **options) -> nn.Module:
+    """The eval-mode torch source of ``method`` for the float64 target ``layers``, every random
+    number drawn from ``seed`` (``options`` as for ``plan``). Nothing is checked here: the
+    public ``theorems.constructions.build_source`` checks its arguments, then calls this."""
+    draws = Draws(seed)
+    return module_of(plan(layers, method, draws, **options), draws, dtype)
+
+
+def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None) -> nn.Sequential:
+    """burkholz2024 Thm 2.2/2.3 per target convolution: a frozen 1×1 convolution to c1 channels,
+    BatchNorm, a frozen convolution with the target's kernel ('same' zero padding), BatchNorm.
+    No activation between the two (Sec. 2.2's linear first layer): a ReLU kept on by a shift
+    would meet the zero padding of the second convolution at the border."""
+    modules: list[nn.Module] = []
+    for weight, bias, relu in layers:
+        c2, c0, kernel = weight.shape[0], weight.shape[1], weight.shape[2:]
+        c1 = burkholz_width(c2, c0, int(np.prod(kernel)), width)
+        first = draws.weight((c1, c0) + (1,) * len(kernel))
+        second = draws.weight((c2, c1) + tuple(kernel))
+        gamma1, gamma2 = solve_two_layer(weight.reshape(c2, c0, -1), composite_coefficients(second, first), width, log)
+        conv, norm = (nn.Conv1d, nn.BatchNorm1d) if len(kernel) == 1 else (nn.Conv2d, nn.BatchNorm2d)
+        for frozen, gamma, beta in ((first, gamma1, np.zeros(c1)), (second, gamma2, bias)):
+            stats = draws.statistics(frozen.shape[0], int(np.prod(frozen.shape[1:])))
+            layer = conv(frozen.shape[1], frozen.shape[0], frozen.shape[2:], padding="same", dtype=dtype)
+            with torch.no_grad():
+                layer.weight.copy_(torch.from_numpy(frozen))
+                layer.bias.copy_(torch.from_numpy(stats["linear_bias"]))
+            layer.requires_grad_(False)
+            flat = _batchnorm(gamma, beta, stats, dtype)
+            normalization = norm(frozen.shape[0], eps=flat.eps, dtype=dtype)
+            normalization.load_state_dict(flat.state_dict())
+            modules += [layer, normalization]
+        if relu:
+            modules.append(nn.ReLU())
+    return nn.Sequential(*modules).eval()
