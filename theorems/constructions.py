@@ -28,53 +28,53 @@ import numpy as np
 import torch
 from torch import nn
 
+from .errors import ConstructionFailed, ConstructionInputError
 from .maths import construction as cm
 
-# Documented with build_source (README, "Constructions"): the error of a degenerate draw.
-ConstructionFailed = cm.ConstructionFailed
+__all__ = ["ConstructionFailed", "ConstructionInputError", "build_source"]
 
 
 def _dtype_of(target: nn.Module) -> torch.dtype:
     dtypes = {p.dtype for p in target.parameters()}
     if len(dtypes) != 1 or next(iter(dtypes)) not in (torch.float32, torch.float64):
-        raise ValueError(f"target parameters must all be float32 or all float64, got {sorted(map(str, dtypes))}")
+        raise ConstructionInputError(f"target parameters must all be float32 or all float64, got {sorted(map(str, dtypes))}")
     return next(iter(dtypes))
 
 
 def _check_parameters(layers: list[cm.Affine], method: str, k, p, rank, width) -> None:
     if method not in cm.METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(cm.METHODS)}")
+        raise ConstructionInputError(f"unknown method {method!r}; choose one of {', '.join(cm.METHODS)}")
     for index, layer in enumerate(layers):
         d_in = layer.weight.shape[1]
         if method == "deep" and index == 0 and not (isinstance(k, int) and 1 <= k <= d_in):
-            raise ValueError(f"target layer 0: k = {k!r} outside [1, {d_in}] (k ∈ [d], d the input width, for method 'deep')")
+            raise ConstructionInputError(f"target layer 0: k = {k!r} outside [1, {d_in}] (k ∈ [d], d the input width, for method 'deep')")
         if method == "low_rank" and rank is not None:
             actual = int(np.linalg.matrix_rank(layer.weight))
             if not (isinstance(rank, int) and rank >= 1):
-                raise ValueError(f"rank = {rank!r} must be an integer ≥ 1 (each layer uses min(rank, its width))")
+                raise ConstructionInputError(f"rank = {rank!r} must be an integer ≥ 1 (each layer uses min(rank, its width))")
             if actual > rank:
-                raise ValueError(f"target layer {index}: weight has rank {actual} > rank = {rank}")
+                raise ConstructionInputError(f"target layer {index}: weight has rank {actual} > rank = {rank}")
     if method == "sparse" and not (isinstance(p, (int, float)) and 0 < p <= 1):
-        raise ValueError(f"keep-probability p = {p!r} outside (0, 1]")
+        raise ConstructionInputError(f"keep-probability p = {p!r} outside (0, 1]")
     if method == "burkholz" and width not in ("min", "max"):
-        raise ValueError(f"width = {width!r}: choose 'min' (Thm 2.2) or 'max' (Thm 2.3)")
+        raise ConstructionInputError(f"width = {width!r}: choose 'min' (Thm 2.2) or 'max' (Thm 2.3)")
 
 
 def build_source(target: nn.Sequential, method: str = "wide", seed: int = 0, *, k: int | None = None,
                  p: float | None = None, rank: int | None = None, width: str = "min", radius: float = 1.0,
                  log: cm.SolveLog | None = None) -> nn.Module:
     """A frozen random source whose BatchNorm parameters make it equal ``target`` on
-    ‖x‖₂ ≤ ``radius`` (everywhere for convolutional targets, which take ``method="burkholz"``). ValueError for bad input (naming the layer); ConstructionFailed when
+    ‖x‖₂ ≤ ``radius`` (everywhere for convolutional targets, which take ``method="burkholz"``). ConstructionInputError (a ValueError) for bad input (naming the layer); ConstructionFailed when
     the random draw is degenerate for this target (probability 0, except for ``"sparse"``)."""
     dtype = _dtype_of(target)
     if isinstance(target, nn.Sequential) and any(isinstance(m, (nn.Conv1d, nn.Conv2d)) for m in target):
         if method != "burkholz":
-            raise ValueError(f"convolutional targets need method='burkholz', not {method!r}")
+            raise ConstructionInputError(f"convolutional targets need method='burkholz', not {method!r}")
         if width not in ("min", "max"):
-            raise ValueError(f"width = {width!r}: choose 'min' (Thm 2.2) or 'max' (Thm 2.3)")
+            raise ConstructionInputError(f"width = {width!r}: choose 'min' (Thm 2.2) or 'max' (Thm 2.3)")
         return cm.conv_source(cm.conv_layers(target), cm.Draws(seed), width, dtype, log)
     layers = cm.target_layers(target)
     _check_parameters(layers, method, k, p, rank, width)
     if not (isinstance(radius, (int, float)) and 0 < radius < float("inf")):
-        raise ValueError(f"radius = {radius!r} must be positive and finite")
+        raise ConstructionInputError(f"radius = {radius!r} must be positive and finite")
     return cm.source_module(layers, method, seed, dtype, k=k, p=p, rank=rank, width=width, radius=radius, log=log)

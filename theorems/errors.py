@@ -92,6 +92,11 @@ class VerdictMismatch(TheoremsError, AssertionError):
 
 # --- mathematics --------------------------------------------------------------------------
 
+class ConstructionInputError(TheoremsError, ValueError):
+    """A target or an option ``build_source`` cannot construct from (an unsupported layer,
+    mismatched dimensions, a parameter out of range)."""
+
+
 class ConstructionFailed(TheoremsError, RuntimeError):
     """The random draw is degenerate for this target (a singular system, a zero pivot)."""
 

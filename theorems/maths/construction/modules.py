@@ -12,6 +12,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ...errors import ConstructionInputError
 from .methods import Draws, plan
 from .plans import (
     Affine,
@@ -30,31 +31,31 @@ def target_layers(target: nn.Module) -> list[Affine]:
     """The target as affine layers in float64, eval-mode BatchNorm folded into the Linear
     before it (giannou2023 Prop. 1). ValueError names the offending layer."""
     if not isinstance(target, nn.Sequential) or len(target) == 0:
-        raise ValueError(f"target must be a non-empty torch.nn.Sequential, got {type(target).__name__}")
+        raise ConstructionInputError(f"target must be a non-empty torch.nn.Sequential, got {type(target).__name__}")
     layers: list[Affine] = []
     previous = None  # the kind of the previous layer
     for index, module in enumerate(target):
         where = f"layer {index} ({type(module).__name__})"
         if isinstance(module, nn.Linear):
             if previous == "linear" or previous == "batchnorm":
-                raise ValueError(f"{where}: two affine layers in a row; put a ReLU between them")
+                raise ConstructionInputError(f"{where}: two affine layers in a row; put a ReLU between them")
             weight = module.weight.detach().to(torch.float64).cpu().numpy()
             bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
                     else np.zeros(module.out_features))
             if layers and layers[-1].weight.shape[0] != module.in_features:
-                raise ValueError(f"{where}: in_features {module.in_features} does not match the previous "
+                raise ConstructionInputError(f"{where}: in_features {module.in_features} does not match the previous "
                                  f"layer's {layers[-1].weight.shape[0]} outputs")
             if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
-                raise ValueError(f"{where}: weight or bias has NaN or infinite entries")
+                raise ConstructionInputError(f"{where}: weight or bias has NaN or infinite entries")
             layers.append(Affine(weight, bias, False))
             previous = "linear"
         elif isinstance(module, nn.BatchNorm1d):
             if previous != "linear":
-                raise ValueError(f"{where}: BatchNorm1d must directly follow an nn.Linear")
+                raise ConstructionInputError(f"{where}: BatchNorm1d must directly follow an nn.Linear")
             if module.training or module.running_mean is None:
-                raise ValueError(f"{where}: BatchNorm1d must be in eval mode with running statistics")
+                raise ConstructionInputError(f"{where}: BatchNorm1d must be in eval mode with running statistics")
             if module.num_features != layers[-1].weight.shape[0]:
-                raise ValueError(f"{where}: num_features {module.num_features} does not match the Linear's "
+                raise ConstructionInputError(f"{where}: num_features {module.num_features} does not match the Linear's "
                                  f"{layers[-1].weight.shape[0]} outputs")
             mean = module.running_mean.detach().to(torch.float64).cpu().numpy()
             scale = 1 / np.sqrt(module.running_var.detach().to(torch.float64).cpu().numpy() + module.eps)
@@ -68,11 +69,11 @@ def target_layers(target: nn.Module) -> list[Affine]:
             previous = "batchnorm"
         elif isinstance(module, nn.ReLU):
             if previous not in ("linear", "batchnorm"):
-                raise ValueError(f"{where}: ReLU must follow an nn.Linear (or its BatchNorm1d)")
+                raise ConstructionInputError(f"{where}: ReLU must follow an nn.Linear (or its BatchNorm1d)")
             layers[-1] = Affine(layers[-1].weight, layers[-1].bias, True)
             previous = "relu"
         else:  # ValueError, not TypeError: the API promises one error type for every bad target
-            raise ValueError(f"{where}: unsupported layer type; the target may hold nn.Linear, nn.ReLU "  # noqa: TRY004
+            raise ConstructionInputError(f"{where}: unsupported layer type; the target may hold nn.Linear, nn.ReLU "  # noqa: TRY004
                              f"and eval-mode nn.BatchNorm1d")
     return layers
 
@@ -86,15 +87,15 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
         where = f"layer {index} ({type(module).__name__})"
         if isinstance(module, (nn.Conv1d, nn.Conv2d)):
             if kind is not None and type(module) is not kind:
-                raise ValueError(f"{where}: mixes 1-D and 2-D convolutions")
+                raise ConstructionInputError(f"{where}: mixes 1-D and 2-D convolutions")
             kind = type(module)
             kernel = module.kernel_size
             same = module.padding == "same" or tuple(module.padding) == tuple((k - 1) // 2 for k in kernel)
             if (any(s != 1 for s in module.stride) or any(d != 1 for d in module.dilation) or module.groups != 1
                     or any(k % 2 == 0 for k in kernel) or not same or module.padding_mode != "zeros"):
-                raise ValueError(f"{where}: only stride 1, dilation 1, groups 1, odd kernels and 'same' zero padding are supported")
+                raise ConstructionInputError(f"{where}: only stride 1, dilation 1, groups 1, odd kernels and 'same' zero padding are supported")
             if layers and layers[-1][0].shape[0] != module.in_channels:
-                raise ValueError(f"{where}: in_channels {module.in_channels} does not match the previous "
+                raise ConstructionInputError(f"{where}: in_channels {module.in_channels} does not match the previous "
                                  f"layer's {layers[-1][0].shape[0]} outputs")
             weight = module.weight.detach().to(torch.float64).cpu().numpy()
             bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
@@ -102,10 +103,10 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
             layers.append((weight, bias, False))
         elif isinstance(module, nn.ReLU):
             if not layers or layers[-1][2]:
-                raise ValueError(f"{where}: ReLU must follow a convolution")
+                raise ConstructionInputError(f"{where}: ReLU must follow a convolution")
             layers[-1] = (layers[-1][0], layers[-1][1], True)
         else:
-            raise ValueError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")  # noqa: TRY004
+            raise ConstructionInputError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")  # noqa: TRY004
     return layers
 
 
