@@ -23,6 +23,7 @@ from hypothesis import given
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from ..errors import TheoremsError
 from ..maths import exact
 from .context import Context
 from .registry import Check
@@ -46,7 +47,7 @@ def to_jsonable(value: Any) -> Any:
     return repr(value)
 
 
-class _Falsified(AssertionError):
+class _Falsified(TheoremsError, AssertionError):
     pass
 
 
