@@ -1,6 +1,7 @@
 """Unit tests for theorems/bn_chain.py: the chain engine against explicit formulas and
 brute-force oracles, its statistics on series with known answers, and input validation."""
 
+import functools
 import math
 
 import numpy as np
@@ -203,7 +204,7 @@ def test_bad_chain_inputs_raise_value_errors(call, message):
 def test_run_chain_replays_the_layer_by_layer_recursion():
     X = torch.randn(2, 4, 6, generator=generator(), dtype=torch.float64)
     run = bc.run_chain(X, 7, 0.4, generator(9), activation=torch.tanh, burn_in=2, every=2,
-                       observe=lambda H: {"r": bc.effective_rank(H)})
+                       observe=bc.effective_rank)
     replay, weights = X, generator(9)
     expected = []
     for step in range(1, 8):
@@ -212,7 +213,7 @@ def test_run_chain_replays_the_layer_by_layer_recursion():
             expected.append(bc.effective_rank(replay))
     assert run.recorded_steps == [4, 6]
     assert torch.allclose(run.final, replay)
-    assert torch.allclose(run.series["r"], torch.stack(expected))
+    assert torch.allclose(run.series, torch.stack(expected))
 
 
 def test_spectral_observables_match_their_definitions():
@@ -221,11 +222,24 @@ def test_spectral_observables_match_their_definitions():
     for i in range(2):
         m = bc.gram(H[i]).numpy()
         eigenvalues = np.linalg.eigvalsh(m)
-        assert float(observed["r"][i]) == pytest.approx(25 / (m**2).sum())
-        assert float(observed["frobenius_sq"][i]) == pytest.approx((eigenvalues**2).sum())
-        assert float(observed["trace_cube"][i]) == pytest.approx((eigenvalues**3).sum())
-        assert float(observed["diag_square"][i]) == pytest.approx((np.diag(m @ m) ** 2).sum())
-        assert int(observed["rank_tau=0.5"][i]) == int((eigenvalues >= 0.5).sum())
+        assert float(observed.r[i]) == pytest.approx(25 / (m**2).sum())
+        assert float(observed.frobenius_sq[i]) == pytest.approx((eigenvalues**2).sum())
+        assert float(observed.trace_cube[i]) == pytest.approx((eigenvalues**3).sum())
+        assert float(observed.diag_square[i]) == pytest.approx((np.diag(m @ m) ** 2).sum())
+        for tau in (0.5, 1.0):
+            assert int(observed.soft_rank(tau)[i]) == int((eigenvalues >= tau).sum())
+    with pytest.raises(ValueError, match="not for τ = 0.25"):
+        observed.soft_rank(0.25)
+
+
+def test_chain_records_spectral_observables_as_series_per_step():
+    X = torch.randn(3, 4, 6, generator=generator(), dtype=torch.float64)
+    observe = functools.partial(bc.spectral_observables, taus=(0.5,))
+    run = bc.run_chain(X, 5, 0.3, generator(1), observe=observe, burn_in=1)
+    last = observe(run.final)
+    assert run.series.r.shape == run.series.soft_rank(0.5).shape == (4, 3)
+    assert torch.equal(run.series.diag_square[-1], last.diag_square)
+    assert torch.equal(run.series.soft_rank(0.5)[-1], last.soft_rank(0.5))
 
 
 def test_linear_chain_keeps_the_rank_of_its_input():
@@ -279,7 +293,7 @@ def test_regularity_constant_is_one_at_orthogonal_rows():
     # M = I: Tr(diag(M²)²) = Tr(M³) = d, so α = 1 (Example 16's equal-eigenvalue case).
     H = (torch.eye(3, dtype=torch.float64) * math.sqrt(3)).expand(100, 1, 3, 3)
     observed = bc.spectral_observables(H.reshape(100, 3, 3), taus=())
-    run = bc.ChainRun(H, {k: v[:, None] for k, v in observed.items()}, list(range(100)))
+    run = bc.ChainRun(H, observed.map(lambda values: values[:, None]), list(range(100)))
     assert bc.regularity_constant(run).estimate == pytest.approx(1.0)
 
 

@@ -19,7 +19,7 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
 
 import numpy as np
 import torch
@@ -27,6 +27,8 @@ import torch
 from . import stats
 
 Activation = Callable[[torch.Tensor], torch.Tensor]
+# A recorded observable: torch on the chain's device, numpy once moved off it.
+Series = TypeVar("Series", torch.Tensor, np.ndarray)
 
 WEIGHT_LAWS = ("uniform", "asymmetric", "gaussian", "rademacher")
 
@@ -198,29 +200,57 @@ def vanilla_step(H: torch.Tensor, W: torch.Tensor, gamma: float) -> torch.Tensor
 # --- chains --------------------------------------------------------------------------
 
 
-def spectral_observables(H: torch.Tensor, taus: tuple[float, ...] = (0.5,)) -> dict[str, torch.Tensor]:
-    """The functions of M = M(H) the paper averages along chains, per matrix of a batch:
+@dataclass(frozen=True, eq=False)  # no ==: arrays compare elementwise
+class SpectralObservables(Generic[Series]):
+    """The functions of M = M(H) the paper averages along chains: one value per matrix of a
+    batch (``spectral_observables``), or, recorded along a chain, series over the records
+    (first axis), as torch tensors or, once moved off the device, numpy arrays.
 
-    - "r": r(H); "frobenius_sq": ‖M‖_F²;
-    - "trace_cube": Tr(M³) and "diag_square": Tr(diag(M²)²), the two expectations whose
-      ratio is the regularity constant α (Def. 7);
-    - "rank_tau=<τ>": rank_τ(H) for each τ, from the eigenvalues of M (λ_i = σ_i² / N).
-    """
+    ``trace_cube`` = Tr(M³) and ``diag_square`` = Tr(diag(M²)²) are the two expectations whose
+    ratio is the regularity constant α (Def. 7); ``rank_tau`` holds rank_τ(H) for each τ
+    recorded (read it with ``soft_rank``)."""
+
+    r: Series
+    frobenius_sq: Series
+    trace_cube: Series
+    diag_square: Series
+    rank_tau: dict[float, Series]
+
+    def soft_rank(self, tau: float) -> Series:
+        """rank_τ(H) (Eq. 4) at a recorded τ."""
+        if tau not in self.rank_tau:
+            raise ValueError(f"rank_τ was recorded for τ ∈ {sorted(self.rank_tau)}, not for τ = {tau:g}")
+        return self.rank_tau[tau]
+
+    def map(self, transform: Callable[[Series], Any]) -> SpectralObservables:
+        """Every observable transformed alike (moved to numpy, sliced, reshaped)."""
+        return SpectralObservables(transform(self.r), transform(self.frobenius_sq), transform(self.trace_cube),
+                                   transform(self.diag_square), {tau: transform(v) for tau, v in self.rank_tau.items()})
+
+    @staticmethod
+    def join(parts: Sequence[SpectralObservables], combine: Callable[[list[Series]], Any]) -> SpectralObservables:
+        """The parts combined observable by observable: ``torch.stack`` turns the values of
+        successive records into series, ``np.concatenate(…, axis=1)`` puts chains side by side."""
+        return SpectralObservables(
+            combine([part.r for part in parts]), combine([part.frobenius_sq for part in parts]),
+            combine([part.trace_cube for part in parts]), combine([part.diag_square for part in parts]),
+            {tau: combine([part.rank_tau[tau] for part in parts]) for tau in parts[0].rank_tau},
+        )
+
+
+def spectral_observables(H: torch.Tensor, taus: tuple[float, ...] = (0.5,)) -> SpectralObservables[torch.Tensor]:
+    """r(H), ‖M‖_F², Tr(M³), Tr(diag(M²)²) and rank_τ(H) for each τ in ``taus`` (from the
+    eigenvalues of M: λ_i = σ_i² / N), per matrix of a batch."""
     M = gram(H)
     frobenius_sq = (M**2).sum((-2, -1))
     trace = torch.diagonal(M, dim1=-2, dim2=-1).sum(-1)
     row_norms_sq = (M**2).sum(-1)  # the diagonal of M² (M is symmetric)
-    out = {
-        "r": trace**2 / frobenius_sq,
-        "frobenius_sq": frobenius_sq,
-        "trace_cube": ((M @ M) * M).sum((-2, -1)),
-        "diag_square": (row_norms_sq**2).sum(-1),
-    }
-    if taus:
-        eigenvalues = torch.linalg.eigvalsh(M)
-        for tau in taus:
-            out[f"rank_tau={tau:g}"] = (eigenvalues >= tau).sum(-1).to(H.dtype)
-    return out
+    r = trace**2 / frobenius_sq
+    trace_cube = ((M @ M) * M).sum((-2, -1))
+    diag_square = (row_norms_sq**2).sum(-1)
+    eigenvalues = torch.linalg.eigvalsh(M) if taus else None  # only when some rank_τ is asked for
+    rank_tau = {tau: (eigenvalues >= tau).sum(-1).to(H.dtype) for tau in taus}
+    return SpectralObservables(r, frobenius_sq, trace_cube, diag_square, rank_tau)
 
 
 def gaussian_inputs(d: int, n: int, generator: torch.Generator, chains: int | None = None,
@@ -230,13 +260,26 @@ def gaussian_inputs(d: int, n: int, generator: torch.Generator, chains: int | No
     return torch.randn(shape, generator=generator, dtype=dtype, device=device)
 
 
+# What a chain records at each recorded step: one tensor, or the spectral observables.
+Observation = TypeVar("Observation", torch.Tensor, SpectralObservables)
+
+
 @dataclass
-class ChainRun:
-    """A chain's last state and the recorded observables, each of shape (records, *batch)."""
+class ChainRun(Generic[Observation]):
+    """A chain's last state and what ``observe`` recorded, stacked over the records: a tensor
+    of shape (records, *batch) or SpectralObservables of such series (None: nothing observed)."""
 
     final: torch.Tensor
-    series: dict[str, torch.Tensor]
+    series: Observation | None
     recorded_steps: list[int]
+
+
+def _stack_records(records: list[Observation]) -> Observation | None:
+    if not records:
+        return None
+    if isinstance(records[0], SpectralObservables):
+        return SpectralObservables.join(records, torch.stack)
+    return torch.stack(records)
 
 
 def run_chain(
@@ -248,11 +291,11 @@ def run_chain(
     activation: Activation | None = None,
     law: str = "uniform",
     center: bool = False,
-    observe: Callable[[torch.Tensor], dict[str, torch.Tensor]] | None = None,
+    observe: Callable[[torch.Tensor], Observation] | None = None,
     burn_in: int = 0,
     every: int = 1,
     progress: Callable[[range], Iterable[int]] | None = None,
-) -> ChainRun:
+) -> ChainRun[Observation]:
     """Run H_ℓ = FBN_γ(H_{ℓ−1}, W_ℓ), H_0 = X, for ``steps`` layers (Def. 2: H_1 = FBN_γ(X, W_1)).
 
     A batch X of shape (B, d, N) runs B independent chains at once (the batched matmul is
@@ -263,7 +306,7 @@ def run_chain(
     _check_run(X, steps, burn_in, every, gamma)
     batch = tuple(X.shape[:-2])
     H = X
-    series: dict[str, list[torch.Tensor]] = {}
+    records: list[Observation] = []
     recorded = []
     layers = range(1, steps + 1)
     with threads_for(X.numel() * X.shape[-2]):
@@ -271,10 +314,9 @@ def run_chain(
             W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
             H = _fbn_step(H, W, gamma, activation, center)
             if observe is not None and step > burn_in and (step - burn_in) % every == 0:
-                for name, value in observe(H).items():
-                    series.setdefault(name, []).append(value)
+                records.append(observe(H))
                 recorded.append(step)
-    return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
+    return ChainRun(H, _stack_records(records), recorded)
 
 
 def _check_run(X: torch.Tensor, steps: int, burn_in: int, every: int, gamma: float) -> None:
@@ -296,10 +338,10 @@ def run_vanilla_chain(
     generator: torch.Generator,
     *,
     law: str = "uniform",
-    observe: Callable[[torch.Tensor], dict[str, torch.Tensor]] | None = None,
+    observe: Callable[[torch.Tensor], Observation] | None = None,
     burn_in: int = 0,
     every: int = 1,
-) -> ChainRun:
+) -> ChainRun[Observation]:
     """The vanilla linear residual chain Ĥ_ℓ = (I + γW_ℓ) Ĥ_{ℓ−1} = B_ℓ X (Sec. 3.5), kept at
     the scale of a BN output: H̃_ℓ = Ĥ_ℓ · √(dN) / ‖Ĥ_ℓ‖_F, so Tr M(H̃_ℓ) = d as for H ∈ 𝓗.
 
@@ -314,17 +356,16 @@ def run_vanilla_chain(
     batch = tuple(X.shape[:-2])
     d, n = X.shape[-2], X.shape[-1]
     H = _rescale_to_trace(X, d, n)
-    series: dict[str, list[torch.Tensor]] = {}
+    records: list[Observation] = []
     recorded = []
     with threads_for(X.numel() * d):
         for step in range(1, steps + 1):
             W = sample_weights(d, generator, law, X.dtype, X.device, batch)
             H = _rescale_to_trace(H + gamma * (W @ H), d, n)
             if observe is not None and step > burn_in and (step - burn_in) % every == 0:
-                for name, value in observe(H).items():
-                    series.setdefault(name, []).append(value)
+                records.append(observe(H))
                 recorded.append(step)
-    return ChainRun(H, {name: torch.stack(values) for name, values in series.items()}, recorded)
+    return ChainRun(H, _stack_records(records), recorded)
 
 
 def _rescale_to_trace(H: torch.Tensor, d: int, n: int) -> torch.Tensor:
@@ -431,9 +472,9 @@ def ratio_of_averages(numerator, denominator, confidence: float = 0.95, batches:
     return stats.Interval(ratio, ratio - half, ratio + half, confidence)
 
 
-def regularity_constant(run: ChainRun, confidence: float = 0.95, batches: int = 40) -> stats.Interval:
+def regularity_constant(run: ChainRun[SpectralObservables], confidence: float = 0.95, batches: int = 40) -> stats.Interval:
     """α of Def. 7 estimated along a chain recorded with ``spectral_observables``."""
-    return ratio_of_averages(run.series["diag_square"], run.series["trace_cube"], confidence, batches)
+    return ratio_of_averages(run.series.diag_square, run.series.trace_cube, confidence, batches)
 
 
 # --- benchmark -----------------------------------------------------------------------

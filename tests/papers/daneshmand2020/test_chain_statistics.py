@@ -81,9 +81,9 @@ def test_later_looks_add_fresh_chains():
     ctx = Context("quick", 3, "cpu")
     first, second = mc.linear_series(ctx, 8, 0.5, 1), mc.linear_series(ctx, 8, 0.5, 2)
     design = mc.linear_design(ctx)
-    assert second["r"].shape[1] == design.chains_at(2)
-    np.testing.assert_array_equal(second["r"][:, : design.chains], first["r"])
-    assert not np.allclose(second["r"][:, design.chains : 2 * design.chains], first["r"])
+    assert second.r.shape[1] == second.soft_rank(0.5).shape[1] == design.chains_at(2)
+    np.testing.assert_array_equal(second.r[:, : design.chains], first.r)
+    assert not np.allclose(second.r[:, design.chains : 2 * design.chains], first.r)
 
 
 

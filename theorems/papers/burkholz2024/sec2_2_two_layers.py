@@ -433,14 +433,18 @@ def solve_residual(target, coefficients, skip, rule: str = "paper"):
 
 RESIDUAL_SHAPES = [s for s in SHAPES if s[2] == s[3] == s[4] == ()][:3] + [(1, 1, (1,), (3,), (3,))]
 
+
+def residual_checks(skip_rule: str) -> tuple[Check]:
+    return (representation_check("exact representation with a skip connection", "min", 0, skip_rule, RESIDUAL_SHAPES, []),)
+
+
 register(Claim(
     id="burkholz2024.residual",
     source=f"{SOURCE}, Sec. 2.2, residual blocks, Eq. (3)",
     hypotheses=("outer normalization N2[C2 N1 C1 + C_skip]", "c1 = c2·c0·dim − c2 + 1", "random source tensors",
                 "skip filter compatible with the target"),
-    checks=(representation_check("exact representation with a skip connection", "min", 0, "paper", RESIDUAL_SHAPES, []),),
-    broken=(Broken("c without the pivot ratio (c_I = s_p − s_I)",
-                   (representation_check("exact representation with a skip connection", "min", 0, "no rescale", RESIDUAL_SHAPES, []),),
+    checks=residual_checks("paper"),
+    broken=(Broken("c without the pivot ratio (c_I = s_p − s_I)", residual_checks("no rescale"),
                    refuted_by="the first exact instance (c0 = c2 = 1 has no non-pivot row, so the second, c0 = 2, FC)"),),
     notes="The OCR of Eq. (3) is partly garbled; the right-hand side implemented is the one pivot elimination gives, "
           "c_I = (w_I / w_p)·s_p − s_I, with the same M as Eq. (2). Skip filters are random integers in [−3, 3].",

@@ -38,6 +38,7 @@ from theorems.engine.context import Context, seeded_int
 from theorems.engine.registry import Broken, Check, Claim, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import bn_chain, stats
+from theorems.maths.bn_chain import SpectralObservables
 from theorems.papers.daneshmand2020 import SOURCE
 
 CONFIDENCE = 1 - stats.FALSE_ALARM
@@ -182,7 +183,7 @@ def linear_design(ctx: Context) -> LinearDesign:
 
 @functools.lru_cache(maxsize=256)
 def _linear_batch(seed: int, device: str, d: int, gamma: float, design: LinearDesign, look: int,
-                  show_progress: bool = False) -> dict[str, np.ndarray]:
+                  show_progress: bool = False) -> SpectralObservables[np.ndarray]:
     """The chains a look adds (look 1: the design's chains), each batch from its own seed."""
     labels = ("daneshmand2020 linear chain", d, gamma) + (() if look == 1 else ("look", look))
     generator = generator_for(device, seeded_int(seed, *labels))
@@ -197,18 +198,18 @@ def _linear_batch(seed: int, device: str, d: int, gamma: float, design: LinearDe
         burn_in=design.burn_in, every=every,
         progress=lambda layers: bar.progress(layers, f"d={d} γ={fmt_gamma(gamma)} look {look}", steps),
     )
-    return {name: values.cpu().numpy() for name, values in run.series.items()}
+    return run.series.map(lambda values: values.cpu().numpy())
 
 
-def linear_series(ctx: Context, d: int, gamma: float, look: int = 1) -> dict[str, np.ndarray]:
+def linear_series(ctx: Context, d: int, gamma: float, look: int = 1) -> SpectralObservables[np.ndarray]:
     """Recorded observables (records × chains) of the stationary linear chain of width d:
     the chains of looks 1..``look`` side by side."""
     design = linear_design(ctx)
     batches = [_linear_batch(ctx.seed, ctx.device, d, gamma, design, k, ctx.show_progress) for k in range(1, look + 1)]
-    return {name: np.concatenate([batch[name] for batch in batches], axis=1) for name in batches[0]}
+    return SpectralObservables.join(batches, lambda values: np.concatenate(values, axis=1))
 
 
-def _series_at_look(ctx: Context, look: int, d: int, gamma: float) -> dict[str, np.ndarray]:
+def _series_at_look(ctx: Context, look: int, d: int, gamma: float) -> SpectralObservables[np.ndarray]:
     return linear_series(ctx, d, gamma, look)
 
 
@@ -227,12 +228,17 @@ def sequential_row(ctx: Context, decide: Callable[[Callable[[int, float], dict],
     return {**row, "look": look, "chains": chains[0] if len(chains) == 1 else chains}
 
 
-def average(series: dict[str, np.ndarray], name: str, false_alarm: float, batches: int) -> stats.Interval:
-    return bn_chain.ergodic_average(series[name], 1 - false_alarm, batches)
+def average(values: np.ndarray, false_alarm: float, batches: int) -> stats.Interval:
+    return bn_chain.ergodic_average(values, 1 - false_alarm, batches)
 
 
-def alpha_interval(series: dict[str, np.ndarray], false_alarm: float, batches: int) -> stats.Interval:
-    return bn_chain.ratio_of_averages(series["diag_square"], series["trace_cube"], 1 - false_alarm, batches)
+def alpha_interval(series: SpectralObservables[np.ndarray], false_alarm: float, batches: int) -> stats.Interval:
+    return bn_chain.ratio_of_averages(series.diag_square, series.trace_cube, 1 - false_alarm, batches)
+
+
+def rank_half(series: SpectralObservables):
+    """rank_{1/2}, the soft rank Figs. 1 and 2 plot."""
+    return series.soft_rank(0.5)
 
 
 def design_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
@@ -267,7 +273,7 @@ def stationarity_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
     out = {}
     for gamma in gammas:
         for d in linear_design(ctx).dims_at(gamma):
-            r = linear_series(ctx, d, gamma)["r"].mean(axis=1)
+            r = linear_series(ctx, d, gamma).r.mean(axis=1)
             half = r.size // 2
             out[f"d={d}, γ={fmt_gamma(gamma)}"] = [stats.round_sig(r[:half].mean(), 4), stats.round_sig(r[half:].mean(), 4)]
     return {"r_first_half_vs_second_half": out}
@@ -286,12 +292,12 @@ def soft_rank_statement(factor: Callable[[float], float], factor_text: str) -> C
         def decide(d: int, tau: float):
             def at_look(series_of, false_alarm: float) -> dict:
                 series = series_of(d, SMALL_GAMMA)
-                gap = series[f"rank_tau={tau:g}"] - factor(tau) * series["r"]
+                gap = series.soft_rank(tau) - factor(tau) * series.r
                 interval = bn_chain.ergodic_average(gap, 1 - false_alarm, design.batches)
                 return {
                     "d": d, "tau": tau,
-                    "avg_rank_tau": stats.round_sig(series[f"rank_tau={tau:g}"].mean(), 5),
-                    "avg_r": stats.round_sig(series["r"].mean(), 5),
+                    "avg_rank_tau": stats.round_sig(series.soft_rank(tau).mean(), 5),
+                    "avg_r": stats.round_sig(series.r.mean(), 5),
                     "avg_difference_interval": interval_pair(interval),
                     "verdict": compare((interval.low, interval.high), (0.0, 0.0), ">="),
                 }
@@ -314,7 +320,7 @@ def rank_lower_bound_statement(power: float) -> Check:
         def decide(d: int):
             def at_look(series_of, false_alarm: float) -> dict:
                 series = series_of(d, SMALL_GAMMA)
-                r = average(series, "r", false_alarm / 2, design.batches)
+                r = average(series.r, false_alarm / 2, design.batches)
                 alpha = alpha_interval(series, false_alarm / 2, design.batches)
                 bound = [math.sqrt(max(0.0, 1 - a)) * d**power for a in (alpha.high, alpha.low)]
                 return {
@@ -328,7 +334,7 @@ def rank_lower_bound_statement(power: float) -> Check:
         rows = [sequential_row(ctx, decide(d)) for d in design.dims_at(SMALL_GAMMA)]
         evidence = design_evidence(ctx, [SMALL_GAMMA])
         dims = design.doubling_dims_at(SMALL_GAMMA)
-        fit = stats.fit_power_law(np.array(dims), np.array([linear_series(ctx, d, SMALL_GAMMA)["r"].mean() for d in dims]))
+        fit = stats.fit_power_law(np.array(dims), np.array([linear_series(ctx, d, SMALL_GAMMA).r.mean() for d in dims]))
         evidence["fitted_exponent_of_avg_r_vs_d_95pct"] = fit.as_dict()
         return table_outcome(rows, f"avg r(H) ≥ √((1−α)) d^{power:g}", evidence)
 
@@ -374,10 +380,11 @@ register(
 # --- fig2 --------------------------------------------------------------------------------
 
 
-def secant_exponent(series_of, d0: int, d1: int, gamma: float, name: str, false_alarm: float, batches: int) -> dict:
-    """Exponent of avg `name` between widths d0 < d1, with an interval from the two
-    averages' intervals (each at half of ``false_alarm``)."""
-    i0, i1 = (average(series_of(d, gamma), name, false_alarm / 2, batches) for d in (d0, d1))
+def secant_exponent(series_of, d0: int, d1: int, gamma: float, observable: Callable[[SpectralObservables], np.ndarray],
+                    false_alarm: float, batches: int) -> dict:
+    """Exponent of the average of ``observable`` between widths d0 < d1, with an interval
+    from the two averages' intervals (each at half of ``false_alarm``)."""
+    i0, i1 = (average(observable(series_of(d, gamma)), false_alarm / 2, batches) for d in (d0, d1))
     scale = math.log(d1 / d0)
     return {
         "gamma": fmt_gamma(gamma), "d": [d0, d1],
@@ -392,10 +399,10 @@ def scaling_figure(ctx: Context) -> Figure:
     design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
         dims = np.array(design.doubling_dims_at(gamma))
-        ranks = [linear_series(ctx, d, gamma)["rank_tau=0.5"].mean() for d in dims]
+        ranks = [rank_half(linear_series(ctx, d, gamma)).mean() for d in dims]
         axes.loglog(dims, ranks, "o-", base=2, label=f"avg rank$_{{1/2}}$, γ = {fmt_gamma(gamma)}")
     dims = np.array(design.doubling_dims_at(SMALL_GAMMA))
-    r_small = [linear_series(ctx, d, SMALL_GAMMA)["r"].mean() for d in dims]
+    r_small = [linear_series(ctx, d, SMALL_GAMMA).r.mean() for d in dims]
     axes.loglog(dims, r_small, "s--", base=2, label=f"avg r(H), γ = {fmt_gamma(SMALL_GAMMA)}")
     axes.loglog(dims, np.sqrt(dims), "k:", base=2, label="√d")
     axes.yaxis.set_major_locator(LogLocator(base=2, subs=(1.0, 1.5)))
@@ -416,7 +423,7 @@ def scaling_statement(exponent: float) -> Check:
 
         def decide(d0: int, d1: int, gamma: float):
             def at_look(series_of, false_alarm: float) -> dict:
-                secant = secant_exponent(series_of, d0, d1, gamma, "rank_tau=0.5", false_alarm, design.batches)
+                secant = secant_exponent(series_of, d0, d1, gamma, rank_half, false_alarm, design.batches)
                 return {**secant, "verdict": compare(tuple(secant["interval"]), (exponent, exponent), ">=")}
             return at_look
 
@@ -425,13 +432,13 @@ def scaling_statement(exponent: float) -> Check:
         fits = {}
         for gamma in FIG2_GAMMAS:
             dims = design.doubling_dims_at(gamma)
-            averages = [linear_series(ctx, d, gamma)["rank_tau=0.5"].mean() for d in dims]
+            averages = [rank_half(linear_series(ctx, d, gamma)).mean() for d in dims]
             fits[fmt_gamma(gamma)] = stats.fit_power_law(np.array(dims), np.array(averages)).as_dict()
         evidence = design_evidence(ctx, FIG2_GAMMAS)
         evidence["least_squares_exponent_95pct"] = fits
         series_of = functools.partial(linear_series, ctx)
         evidence["secant_exponents_of_avg_r"] = [
-            secant_exponent(series_of, d0, d1, SMALL_GAMMA, "r", stats.FALSE_ALARM, design.batches)
+            secant_exponent(series_of, d0, d1, SMALL_GAMMA, lambda series: series.r, stats.FALSE_ALARM, design.batches)
             for d0, d1 in itertools.pairwise(design.doubling_dims_at(SMALL_GAMMA))
         ]
         return table_outcome(rows, f"avg rank_1/2 grows at least like d^{exponent:g}", evidence, {"rank scaling vs d": scaling_figure(ctx)})
@@ -512,8 +519,8 @@ def alpha_statement(threshold: float, sense: str, min_d: int, name: str, part: s
 
 def lemma15_checks(threshold_all: float, threshold_wide: float, sense: str) -> tuple[Check, Check]:
     return (
-        alpha_statement(threshold_all, sense, 0, "alpha < 1", "alpha < 1", True),
-        alpha_statement(threshold_wide, sense, 10, "alpha < 0.9 for d > 10", "measured < 0.9 for d > 10", False),
+        alpha_statement(threshold_all, sense, 0, "alpha < 1", part="alpha < 1", with_figure=True),
+        alpha_statement(threshold_wide, sense, 10, "alpha < 0.9 for d > 10", part="measured < 0.9 for d > 10", with_figure=False),
     )
 
 
@@ -526,8 +533,7 @@ register(
         broken=(
             Broken("flipped: α ≥ 1, and α ≥ 0.9 for d > 10", lemma15_checks(1.0, 0.9, ">="),
                    refuted_by="the design rows at d = 32 (α ≈ 0.86 for every γ): below 1 and below 0.9"),
-            Broken("threshold too small by a modest factor: α < 0.85 for d > 10", (
-                alpha_statement(0.85, "<=", 10, "alpha < 0.9 for d > 10", "measured < 0.9 for d > 10", False),),
+            Broken("threshold too small by a modest factor: α < 0.85 for d > 10", lemma15_checks(1.0, 0.85, "<=")[1:],
                    refuted_by="the design rows at d = 11 (α ≈ 0.89–0.90 for every γ), above 0.85"),
         ),
         depends_on=("daneshmand2020.lemma12",),
@@ -555,7 +561,7 @@ def frobenius_statement(power: float) -> Check:
         def decide(d: int):
             def at_look(series_of, false_alarm: float) -> dict:
                 series = series_of(d, SMALL_GAMMA)
-                frobenius = average(series, "frobenius_sq", false_alarm / 2, design.batches)
+                frobenius = average(series.frobenius_sq, false_alarm / 2, design.batches)
                 alpha = alpha_interval(series, false_alarm / 2, design.batches)
                 if alpha.high >= 1:
                     return {"d": d, "alpha": interval_pair(alpha), "verdict": Verdict.INCONCLUSIVE}
@@ -750,8 +756,16 @@ def sign_flip_equivariance(parity: str, law: str) -> Check:
     )
 
 
-def law_check(name: str, statistics, activations, law: str = "uniform", depth: int | None = None) -> Check:
-    return Check(name, "randomized", law_equality_statement(statistics, activations, law, depth))
+def sign_flip_law_check(law: str = "uniform", depth: int | None = None) -> Check:
+    """Lemma 6 for odd F: M_1j and −M_1j have the same law."""
+    return Check("sign-flip symmetry (two-sample)", "randomized",
+                 law_equality_statement(SIGN_FLIP_STATISTICS, ("linear", "tanh", "sin"), law, depth))
+
+
+def permutation_law_check(depth: int | None = None) -> Check:
+    """Lemma 11 for any F (leaky ReLU included): ΠH has the law of H."""
+    return Check("permutation invariance (two-sample)", "randomized",
+                 law_equality_statement(PERMUTATION_STATISTICS, ("linear", "tanh", "leaky_relu"), depth=depth))
 
 
 register(
@@ -760,16 +774,16 @@ register(
         source=f"{SOURCE}, Sec. 4.4 Lemma 6, Eq. (8), and its proof in App. 7.4",
         hypotheses=("F odd (linear, tanh, sin)", "W iid uniform[−√3, √3] (symmetric)", "unique invariant law"),
         checks=(
-            law_check("sign-flip symmetry (two-sample)", SIGN_FLIP_STATISTICS, ("linear", "tanh", "sin")),
+            sign_flip_law_check(),
             sign_flip_equivariance("odd", "uniform"),
         ),
         broken=(
             Broken("law at depth 2 instead of the invariant law", (
-                law_check("sign-flip symmetry (two-sample)", SIGN_FLIP_STATISTICS, ("linear", "tanh", "sin"), depth=2),),
+                sign_flip_law_check(depth=2),),
                 refuted_by="the fixed start (M_12 ≈ 0.995) at depth 2 with F = sin: KS distance ≈ 0.9 between M_12 and "
                            "−M_12, against a detectable 0.34 (quick) or less"),
             Broken("non-centred weights uniform[0, 2/√d] (Sec. 5.2: the symmetric-W hypothesis dropped)", (
-                law_check("sign-flip symmetry (two-sample)", SIGN_FLIP_STATISTICS, ("linear", "tanh", "sin"), law="asymmetric"),
+                sign_flip_law_check(law="asymmetric"),
                 sign_flip_equivariance("odd", "asymmetric")),
                 refuted_by="sympy: E[−w] = −1/2 ≠ E[w] = 1/2 for w ~ uniform[0, 1] (d = 4); the KS test: with positive "
                            "weights M_12 → +1 at every depth, KS distance ≈ 1 against −M_12"),
@@ -796,10 +810,10 @@ register(
         id="daneshmand2020.lemma11",
         source=f"{SOURCE}, App. 7.4 Lemma 11 and Eqs. (28)–(36)",
         hypotheses=("W iid uniform[−√3, √3]", "any activation F (linear, tanh, leaky ReLU here)", "unique invariant law"),
-        checks=(law_check("permutation invariance (two-sample)", PERMUTATION_STATISTICS, ("linear", "tanh", "leaky_relu")),),
+        checks=(permutation_law_check(),),
         broken=(
             Broken("law at depth 2 instead of the invariant law", (
-                law_check("permutation invariance (two-sample)", PERMUTATION_STATISTICS, ("linear", "tanh", "leaky_relu"), depth=2),),
+                permutation_law_check(depth=2),),
                 refuted_by="the fixed start (M_12 ≈ 0.995, M_34 = 0) at depth 2 with F = leaky ReLU: KS distance ≈ 0.9 "
                            "between M_12 and M_34, against a detectable 0.34 (quick) or less"),
         ),
@@ -875,7 +889,7 @@ class RankChain:
     normalized: bool = True
 
     def run(self, X: torch.Tensor, steps: int, gamma: float, generator: torch.Generator, activation: str,
-            observe) -> bn_chain.ChainRun:
+            observe: Callable[[torch.Tensor], torch.Tensor]) -> bn_chain.ChainRun[torch.Tensor]:
         if self.normalized:
             return bn_chain.run_chain(X, steps, gamma, generator, activation=ACTIVATIONS[activation], observe=observe)
         return bn_chain.run_vanilla_chain(X, steps, gamma, generator, observe=observe)
@@ -907,11 +921,11 @@ def rank_one_fixed_point(ctx: Context, d: int, n: int, activation: str, steps: i
     X = signs[:, None].expand(d, n).clone()[None]
     gamma = 1 / (8 * d)
     run = bn_chain.run_chain(X, steps, gamma, ctx.torch_generator("fixed point", d, n), activation=ACTIVATIONS[activation],
-                             observe=lambda H: {"deviation": (H - X).abs().amax((-2, -1))})
+                             observe=lambda H: (H - X).abs().amax((-2, -1)))
     return {
         "start": f"s·1ᵀ, d = {d}, N = {n}, F = {activation}, γ = 1/(8d)",
         "layers": steps,
-        "max_entry_deviation_from_start": stats.round_sig(float(run.series["deviation"].max())),
+        "max_entry_deviation_from_start": stats.round_sig(float(run.series.max())),
         "sigma2_over_sigma1_of_last_iterate": stats.round_sig(float(soft_rank_margins(run.final, 2).max()), 3),
     }
 
@@ -934,8 +948,8 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
                 # The margins are taken as the chain runs: keeping the iterates would cost
                 # steps × chains × d × N floats (half a gigabyte at d = N = 32, 10⁴ layers).
                 run = chain.run(X, steps, gamma, ctx.torch_generator("chain", d, n, activation), activation,
-                                lambda H: {"margin": soft_rank_margins(H, k)})
-                margins = run.series["margin"].reshape(steps, len(kinds), design.chains)
+                                lambda H: soft_rank_margins(H, k))
+                margins = run.series.reshape(steps, len(kinds), design.chains)
                 for index, kind in enumerate(kinds):
                     lowest = float(margins[:, index].min())
                     rows.append({
@@ -1039,20 +1053,20 @@ def rank_vs_depth_figure(ctx: Context, design: LyapunovDesign) -> tuple[Figure, 
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
     evidence = {}
-    rank_half = functools.partial(bn_chain.spectral_observables, taus=(0.5,))
+    observe = functools.partial(bn_chain.spectral_observables, taus=(0.5,))
     for gamma in (0.1, 0.5):
         X = bn_chain.gaussian_inputs(d, d, ctx.torch_generator("figure input", gamma), device=ctx.device)
-        bn = bn_chain.run_chain(X, depth, gamma, ctx.torch_generator("figure bn", gamma), observe=rank_half)
-        vanilla = bn_chain.run_vanilla_chain(X, depth, gamma, ctx.torch_generator("figure vanilla", gamma), observe=rank_half)
+        bn = bn_chain.run_chain(X, depth, gamma, ctx.torch_generator("figure bn", gamma), observe=observe)
+        vanilla = bn_chain.run_vanilla_chain(X, depth, gamma, ctx.torch_generator("figure vanilla", gamma), observe=observe)
         steps = np.array(bn.recorded_steps)
-        axes.semilogy(steps, bn.series["rank_tau=0.5"].cpu().numpy(), label=f"BN, γ = {gamma:g}")
-        ranks = vanilla.series["rank_tau=0.5"].cpu().numpy()
+        axes.semilogy(steps, rank_half(bn.series).cpu().numpy(), label=f"BN, γ = {gamma:g}")
+        ranks = rank_half(vanilla.series).cpu().numpy()
         axes.semilogy(steps, ranks, "--", label=f"vanilla, γ = {gamma:g}")
         singular = torch.linalg.svdvals(vanilla.final)
         evidence[f"γ={gamma:g}"] = {
             "vanilla_rank_half_is_1_from_layer": first_layer_of_final_run(steps, ranks == 1),
             "vanilla_last_sigma2_over_sigma1": stats.round_sig(float(singular[1] / singular[0]), 3),
-            "bn_avg_rank_half_second_half": stats.round_sig(float(bn.series["rank_tau=0.5"][depth // 2:].mean()), 4),
+            "bn_avg_rank_half_second_half": stats.round_sig(float(rank_half(bn.series)[depth // 2:].mean()), 4),
         }
     axes.set_xlabel("depth ℓ")
     axes.set_ylabel("rank$_{1/2}$ (Tr M = d)")

@@ -305,11 +305,14 @@ PINNED_WIDE = [((2, 2), "integer", 7), ((3, 3, 3), "large norm", 11)]
 ONE_SHORT = cm.Recipe(width_offset=-1)
 NO_SHIFT = cm.Recipe(linearize=False)
 COLUMN_VEC = cm.Recipe(vec="column")
+# Check names shared by the claims below (thm9's exact check, which also asks for nonzero Γ, has its own).
+EXACT_CHECK = "exact equivalence over Q"
+FLOAT_CHECK = "float64 equivalence of the torch source"
 
 
 def wide_checks(recipe: cm.Recipe, instances, depths) -> tuple[Check, ...]:
-    return (exact_check("exact equivalence over Q", "wide", instances, recipe),
-            float_check("float64 equivalence of the torch source", "wide",
+    return (exact_check(EXACT_CHECK, "wide", instances, recipe),
+            float_check(FLOAT_CHECK, "wide",
                         widths(lambda ctx: ctx.by_profile([2, 3], [2, 3, 4], [2, 3, 4, 6], [2, 3, 4, 6, 16, 32]), depths),
                         lambda widths_, seed: {}, recipe, pinned=PINNED_WIDE))
 
@@ -370,8 +373,8 @@ def cor2_targets(ctx):
 
 
 def cor2_checks(recipe: cm.Recipe) -> tuple[Check, ...]:
-    return (exact_check("exact equivalence over Q", "low_rank", cor2_instances, recipe),
-            float_check("float64 equivalence of the torch source", "low_rank", cor2_targets, lambda widths_, seed: {"rank": 1}, recipe,
+    return (exact_check(EXACT_CHECK, "low_rank", cor2_instances, recipe),
+            float_check(FLOAT_CHECK, "low_rank", cor2_targets, lambda widths_, seed: {"rank": 1}, recipe,
                         pinned=[((3, 3), "rank one", 5)], kinds=("rank one", "sparse")))
 
 
@@ -416,7 +419,7 @@ def thm9_checks(reorder: bool, recipe: cm.Recipe = cm.DEFAULT) -> tuple[Check, .
         return {"k": 1 + seed % widths_[0], "reorder": reorder}
 
     return (exact_check("exact equivalence and nonzero Γ over Q", "deep", thm9_instances(reorder), recipe, gamma_nonzero=True),
-            float_check("float64 equivalence of the torch source", "deep", deep_widths, options_of, recipe,
+            float_check(FLOAT_CHECK, "deep", deep_widths, options_of, recipe,
                         pinned=[((2, 2), "zero last column block", 0), ((3, 3), "integer", 4)]))
 
 

@@ -182,7 +182,7 @@ def all_masks(rows: int, cols: int) -> np.ndarray:
     return ((codes[:, None] >> np.arange(rows * cols)) & 1).astype(bool).reshape(-1, rows, cols)
 
 
-def def8_exhaustive(name: str, implementations: tuple[tuple[str, DetBool], ...]) -> Check:
+def def8_exhaustive(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
     """The Definition 8 statement on every n×n 0/1 matrix, n = 1, 2, …, smallest first."""
 
     def run(ctx: Context) -> Outcome:
@@ -208,7 +208,7 @@ def def8_exhaustive(name: str, implementations: tuple[tuple[str, DetBool], ...])
             certificate={"method": "exhaustive enumeration; permanent terms by enumerating all n! permutations"},
         )
 
-    return Check(name, "certificate", run)
+    return Check("exhaustive (all small masks)", "certificate", run)
 
 
 LARGE_KINDS = ("bernoulli", "unique_matching", "one_missing", "hidden_block")
@@ -225,7 +225,7 @@ def def8_large_sizes(ctx: Context) -> tuple[int, ...]:
 REGENERATE_LARGE_MASK = "square_mask(kind, n, ctx.rng(n, kind, factor), density) with the run seed"
 
 
-def def8_large(name: str, implementation: DetBool) -> Check:
+def def8_large(implementation: DetBool) -> Check:
     """On large masks, DetBool agrees with an exactly verified witness: a perfect matching
     (a nonzero permanent term) or a Frobenius–König zero block (no nonzero term)."""
 
@@ -272,7 +272,7 @@ def def8_large(name: str, implementation: DetBool) -> Check:
             },
         )
 
-    return Check(name, "certificate", run)
+    return Check("large masks against verified witnesses", "certificate", run)
 
 
 def pinned_large_masks(n: int) -> tuple[tuple[str, np.ndarray], ...]:
@@ -325,14 +325,17 @@ RECURSIVE_IGNORING_LAST_ROW = (("recursive, last row ignored", ignoring_last_row
 DEF8_PINNED = [("drawn", np.zeros((1, 1), dtype=bool)),
                ("drawn", np.array([[1, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool))]
 
+# The name of def8's and lemma9's searches: random masks at every density, and boundary cases.
+MASK_SEARCH = "masks at every density and on the boundary"
 
-def def8_search(name: str, implementations: tuple[tuple[str, DetBool], ...]) -> Check:
+
+def def8_search(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
     def prop(example):
         _, mask = example
         return def8_disagreement(implementations, mask, len(perfect_matchings(mask)))
 
     return property_search(
-        name,
+        MASK_SEARCH,
         square_masks(8),
         prop,
         space="n×n masks, n ≤ 8: entrywise drawn, Bernoulli at every density, exactly one perfect "
@@ -348,17 +351,17 @@ register(
         source=f"{SOURCE}, App. D, Definition 8",
         hypotheses=("B a d×d Boolean matrix, d ≥ 1",),
         checks=(
-            def8_exhaustive("exhaustive (all small masks)", DEF8_IMPLEMENTATIONS[:1]),
-            def8_search("masks at every density and on the boundary", DEF8_IMPLEMENTATIONS),
-            def8_large("large masks against verified witnesses", detbool),
+            def8_exhaustive(DEF8_IMPLEMENTATIONS[:1]),
+            def8_search(DEF8_IMPLEMENTATIONS),
+            def8_large(detbool),
         ),
         broken=(
             Broken(
                 "a DetBool that ignores the last row (an off-by-one in the row range of the recursion)",
                 (
-                    def8_exhaustive("exhaustive (all small masks)", RECURSIVE_IGNORING_LAST_ROW),
-                    def8_search("masks at every density and on the boundary", RECURSIVE_IGNORING_LAST_ROW),
-                    def8_large("large masks against verified witnesses", ignoring_last_row(detbool)),
+                    def8_exhaustive(RECURSIVE_IGNORING_LAST_ROW),
+                    def8_search(RECURSIVE_IGNORING_LAST_ROW),
+                    def8_large(ignoring_last_row(detbool)),
                 ),
                 refuted_by="the 1×1 mask [[0]] (first exhaustive mask and pinned in the search) and the pinned large "
                 "identity with its last row zeroed",
@@ -366,9 +369,9 @@ register(
             Broken(
                 "DetBool = 1 iff no row or column is zero (Hall's condition for single lines only)",
                 (
-                    def8_exhaustive("exhaustive (all small masks)", (("no zero line", no_zero_line),)),
-                    def8_search("masks at every density and on the boundary", (("no zero line", no_zero_line),)),
-                    def8_large("large masks against verified witnesses", no_zero_line),
+                    def8_exhaustive((("no zero line", no_zero_line),)),
+                    def8_search((("no zero line", no_zero_line),)),
+                    def8_large(no_zero_line),
                 ),
                 refuted_by="the 3×3 mask [[1,1,1],[1,0,0],[1,0,0]] (in the exhaustive range and pinned in the search) "
                 "and the pinned large mask whose first two columns meet only row 0",
@@ -489,11 +492,11 @@ LEMMA9_PINNED = [("drawn", np.ones((1, 1), dtype=bool), np.zeros((1, 1), dtype=b
 LEMMA9_PINNED_SUBMATRICES = [(*LEMMA9_PINNED[0], [0], [0]), (*LEMMA9_PINNED[1], [0, 1], [0, 1])]
 
 
-def lemma9_search(name: str, predicted_invertible: Predicate, submatrix: bool = False) -> Check:
+def lemma9_search(predicted_invertible: Predicate, submatrix: bool = False) -> Check:
     max_d = 5  # A ⊙ B up to 25×25
     if submatrix:
         return property_search(
-            name,
+            "proof's submatrix form (I, J)",
             mask_pairs_with_submatrix(max_d),
             lemma9_statement(predicted_invertible, submatrix=True),
             space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}, all mask kinds; row set I and column set J of one size",
@@ -502,7 +505,7 @@ def lemma9_search(name: str, predicted_invertible: Predicate, submatrix: bool = 
             part="proof (submatrices)",
         )
     return property_search(
-        name,
+        MASK_SEARCH,
         mask_pairs(max_d),
         lemma9_statement(predicted_invertible, submatrix=False),
         space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}: entrywise drawn, Bernoulli at every density, "
@@ -524,7 +527,7 @@ def _shared_point_sampler(first: np.ndarray, mask: np.ndarray, d: int, rng: np.r
     return sample
 
 
-def lemma9_exhaustive(name: str, predicted_invertible: Predicate) -> Check:
+def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
     """Every pair of masks A, B ∈ {0,1}^{d×d²} for d = 1, 2 (65,536 pairs at d = 2).
 
     With one random point (P, Q) shared by all pairs, (P∘A)⊙(Q∘B) = (P⊙Q)∘(A⊙B) (Theorem 6,
@@ -589,7 +592,7 @@ def lemma9_exhaustive(name: str, predicted_invertible: Predicate) -> Check:
             },
         )
 
-    return Check(name, "certificate", run)
+    return Check("exhaustive d ≤ 2", "certificate", run)
 
 
 # The proof's structure, symbolically: det((P∘A)⊙(Q∘B))_{I,J} = Σ over perfect matchings σ of
@@ -660,9 +663,10 @@ def _describe_symbolic_case(case) -> str:
     return f"d={a.shape[0]} {kind} A={a.astype(int).tolist()} B={b.astype(int).tolist()} I={rows} J={cols}"
 
 
-def lemma9_symbolic(name: str, signed: bool) -> Check:
+def lemma9_symbolic(signed: bool) -> Check:
     return symbolic_identity(
-        name, symbolic_cases, matching_expansion(signed), describe_case=_describe_symbolic_case, part="proof (submatrices)"
+        "monomials ↔ perfect matchings (symbolic)", symbolic_cases, matching_expansion(signed),
+        describe_case=_describe_symbolic_case, part="proof (submatrices)",
     )
 
 
@@ -675,18 +679,18 @@ register(
             "P, Q ∈ R^{d×d²} with iid entries from a continuous distribution",
         ),
         checks=(
-            lemma9_exhaustive("exhaustive d ≤ 2", detbool_of_definition),
-            lemma9_search("masks at every density and on the boundary", detbool_of_definition),
-            lemma9_symbolic("monomials ↔ perfect matchings (symbolic)", signed=True),
-            lemma9_search("proof's submatrix form (I, J)", detbool_of_definition, submatrix=True),
+            lemma9_exhaustive(detbool_of_definition),
+            lemma9_search(detbool_of_definition),
+            lemma9_symbolic(signed=True),
+            lemma9_search(detbool_of_definition, submatrix=True),
         ),
         broken=(
             Broken(
                 "DetBool replaced by the ordinary determinant of the 0/1 matrix A⊙B (cancellation ignored)",
                 (
-                    lemma9_exhaustive("exhaustive d ≤ 2", nonsingular_over_q),
-                    lemma9_search("masks at every density and on the boundary", nonsingular_over_q),
-                    lemma9_search("proof's submatrix form (I, J)", nonsingular_over_q, submatrix=True),
+                    lemma9_exhaustive(nonsingular_over_q),
+                    lemma9_search(nonsingular_over_q),
+                    lemma9_search(nonsingular_over_q, submatrix=True),
                 ),
                 refuted_by="the all-ones pair at d = 2 (in the exhaustive range; pinned in the search, and with "
                 "I = J = {0, 1} in the submatrix search): det of the 0/1 matrix is 0, the polynomial is not",
@@ -694,16 +698,16 @@ register(
             Broken(
                 "a DetBool that ignores the last row of A⊙B",
                 (
-                    lemma9_exhaustive("exhaustive d ≤ 2", detbool_ignoring_last_row),
-                    lemma9_search("masks at every density and on the boundary", detbool_ignoring_last_row),
-                    lemma9_search("proof's submatrix form (I, J)", detbool_ignoring_last_row, submatrix=True),
+                    lemma9_exhaustive(detbool_ignoring_last_row),
+                    lemma9_search(detbool_ignoring_last_row),
+                    lemma9_search(detbool_ignoring_last_row, submatrix=True),
                 ),
                 refuted_by="d = 1, A = [1], B = [0] (first exhaustive pair; pinned in both searches, I = J = {0}): "
                 "A⊙B = [0] is singular, the last-row-blind DetBool says 1",
             ),
             Broken(
                 "the proof's first-column expansion as printed, without cofactor signs",
-                (lemma9_symbolic("monomials ↔ perfect matchings (symbolic)", signed=False),),
+                (lemma9_symbolic(signed=False),),
                 refuted_by="the fixed case d = 2, all ones, I = J = {0, 1} (always visited): det = ad − bc, not ad + bc",
             ),
         ),

@@ -321,7 +321,7 @@ class SingularityStatement:
         return n ** -(DECAY_EXPONENT_FLOOR if self.exponent is None else self.exponent)
 
 
-def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check:
+def singularity_monte_carlo(statement: SingularityStatement) -> Check:
     """Estimate P(event) along each density family with exact per-matrix decisions.
 
     Refutes when a tested point has probability 1 exactly (ρ ∈ {0, 1}: no c > 0 works), or,
@@ -379,13 +379,13 @@ def singularity_monte_carlo(name: str, statement: SingularityStatement) -> Check
         return Outcome(Verdict.SUPPORTED, f"every one of {len(rows)} (family, n) points is consistent with P ≤ n^(−c) {reading}"
                        f" (one-sided 95% Clopper–Pearson)", evidence)
 
-    return Check(name, "randomized", run, part="singularity probability")
+    return Check("singularity Monte Carlo", "randomized", run, part="singularity probability")
 
 
 # --- exact small-n and closed-form checks -----------------------------------------------
 
 
-def exhaustive_small_n(name: str, statement: SingularityStatement) -> Check:
+def exhaustive_small_n(statement: SingularityStatement) -> Check:
     """For n ≤ 4, P(event) as an exact polynomial in ρ from all 2^(n²) matrices; its supremum
     over the hypothesis range [boundary, rho_max] (endpoints and the real roots of the
     derivative, isolated exactly) against ε + n^(−c)."""
@@ -417,17 +417,17 @@ def exhaustive_small_n(name: str, statement: SingularityStatement) -> Check:
                        {"event": statement.event, "method": "exhaustive enumeration, exact polynomial in ρ, exact root isolation",
                         "sizes": rows, "largest_exponent_allowed": allowed})
 
-    return Check(name, "certificate", run, part="singularity probability, n ≤ 4 (exact)")
+    return Check("exhaustive n ≤ 4", "certificate", run, part="singularity probability, n ≤ 4 (exact)")
 
 
 ZERO_LINE_FORMULAS: dict[str, Callable] = {"zero row": zero_row_probability, "zero row or column": zero_line_probability}
 
 
-def zero_line_formula(name: str, formulas: dict[str, Callable] = ZERO_LINE_FORMULAS) -> Check:
+def zero_line_formula(formulas: dict[str, Callable] = ZERO_LINE_FORMULAS) -> Check:
     """The closed forms equal the enumeration polynomials identically in ρ for n ≤ 4."""
     rho = sympy.Symbol("rho")
     return symbolic_identity(
-        name,
+        "zero-line formula",
         lambda ctx: [(n, event) for n in range(1, ctx.by_profile(3, EXHAUSTIVE_MAX_N) + 1) for event in formulas],
         lambda case: ([[_weight_polynomial(exhaustive_counts(case[0])[case[1]], case[0] ** 2, rho)]],
                       [[formulas[case[1]](case[0], rho)]]),
@@ -458,7 +458,7 @@ def _log_density_ball(n: int, multiple) -> flint.arb:
     return _ball(Fraction(multiple)) * flint.arb(n).log() / n
 
 
-def zero_line_lower_bound(name: str, multiple, exponent: float | None) -> Check:
+def zero_line_lower_bound(multiple, exponent: float | None) -> Check:
     """P(singular) ≥ P(zero row or column) ≥ P(zero row), exactly in ball arithmetic at
     ρ = multiple·log n/n for n up to 2^40 (2^60 large), plus the analytic bound for every n. Refutes
     'P(singular) ≤ n^(−c) for a universal c > 0' when that bound is uniform in n, and
@@ -504,7 +504,7 @@ def zero_line_lower_bound(name: str, multiple, exponent: float | None) -> Check:
         return Outcome(Verdict.INCONCLUSIVE, f"zero rows and columns alone force c ≤ {allowed}; a lower bound cannot support the claim",
                        {**evidence, "largest_exponent_allowed": allowed})
 
-    return Check(name, "certificate", run, part="singularity probability", corroborating=True)
+    return Check("zero-line lower bound", "certificate", run, part="singularity probability", corroborating=True)
 
 
 # --- the density condition nρ ≥ log(1/ρ) -------------------------------------------------
@@ -561,14 +561,14 @@ def density_points(draw, n_min: int = 2):
 DENSITY_PINNED = [(100, Fraction(1, 10**4)), (100, Fraction(1, 25)), (100, Fraction(1, 40))]
 
 
-def density_condition(name: str, statement: ConditionStatement) -> Check:
+def density_condition(statement: ConditionStatement) -> Check:
     def classify(point):
         n, rho = point
         holds = _sign(hypothesis_margin(n, rho))
         return "hypothesis holds" if holds is not None and holds >= 0 else "hypothesis fails"
 
     return property_search(
-        name, density_points(statement.n_min), condition_statement(statement),
+        "density condition", density_points(statement.n_min), condition_statement(statement),
         space=f"n in [{statement.n_min}, 10^6], rational ρ (uniform, k/16 × log n/n or × the boundary, 1/n²); signs decided in 256-bit ball arithmetic",
         classify=classify, describe=lambda point: {"n": point[0], "rho": str(point[1])}, part="density condition",
         pinned=DENSITY_PINNED,
@@ -716,7 +716,7 @@ def necessary_keep_probability(d: int) -> tuple[float, float]:
         return low, high
 
 
-def zero_column_bound(name: str, statement: ScalingStatement) -> Check:
+def zero_column_bound(statement: ScalingStatement) -> Check:
     """Failure ≥ P(zero column of M1⊙M2), exactly. With a stated constant C: refuted at the
     first d where C·f(d) < 1 still leaves that probability above 1/d. Otherwise it reports the
     rigorous necessary constant C ≥ p_low(d)/f(d); a lower bound cannot support sufficiency."""
@@ -747,7 +747,7 @@ def zero_column_bound(name: str, statement: ScalingStatement) -> Check:
                        {"scaling": statement.label, "constant": statement.constant, "sizes": rows,
                         "largest_constant_needed": max(row["constant_needed_at_least"] for row in rows)})
 
-    return Check(name, "certificate", run, part="threshold", corroborating=True)
+    return Check("zero-column bound", "certificate", run, part="threshold", corroborating=True)
 
 
 def _threshold_row(data: ThresholdTrials) -> dict:
@@ -836,7 +836,7 @@ def threshold_trial_count(ctx: Context, d: int) -> int:
     return trials if d < 32 else trials * 2 // 3 if d == 32 else d + 3
 
 
-def threshold_study(name: str, statement: ScalingStatement) -> Check:
+def threshold_study(statement: ScalingStatement) -> Check:
     """Exact per-trial critical keep-probabilities of (W1∘M1)⊙(W2∘M2) for d up to 32 (45 at large, 64 at large on CUDA).
 
     Stated constant C: refuted at a d where the failure rate at p = C·f(d) exceeds 1/d at
@@ -896,7 +896,7 @@ def threshold_study(name: str, statement: ScalingStatement) -> Check:
         return Outcome(Verdict.SUPPORTED, f"failure ≤ 1/d at p = {statement.constant}·{statement.label} for every d ≤ {ds[-1]} "
                        "(one-sided 95%)", evidence, figures=figures)
 
-    return Check(name, "randomized", run, part="threshold")
+    return Check("threshold study", "randomized", run, part="threshold")
 
 
 def _failing_witness(seed: int, d: int, trial: int, p: float) -> dict:
@@ -914,11 +914,11 @@ def _failing_witness(seed: int, d: int, trial: int, p: float) -> dict:
 ZERO_COLUMN_FORMULA = khatri_rao_zero_column_probability
 
 
-def zero_column_formula(name: str, formula: Callable = ZERO_COLUMN_FORMULA) -> Check:
+def zero_column_formula(formula: Callable = ZERO_COLUMN_FORMULA) -> Check:
     """The zero-column closed form equals the enumeration over all mask pairs, for d ≤ 2."""
     p = sympy.Symbol("p")
     return symbolic_identity(
-        name, lambda ctx: [1, 2],
+        "zero-column formula", lambda ctx: [1, 2],
         lambda d: ([[_weight_polynomial(khatri_rao_zero_column_counts(d), 2 * d**3, p)]], [[formula(d, p)]]),
         describe_case=lambda d: f"d = {d}, P(M1⊙M2 has a zero column)", part="zero-column formula")
 
@@ -934,10 +934,10 @@ register(
         id="giannou2023.thm10",
         source=f"{SOURCE}, App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ with nρ ≥ log(1/ρ) (no upper limit printed)", "any ε > 0"),
-        checks=(exhaustive_small_n("exhaustive n ≤ 4", THM10), singularity_monte_carlo("singularity Monte Carlo", THM10)),
+        checks=(exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
         broken=(Broken("the Ω0^c restriction dropped (the paper's own misuse) and c = 1 stated (P(singular) ≤ 1/n), ρ ≤ 1/2", (
-            exhaustive_small_n("exhaustive n ≤ 4", replace(THM10_SPARSE, event="singular", exponent=1.0)),
-            singularity_monte_carlo("singularity Monte Carlo", replace(THM10_SPARSE, event="singular", exponent=1.0)),
+            exhaustive_small_n(replace(THM10_SPARSE, event="singular", exponent=1.0)),
+            singularity_monte_carlo(replace(THM10_SPARSE, event="singular", exponent=1.0)),
         ), refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration) and the Monte Carlo point "
            "(boundary ρ ≈ 0.128, n = 16), always visited, where a zero row alone has probability ≈ 0.85 ≫ 1/16"),),
         erratum=Erratum(
@@ -975,9 +975,9 @@ register(
                   "for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
         source=f"{SOURCE}, App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
-        checks=(exhaustive_small_n("exhaustive n ≤ 4", THM10_SPARSE), singularity_monte_carlo("singularity Monte Carlo", THM10_SPARSE)),
+        checks=(exhaustive_small_n(THM10_SPARSE), singularity_monte_carlo(THM10_SPARSE)),
         broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", (
-            exhaustive_small_n("exhaustive n ≤ 4", THM10), singularity_monte_carlo("singularity Monte Carlo", THM10)),
+            exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
             refuted_by="ρ = 1, a fixed point of both checks (n = 2 exactly; n = 16 in the Monte Carlo): every matrix is "
             "all-ones, singular with no zero line"),),
         notes=(
@@ -1000,22 +1000,22 @@ register(
         source=f"{SOURCE}, App. D, Remark 11 (and Sec. 4.3 after Theorem 4, and the proof of Theorem 11)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = log n/n", "c > 0 universal"),
         checks=(
-            zero_line_formula("zero-line formula"),
-            zero_line_lower_bound("zero-line lower bound", 1, None),
-            singularity_monte_carlo("singularity Monte Carlo", REMARK11),
-            density_condition("density condition", PRINTED_CONDITION),
+            zero_line_formula(),
+            zero_line_lower_bound(1, None),
+            singularity_monte_carlo(REMARK11),
+            density_condition(PRINTED_CONDITION),
         ),
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),),
+            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula(OFF_BY_ONE_ZERO_ROW),),
                    refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
             Broken("c = 1 stated: P(singular) ≤ 1/n at ρ = log n/n", (
-                zero_line_lower_bound("zero-line lower bound", 1, 1.0),
-                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0))),
+                zero_line_lower_bound(1, 1.0),
+                singularity_monte_carlo(replace(REMARK11, exponent=1.0))),
                    refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
                    "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
             # The realistic near-miss: Sec. 4.3's own one-way reading turned into an equivalence.
             Broken("'nρ ≥ log(1/ρ) ⇔ ρ ≥ log n/n'", (
-                density_condition("density condition", ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)),),
+                density_condition(ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)),),
                    refuted_by="the pinned point n = 100, ρ = 1/25: 100ρ = 4 ≥ log 25, yet ρ < log 100/100"),
         ),
         depends_on=("giannou2023.thm10",),
@@ -1056,21 +1056,21 @@ register(
         source=f"{SOURCE}, App. D, Remark 11, corrected (density 2 log n/n; one-way implication as in Sec. 4.3)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = 2 log n/n"),
         checks=(
-            zero_line_formula("zero-line formula"),
-            zero_line_lower_bound("zero-line lower bound", 2, None),
-            singularity_monte_carlo("singularity Monte Carlo", REMARK11_CORRECTED),
-            density_condition("density condition", IMPLIED_CONDITION),
+            zero_line_formula(),
+            zero_line_lower_bound(2, None),
+            singularity_monte_carlo(REMARK11_CORRECTED),
+            density_condition(IMPLIED_CONDITION),
         ),
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula("zero-line formula", OFF_BY_ONE_ZERO_ROW),),
+            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula(OFF_BY_ONE_ZERO_ROW),),
                    refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
             Broken("back at the printed density ρ = log n/n, with c = 1", (
-                zero_line_lower_bound("zero-line lower bound", 1, 1.0),
-                singularity_monte_carlo("singularity Monte Carlo", replace(REMARK11, exponent=1.0))),
+                zero_line_lower_bound(1, 1.0),
+                singularity_monte_carlo(replace(REMARK11, exponent=1.0))),
                    refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
                    "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
             Broken("'ρ ≥ log n/(2n) implies nρ ≥ log(1/ρ)' (density constant halved)", (
-                density_condition("density condition", ConditionStatement("log n/(2n)", lambda n: flint.arb(n).log() / (2 * n),
+                density_condition(ConditionStatement("log n/(2n)", lambda n: flint.arb(n).log() / (2 * n),
                                                                           equivalence=False, n_min=3)),),
                    refuted_by="the pinned point n = 100, ρ = 1/40 ≥ log 100/200, where 100ρ = 2.5 < log 40"),
         ),
@@ -1109,16 +1109,16 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
             source=f"{SOURCE}, {section}",
             hypotheses=("W continuous iid, M iid Bern(p) masks of shape d×d²", f"p = Θ({scaling.label})", "failure target 1/d"),
             checks=(
-                zero_column_formula("zero-column formula"),
-                zero_column_bound("zero-column bound", scaling),
-                threshold_study("threshold study", scaling),
+                zero_column_formula(),
+                zero_column_bound(scaling),
+                threshold_study(scaling),
             ),
             broken=(
                 Broken("zero-column probability with (1−p)^(d−1) (off by one)", (
-                    zero_column_formula("zero-column formula", lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)),),
+                    zero_column_formula(lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)),),
                     refuted_by="the first fixed case d = 1 (P(zero column) = 1 − p², the variant gives 0)"),
                 Broken(f"p = 0.5·{scaling.label} suffices (constant too small by a factor 2)", (
-                    zero_column_bound("zero-column bound", too_small), threshold_study("threshold study", too_small)),
+                    zero_column_bound(too_small), threshold_study(too_small)),
                     refuted_by="d = 2, the first size of both checks: P(zero column of M1⊙M2) > 1/2 exactly at "
                     "p = 0.5·f(2), and the threshold study's d = 2 trials fail far above 1/2"),
             ),

@@ -320,7 +320,7 @@ def trajectory_check(name: str, parameterization: Parameterization) -> Check:
 # --- maximal sparsity: removing any link loses a target ---------------------------------
 
 
-def link_removal_check(name: str, layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) -> Check:
+def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) -> Check:
     """For every link (nonzero of W⁽¹⁾ or W⁽²⁾): with it removed, some target is unreachable.
     Decided exactly: a zero row (i, j) of the new M makes every target with w_ij ≠ 0
     unreachable whatever γ⁽¹⁾ and γ⁽²⁾; rank M = c0c2 makes every target reachable (γ⁽²⁾ = 1)."""
@@ -351,7 +351,7 @@ def link_removal_check(name: str, layers: Callable[[int, int], tuple[np.ndarray,
                        "the target e_ij is unreachable for every γ⁽¹⁾, γ⁽²⁾",
                        {"removals": removals, "sizes": f"1 ≤ c0, c2 ≤ {largest}"})
 
-    return Check(name, "symbolic", run, part="maximally sparse")
+    return Check("removing any link loses a target", "symbolic", run, part="maximally sparse")
 
 
 def _with_duplicate(c0, c2):
@@ -370,7 +370,7 @@ register(Claim(
     source=f"{SOURCE}, Sec. 3, Thm 3.1; proof in App. A.2.1",
     hypotheses=("ID cond features (Eq. 6), c1 = c0c2", "any layers before and after (nonlinear)",
                 "γ⁽²⁾ trained in both parameterizations (the normalization layer's scale)"),
-    checks=(*_checks(ID_COND), link_removal_check("removing any link loses a target", features.id_cond)),
+    checks=(*_checks(ID_COND), link_removal_check(features.id_cond)),
     depends_on=("randfeat2025.idcond",),
     broken=(
         Broken("column-major correspondence k_ij = j·c2 + i", _checks(COLUMN_MAJOR),
@@ -381,7 +381,7 @@ register(Claim(
         Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too", _checks(MINIMAL),
                refuted_by="c0 = c2 = 2: ∂L/∂γ⁽¹⁾_{k₁} = Σ_i ∂L/∂w_i1 ≠ ∂L/∂w_11"),
         Broken("ID cond with one duplicated feature (c1 = c0c2 + 1) is maximally sparse",
-               (link_removal_check("removing any link loses a target", _with_duplicate),),
+               (link_removal_check(_with_duplicate),),
                refuted_by="c0 = c2 = 1: removing a link of the duplicate leaves M = [1, 0] of full rank"),
     ),
     notes="Nonlinear layers: sympy with tanh and polynomial activations before and after (c0 = c2 = 2, and 3×2 at ci); "

@@ -56,7 +56,7 @@ def kronecker_orthogonal_layers(c0: int, c2: int, skew_entry: Fraction) -> tuple
     return features.ortho_cond_layers(cayley(c0), cayley(c2))
 
 
-def exact_rows_check(name: str, layers: Callable) -> Check:
+def exact_rows_check(layers: Callable) -> Check:
     """Over Q: W⁽¹⁾ᵀW⁽¹⁾ and W⁽²⁾W⁽²⁾ᵀ are multiples of I (orthogonal layers up to scale), yet MMᵀ is not."""
 
     def run(ctx: Context) -> Outcome:
@@ -77,7 +77,7 @@ def exact_rows_check(name: str, layers: Callable) -> Check:
         return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), yet MMᵀ is not a multiple of I",
                        {"sizes": rows})
 
-    return Check(name, "symbolic", run, part="rows not orthogonal")
+    return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run, part="rows not orthogonal")
 
 
 def _multiple_of_identity(gram: np.ndarray) -> bool:
@@ -94,7 +94,7 @@ def haar_kronecker_layers(rng, c0, c2):
     return features.ortho_cond_layers(features.haar_orthogonal(rng, c0), features.haar_orthogonal(rng, c2))
 
 
-def conditioning_check(name: str, layers: Callable) -> Check:
+def conditioning_check(layers: Callable) -> Check:
     def run(ctx: Context) -> Outcome:
         # No larger size for `large`: each draw factors two Haar matrices of order c1 = c0c2 (numpy
         # QR), and at c0 = c2 = 32 the check took 26 minutes on the shared two-core machine.
@@ -113,7 +113,7 @@ def conditioning_check(name: str, layers: Callable) -> Check:
         return Outcome(Verdict.SUPPORTED, f"every Haar draw at c1 = c0c2 has κ(M) ≥ {ILL_CONDITIONED:g}; medians "
                        + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows), {"sizes": rows})
 
-    return Check(name, "randomized", run, part="ill conditioned")
+    return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "randomized", run, part="ill conditioned")
 
 
 def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
@@ -132,11 +132,9 @@ register(Claim(
     id="randfeat2025.ortho",
     source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned'",
     hypotheses=("W⁽¹⁾, W⁽²⁾ independent orthogonal (orthonormal columns / rows)", "c1 = c0c2 (interpolation point)"),
-    checks=(exact_rows_check("rows of M not orthogonal (exact, rational orthogonal layers)", rational_orthogonal_layers),
-            conditioning_check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", haar_orthogonal_layers)),
+    checks=(exact_rows_check(rational_orthogonal_layers), conditioning_check(haar_orthogonal_layers)),
     broken=(Broken("orthogonal weights arranged as a Kronecker product (Ortho cond) are ill conditioned too",
-                   (exact_rows_check("rows of M not orthogonal (exact, rational orthogonal layers)", kronecker_orthogonal_layers),
-                    conditioning_check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", haar_kronecker_layers)),
+                   (exact_rows_check(kronecker_orthogonal_layers), conditioning_check(haar_kronecker_layers)),
                    refuted_by="c0 = c2 = 2 (exact: MMᵀ = I) and the first draw at c0 = c2 = 4 (κ = 1)"),),
     notes="The paper also says 'the columns of M are orthogonal'; they are not either (column Gram = (W⁽²⁾ᵀW⁽²⁾) ∘ "
           "(W⁽¹⁾W⁽¹⁾ᵀ), products of projections), which the exact check's nonzero off-diagonal counts reflect for rows.",
@@ -187,7 +185,7 @@ def _descent_decision(points: list[dict], peak: int) -> str:
     return "supported" if separated and rising and falling else "unresolved"
 
 
-def descent_check(name: str, peak_at: Callable[[int, int], int], families=features.FAMILIES) -> Check:
+def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES) -> Check:
     def run(ctx: Context) -> Outcome:
         side = ctx.by_profile(6, 6, 10, 14)
         first_draws = ctx.by_profile(15, 25, 60)
@@ -243,7 +241,7 @@ def descent_check(name: str, peak_at: Callable[[int, int], int], families=featur
                        "and falls monotonically on both sides (intervals disjoint at every step)", evidence,
                        figures={"condition number vs c1": figure})
 
-    return Check(name, "randomized", run)
+    return Check("κ(M) peaks at c1 = c0c2 and falls on both sides", "randomized", run)
 
 
 def _descent_figure(curves: dict, n: int) -> Figure:
@@ -268,8 +266,8 @@ register(Claim(
     id="randfeat2025.double_descent",
     source=f"{SOURCE}, Sec. 2.1 'Double Descent' and Fig. 2 (b)",
     hypotheses=("He normal/uniform, orthogonal, ER norm, ER sign features", "c1 on a grid around c0c2"),
-    checks=(descent_check("κ(M) peaks at c1 = c0c2 and falls on both sides", interpolation_point),),
+    checks=(descent_check(interpolation_point),),
     broken=(Broken("peak at the γ⁽²⁾ width c1 = c2(c0 − 1) + 1",
-                   (descent_check("κ(M) peaks at c1 = c0c2 and falls on both sides", gamma2_interpolation_point),),
+                   (descent_check(gamma2_interpolation_point),),
                    refuted_by="the He normal family, c0 = c2 = 6: κ at c1 = 36 lies far above κ at c1 = 31"),),
 ))

@@ -202,15 +202,21 @@ def _figure(values, lam, factor, c0, c2, c1) -> Figure:
     return figure
 
 
+# Check names: a broken variant replaces the check of the same name.
+PRINTED_MASS_CHECK = "the printed density has mass 1"
+PRINTED_KS_CHECK = "KS: singular values follow the printed density"
+MASS_CHECK = "the density has mass 1"
+KS_CHECK = "KS: singular values follow the density"
+
+
 register(Claim(
     id="randfeat2025.thm2_2",
     source=f"{SOURCE}, Sec. 2.1, Thm 2.2; proof in App. A.2",
     hypotheses=("w⁽¹⁾, w⁽²⁾ independent, centred, bounded fourth moments", "Var m = 1/(c0c2)", "c0c2 → ∞"),
-    checks=(normalization_check("the printed density has mass 1", PRINTED),
-            ks_check("KS: singular values follow the printed density", PRINTED)),
+    checks=(normalization_check(PRINTED_MASS_CHECK, PRINTED), ks_check(PRINTED_KS_CHECK, PRINTED)),
     broken=(Broken("only the typo fixed (λ₊ = 1 + √λ), the printed normalizer 1/(λπx) kept",
-                   (normalization_check("the printed density has mass 1", PRINTED_NORMALIZER),
-                    ks_check("KS: singular values follow the printed density", PRINTED_NORMALIZER, ("gaussian", 8, 8, 1.5))),
+                   (normalization_check(PRINTED_MASS_CHECK, PRINTED_NORMALIZER),
+                    ks_check(PRINTED_KS_CHECK, PRINTED_NORMALIZER, ("gaussian", 8, 8, 1.5))),
                    refuted_by="λ = 4 (every profile) in the exact normalization (mass 1/4) and the pinned Gaussian c0 = c2 = 8, c1 = 96 "
                               "(λ = 1.5, mass 2/3) in the KS test"),),
     erratum=Erratum("as-printed", "the printed p(x) is no density: with λ₊² = 1 + √λ its mass at λ = 1 is 1/2 (exact), and "
@@ -231,15 +237,14 @@ register(Claim(
               "(1/(πx))·√((x² − λ₋²)(λ₊² − x²)) on [λ₋, λ₊], λ = max(c0c2/c1, c1/(c0c2)), λ₋ = |1 − √λ|, λ₊ = 1 + √λ.",
     source=f"{SOURCE}, Sec. 2.1, Thm 2.2 and Fig. 3",
     hypotheses=("factors independent, centred, unit variance up to scaling, bounded fourth moments", "c0, c2 → ∞"),
-    checks=(normalization_check("the density has mass 1", CORRECTED),
-            ks_check("KS: singular values follow the density", CORRECTED)),
+    checks=(normalization_check(MASS_CHECK, CORRECTED), ks_check(KS_CHECK, CORRECTED)),
     broken=(
         Broken("the printed normalizer 1/(λπx)",
-               (normalization_check("the density has mass 1", PRINTED_NORMALIZER),
-                ks_check("KS: singular values follow the density", PRINTED_NORMALIZER, ("gaussian", 8, 8, 1.5))),
+               (normalization_check(MASS_CHECK, PRINTED_NORMALIZER),
+                ks_check(KS_CHECK, PRINTED_NORMALIZER, ("gaussian", 8, 8, 1.5))),
                refuted_by="λ = 4 (mass 1/4) and the pinned Gaussian c0 = c2 = 8, c1 = 96"),
         Broken("no rescaling by √(c0c2/c1) when c1 < c0c2",
-               (ks_check("KS: singular values follow the density", NO_RESCALING, ("gaussian", 16, 16, 0.5)),),
+               (ks_check(KS_CHECK, NO_RESCALING, ("gaussian", 16, 16, 0.5)),),
                refuted_by="the pinned Gaussian c0 = c2 = 16, c1 = 128 (λ = 2): values √2 times too small"),
     ),
 ))

@@ -17,6 +17,7 @@ Deciding solvability exactly (rationals, python-flint):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 import flint
@@ -222,6 +223,12 @@ def generic_check(name: str, features_for: callable, use_gamma2: bool, part: str
     return Check(name, "certificate", run, part=part)
 
 
+def generic_checks(plain_width: Callable[[int, int], int], gamma2_width: Callable[[int, int], int]) -> tuple[Check, Check]:
+    """The corrected claim's two widths c1(c0, c2): with γ⁽²⁾ = 1, and with γ⁽²⁾ trained."""
+    return (generic_check("c1 = c0c2, γ1 = M⁺v (generic)", plain_width, False, "γ2 = 1"),
+            generic_check("c1 = c2(c0 − 1) + 1 with γ2 (generic)", gamma2_width, True, "γ2 trained"))
+
+
 def _plain_width(c0, c2):
     return c0 * c2
 
@@ -238,11 +245,9 @@ register(Claim(
               "γ⁽¹⁾ = M⁺v (γ⁽²⁾ = 1) reconstruct every target; with γ⁽²⁾ trained, c1 = c2(c0 − 1) + 1 suffice.",
     source=f"{SOURCE}, Sec. 2, Thm 2.1 (as the cited Giannou et al. 2023 and Burkholz 2024 state it)",
     hypotheses=("W⁽¹⁾, W⁽²⁾ iid continuous entries", "target arbitrary"),
-    checks=(generic_check("c1 = c0c2, γ1 = M⁺v (generic)", _plain_width, False, "γ2 = 1"),
-            generic_check("c1 = c2(c0 − 1) + 1 with γ2 (generic)", _gamma2_width, True, "γ2 trained")),
+    checks=generic_checks(_plain_width, _gamma2_width),
     broken=(Broken("one feature fewer in both widths (c0c2 − 1; c2(c0 − 1))",
-                   (generic_check("c1 = c0c2, γ1 = M⁺v (generic)", lambda c0, c2: max(1, c0 * c2 - 1), False, "γ2 = 1"),
-                    generic_check("c1 = c2(c0 − 1) + 1 with γ2 (generic)", lambda c0, c2: max(1, c2 * (c0 - 1)), True, "γ2 trained")),
+                   generic_checks(lambda c0, c2: max(1, c0 * c2 - 1), lambda c0, c2: max(1, c2 * (c0 - 1))),
                    refuted_by="the sizes every profile visits: (c0, c2) = (1, 2) without γ2 (c1 = 1 feature for 2 "
                               "target entries) and (2, 1) with γ2 (c1 + c2 = 2 unknowns of a homogeneous 2×2 system, "
                               "nonsingular at the random point)"),),

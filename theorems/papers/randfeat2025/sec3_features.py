@@ -59,9 +59,9 @@ def _sizes(ctx: Context) -> list[tuple[int, int]]:
     return sorted(((c0, c2) for c0 in range(1, largest + 1) for c2 in range(1, largest + 1)), key=lambda s: (s[0] * s[1], s))
 
 
-def identity_check(name: str, index) -> Check:
+def identity_check(index) -> Check:
     return symbolic_identity(
-        name,
+        "M = I exactly",
         _sizes,
         lambda size: (features.feature_matrix(*id_cond_from_index(*size, index)), np.eye(size[0] * size[1], dtype=np.int64)),
         describe_case=lambda size: f"c0 = {size[0]}, c2 = {size[1]}",
@@ -84,7 +84,7 @@ def one_link_per_feature(w1: np.ndarray, w2: np.ndarray) -> str | None:
     return None
 
 
-def sparsity_check(name: str, layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) -> Check:
+def sparsity_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) -> Check:
     def run(ctx: Context) -> Outcome:
         checked = []
         for c0, c2 in _sizes(ctx):
@@ -100,7 +100,7 @@ def sparsity_check(name: str, layers: Callable[[int, int], tuple[np.ndarray, np.
                        {"sizes": checked, "lower_bound": "rank M = c0c2 needs c1 ≥ c0c2 features; a feature without an "
                         "input or an output link is a zero column of M"})
 
-    return Check(name, "symbolic", run, part="maximally sparse")
+    return Check("one link per feature, c1 = c0c2", "symbolic", run, part="maximally sparse")
 
 
 def _duplicated_first_feature(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
@@ -112,14 +112,13 @@ register(Claim(
     id="randfeat2025.idcond",
     source=f"{SOURCE}, Sec. 3, Eq. (2) and App. A.2.1, Eq. (5)–(6)",
     hypotheses=("c1 = c0c2", "k_ij = (i − 1)c0 + j (row-major flattening of the target)"),
-    checks=(identity_check("M = I exactly", row_major),
-            sparsity_check("one link per feature, c1 = c0c2", features.id_cond)),
+    checks=(identity_check(row_major), sparsity_check(features.id_cond)),
     broken=(
         Broken("flattening with stride c2 instead of c0 (k_ij = i·c2 + j)",
-               (identity_check("M = I exactly", stride_c2),),
+               (identity_check(stride_c2),),
                refuted_by="the first non-square case c0 = 1, c2 = 2: k = 0, 2 leaves feature 1 empty, M is 2×3"),
         Broken("ID cond with the first feature duplicated (c1 = c0c2 + 1) is still maximally sparse",
-               (sparsity_check("one link per feature, c1 = c0c2", _duplicated_first_feature),),
+               (sparsity_check(_duplicated_first_feature),),
                refuted_by="the smallest size c0 = c2 = 1: two features for one target entry"),
     ),
     notes="Exact integer check of Eq. (6) for every c0, c2 ≤ 5 (8 at thorough). 'Maximally sparse' is checked as: "
@@ -236,7 +235,7 @@ def every_nonzero_row_has_first_entry(target: np.ndarray) -> bool:
 COLUMN_ZERO = np.array([[0, 1], [0, 2]])
 
 
-def characterization_check(name: str, reachable_iff: Callable[[np.ndarray], bool]) -> Check:
+def characterization_check(reachable_iff: Callable[[np.ndarray], bool]) -> Check:
     """Exhaustive: every 0/1 target of shape 2×2 (2×3 and 3×2 too at ci; 0/±1 at thorough), decided by a
     Gröbner basis (no complex solution ⇔ basis {1}), against the stated characterization."""
 
@@ -257,16 +256,21 @@ def characterization_check(name: str, reachable_iff: Callable[[np.ndarray], bool
         return Outcome(Verdict.CERTIFIED, f"characterization exact on all {checked} targets with entries in {values}, "
                        f"shapes {shapes}", {"targets_checked": checked, "shapes": shapes, "method": "sympy Gröbner basis"})
 
-    return Check(name, "symbolic", run)
+    return Check("exact characterization (Gröbner)", "symbolic", run)
+
+
+# The names of the reconstruction searches: a broken variant replaces the check of the same name.
+EVERY_TARGET_CHECK = "every target is reconstructed"
+ADMISSIBLE_TARGETS_CHECK = "admissible targets are reconstructed"
 
 
 register(Claim(
     id="randfeat2025.idcond_min",
     source=f"{SOURCE}, Sec. 3, Eq. (3) and App. A.2.1",
     hypotheses=("c1 = c2(c0 − 1) + 1", "one shared feature k₁ for input 1", "γ⁽²⁾ trained"),
-    checks=(reconstruction_search("every target is reconstructed", lambda t: True, [ANTIDIAGONAL]),),
+    checks=(reconstruction_search(EVERY_TARGET_CHECK, lambda t: True, [ANTIDIAGONAL]),),
     broken=(Broken("hypothesis added: the first column is not entirely zero",
-                   (reconstruction_search("every target is reconstructed", nonzero_first_column, [IDENTITY_2]),),
+                   (reconstruction_search(EVERY_TARGET_CHECK, nonzero_first_column, [IDENTITY_2]),),
                    refuted_by="the pinned identity target I₂ (w_10 = 0 in a nonzero row while w_00 ≠ 0)"),),
     erratum=Erratum("as-printed", "a target with w_i1 = 0 in a nonzero row while another w_i'1 ≠ 0 is not expressible "
                     "(w_i'1 ≠ 0 forces γ1_k1 ≠ 0, then γ2_i = 0 zeroes row i); minimal case c0 = c2 = 2, "
@@ -284,15 +288,14 @@ register(Claim(
               "every nonzero row (in particular almost every target).",
     source=f"{SOURCE}, Sec. 3, Eq. (3)",
     hypotheses=("column 0 of W⁽ᵗ⁾ zero, or w_i1 ≠ 0 in every nonzero row i",),
-    checks=(reconstruction_search("admissible targets are reconstructed", zero_free_first_column, [COLUMN_ZERO]),
-            characterization_check("exact characterization (Gröbner)", zero_free_first_column)),
+    checks=(reconstruction_search(ADMISSIBLE_TARGETS_CHECK, zero_free_first_column, [COLUMN_ZERO]),
+            characterization_check(zero_free_first_column)),
     broken=(
         Broken("hypothesis weakened to 'column 0 not entirely zero'",
-               (reconstruction_search("admissible targets are reconstructed", nonzero_first_column, [ANTIDIAGONAL]),),
+               (reconstruction_search(ADMISSIBLE_TARGETS_CHECK, nonzero_first_column, [ANTIDIAGONAL]),),
                refuted_by="the pinned W = [[0, 1], [1, 0]]"),
         Broken("characterization without the zero-first-column case",
-               (characterization_check("exact characterization (Gröbner)",
-                                       every_nonzero_row_has_first_entry),),
+               (characterization_check(every_nonzero_row_has_first_entry),),
                refuted_by="the exhaustive 2×2 table visits W = [[0, 1], [0, 0]] (reachable with γ1_k1 = 0)"),
     ),
 ))
@@ -318,7 +321,7 @@ def unit_rows_numerators(t) -> np.ndarray:
 ORTHOGONAL_FAMILIES = {"rotation": rotation_numerators, "reflection": reflection_numerators}
 
 
-def symbolic_orthocond_check(name: str, second_families: dict) -> Check:
+def symbolic_orthocond_check(second_families: dict) -> Check:
     """MᵀM = I for c0 = c2 = 2 with symbolic rational rotations/reflections U⁽¹⁾(s), U⁽²⁾(t):
     with numerators Ũ = (1 + t²)U the identity reads M̃ᵀM̃ = (1 + s²)²(1 + t²)² I, a polynomial one."""
     s, t = sympy.symbols("s t")
@@ -331,10 +334,11 @@ def symbolic_orthocond_check(name: str, second_families: dict) -> Check:
         return m.T.dot(m), np.eye(4, dtype=object) * ((1 + s**2) ** 2 * (1 + t**2) ** 2)
 
     cases = lambda ctx: [(a, b) for a in ORTHOGONAL_FAMILIES for b in second_families]
-    return symbolic_identity(name, cases, build, describe_case=lambda case: f"U1 {case[0]}(s), U2 {case[1]}(t), c0 = c2 = 2")
+    return symbolic_identity("MᵀM = I symbolically (c0 = c2 = 2)", cases, build,
+                             describe_case=lambda case: f"U1 {case[0]}(s), U2 {case[1]}(t), c0 = c2 = 2")
 
 
-def exact_orthocond_check(name: str, second_factor: Callable[[np.random.Generator, int], np.ndarray], pinned_u2=None) -> Check:
+def exact_orthocond_check(second_factor: Callable[[np.random.Generator, int], np.ndarray], pinned_u2=None) -> Check:
     """MᵀM = I over Q for Cayley-transform orthogonal U⁽¹⁾ (c0×c0) and a second factor (c2×c2)."""
 
     def run(ctx: Context) -> Outcome:
@@ -358,7 +362,7 @@ def exact_orthocond_check(name: str, second_factor: Callable[[np.random.Generato
                        "orthogonal factors", {"sizes": checked, "factors": "Cayley transforms (I − S)(I + S)⁻¹ of random "
                                               "integer skew-symmetric S"})
 
-    return Check(name, "symbolic", run)
+    return Check("MᵀM = I over Q (Cayley factors)", "symbolic", run)
 
 
 def _random_skew(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -382,7 +386,7 @@ def _unit_rows_factor(rng: np.random.Generator, n: int) -> np.ndarray:
 UNIT_ROWS_PINNED = [[Fraction(1), Fraction(0)], [Fraction(3, 5), Fraction(4, 5)]]
 
 
-def float_orthocond_check(name: str, second_factor: Callable[[np.random.Generator, int], np.ndarray]) -> Check:
+def float_orthocond_check(second_factor: Callable[[np.random.Generator, int], np.ndarray]) -> Check:
     """κ(M) = 1 to round-off for Haar U⁽¹⁾, U⁽²⁾ at c0c2 up to 256 (1024 thorough)."""
 
     def run(ctx: Context) -> Outcome:
@@ -406,7 +410,7 @@ def float_orthocond_check(name: str, second_factor: Callable[[np.random.Generato
         return Outcome(Verdict.SUPPORTED, f"|MᵀM − I| ≤ 64·c0c2·eps at {len(rows)} Haar draws up to c0c2 = "
                        f"{sizes[-1][0] * sizes[-1][1]}", {"sizes": rows})
 
-    return Check(name, "randomized", run, corroborating=True)
+    return Check("κ(M) = 1 to round-off (Haar factors)", "randomized", run, corroborating=True)
 
 
 def _haar_factor(rng, n):
@@ -424,13 +428,12 @@ register(Claim(
     id="randfeat2025.orthocond",
     source=f"{SOURCE}, Sec. 3, 'Ortho cond features'",
     hypotheses=("U⁽¹⁾ ∈ O(c0), U⁽²⁾ ∈ O(c2)", "c1 = c0c2, feature k = (q, d)"),
-    checks=(symbolic_orthocond_check("MᵀM = I symbolically (c0 = c2 = 2)", ORTHOGONAL_FAMILIES),
-            exact_orthocond_check("MᵀM = I over Q (Cayley factors)", _cayley_factor),
-            float_orthocond_check("κ(M) = 1 to round-off (Haar factors)", _haar_factor)),
+    checks=(symbolic_orthocond_check(ORTHOGONAL_FAMILIES), exact_orthocond_check(_cayley_factor),
+            float_orthocond_check(_haar_factor)),
     broken=(Broken("U⁽²⁾ only with unit-norm rows (normalized, not orthogonalized)",
-                   (symbolic_orthocond_check("MᵀM = I symbolically (c0 = c2 = 2)", {"unit rows": unit_rows_numerators}),
-                    exact_orthocond_check("MᵀM = I over Q (Cayley factors)", _unit_rows_factor, UNIT_ROWS_PINNED),
-                    float_orthocond_check("κ(M) = 1 to round-off (Haar factors)", _haar_unit_rows)),
+                   (symbolic_orthocond_check({"unit rows": unit_rows_numerators}),
+                    exact_orthocond_check(_unit_rows_factor, UNIT_ROWS_PINNED),
+                    float_orthocond_check(_haar_unit_rows)),
                    refuted_by="the pinned U⁽²⁾ = [[1, 0], [3/5, 4/5]] (c2 = 2) and its symbolic form [[1, 0], R(t) row 0]"),),
     notes="The printed row-orthogonality sum has its indices garbled (u⁽²⁾ and u⁽¹⁾ swapped); M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ is "
           "orthogonal as a Kronecker product of orthogonal matrices, which is what is checked.",

@@ -125,13 +125,18 @@ def alignment_search(name, components, pinned):
                            describe=_describe, pinned=pinned)
 
 
+# The names of the searches: a broken variant replaces the check of the same name.
+PRINTED_RESIDUAL_CHECK = "residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)"
+RESIDUAL_CHECK = "residual = min_P ‖U[:, r:]ᵀ v(P)‖²"
+
+
 register(Claim(
     id="randfeat2025.thm4_1",
     source=f"{SOURCE}, Sec. 4, Thm 4.1; proof in App. A.2.2",
     hypotheses=("M = USVᵀ of rank r, singular values decreasing", "P ranges over row permutations of W⁽ᵗ⁾"),
-    checks=(alignment_search("residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)", last_r, [ONE]),),
+    checks=(alignment_search(PRINTED_RESIDUAL_CHECK, last_r, [ONE]),),
     broken=(Broken("P_r read as the first r components",
-                   (alignment_search("residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)", first_r, [ONE]),),
+                   (alignment_search(PRINTED_RESIDUAL_CHECK, first_r, [ONE]),),
                    refuted_by="the pinned M = [1] (W1 = W2 = [[1]]), v = [1]: residual 0, first component 1"),),
     erratum=Erratum("as-printed", "P_r must project onto the last N − r components of Uᵀv (N = c0c2), the complement of "
                     "range M, not the last r: for M = [1], v = [1] the residual is 0 and the printed formula gives 1. The "
@@ -147,9 +152,9 @@ register(Claim(
               "vectors (N = c0c2), for M of every rank r.",
     source=f"{SOURCE}, App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
     hypotheses=("M = USVᵀ of rank r (full SVD, U square)",),
-    checks=(alignment_search("residual = min_P ‖U[:, r:]ᵀ v(P)‖²", last_n_minus_r, [ONE, RANK_DEFICIENT]),),
+    checks=(alignment_search(RESIDUAL_CHECK, last_n_minus_r, [ONE, RANK_DEFICIENT]),),
     broken=(Broken("the appendix code's U[:, ss:] with ss = min(c0c2, c1) singular values instead of the rank",
-                   (alignment_search("residual = min_P ‖U[:, r:]ᵀ v(P)‖²", after_singular_values, [RANK_DEFICIENT]),),
+                   (alignment_search(RESIDUAL_CHECK, after_singular_values, [RANK_DEFICIENT]),),
                    refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: residual 1, "
                               "U[:, 2:] is empty"),),
 ))

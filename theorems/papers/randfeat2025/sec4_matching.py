@@ -103,7 +103,7 @@ def nonnegative_on_unit_interval(poly: sympy.Poly) -> tuple[bool, sympy.Rational
     return True, None
 
 
-def exact_bound_check(name: str, bound: Callable) -> Check:
+def exact_bound_check(bound: Callable) -> Check:
     def run(ctx: Context) -> Outcome:
         rows, checked = [], 0
         for c2, c0 in _sizes(ctx):
@@ -127,7 +127,7 @@ def exact_bound_check(name: str, bound: Callable) -> Check:
                        {"sizes": rows, "method": "P(match) as a polynomial from all 2^(c2·c0) masks (perfect matchings "
                         "by permanent terms); sign on [0, 1] by exact Sturm root counts"})
 
-    return Check(name, "symbolic", run)
+    return Check("P(match) ≤ Π_i(1 − (1 − p^{d_i})^{c2}) exactly (all patterns)", "symbolic", run)
 
 
 # --- Monte Carlo ------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def match_frequency(rng: np.random.Generator, target: np.ndarray, feature_rows: 
     return hits
 
 
-def monte_carlo_bound_check(name: str, bound: Callable, pinned: str = "disjoint singletons") -> Check:
+def monte_carlo_bound_check(bound: Callable, pinned: str = "disjoint singletons") -> Check:
     """Refute when the one-sided lower confidence bound (level 1 − FALSE_ALARM) on P(match)
     exceeds the bound at any (target, p); the pinned target runs first."""
 
@@ -180,7 +180,7 @@ def monte_carlo_bound_check(name: str, bound: Callable, pinned: str = "disjoint 
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} (target, p) points at c0 = c2 = {n}: no estimate above the bound "
                        f"(level 1 − {stats.FALSE_ALARM:g})", {"points": rows}, figures={"matching probability vs bound": figure})
 
-    return Check(name, "randomized", run, corroborating=True)
+    return Check("Monte Carlo, Hopcroft–Karp (c0 = c2 up to 12)", "randomized", run, corroborating=True)
 
 
 def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, trials: int) -> Figure:
@@ -203,11 +203,9 @@ register(Claim(
     id="randfeat2025.thm4_2",
     source=f"{SOURCE}, Sec. 4, Thm 4.2; proof in App. A.2.3",
     hypotheses=("feature mask iid Bern(p), c2 × c0", "target rows with in-degrees d_i", "rows matched injectively"),
-    checks=(exact_bound_check("P(match) ≤ Π_i(1 − (1 − p^{d_i})^{c2}) exactly (all patterns)", product_bound),
-            monte_carlo_bound_check("Monte Carlo, Hopcroft–Karp (c0 = c2 up to 12)", product_bound)),
+    checks=(exact_bound_check(product_bound), monte_carlo_bound_check(product_bound)),
     broken=(Broken("the proof's Greedy count: Π_m (1 − (1 − p^{d_m})^{c2 − m}) (c2, c2 − 1, … candidates)",
-                   (exact_bound_check("P(match) ≤ Π_i(1 − (1 − p^{d_i})^{c2}) exactly (all patterns)", greedy_bound),
-                    monte_carlo_bound_check("Monte Carlo, Hopcroft–Karp (c0 = c2 up to 12)", greedy_bound)),
+                   (exact_bound_check(greedy_bound), monte_carlo_bound_check(greedy_bound)),
                    refuted_by="target I₂ (c0 = c2 = 2, visited by every profile): P = 2p² − p⁴ > 2p² − p³; the pinned "
                               "disjoint-singleton target I_6 at p = 0.5 in the Monte Carlo"),),
     notes="The statement holds (certified for every pattern with c2·c0 ≤ 9 at ci); its proof does not (see thm4_2.attained). "
@@ -248,13 +246,18 @@ def _matching_expr(pattern):
     return matching_polynomial(pattern).as_expr()
 
 
+# The names of the attainment identities: a broken variant replaces the check of the same name.
+MATCH_ATTAINED_CHECK = "P(match) ≡ Π_i(1 − (1 − p^{d_i})^{c2}) for disjoint supports"
+COVER_ATTAINED_CHECK = "P(every row fits some feature row) ≡ Π_i(…) for disjoint supports"
+
+
 register(Claim(
     id="randfeat2025.thm4_2.attained",
     source=f"{SOURCE}, App. A.2.3 (proof of Thm 4.2) and Sec. 4 'Proof Outline'",
     hypotheses=("target rows with mutually disjoint supports",),
-    checks=(attained_check("P(match) ≡ Π_i(1 − (1 − p^{d_i})^{c2}) for disjoint supports", _matching_expr),),
+    checks=(attained_check(MATCH_ATTAINED_CHECK, _matching_expr),),
     broken=(Broken("attained for every target (supports may overlap)",
-                   (attained_check("P(match) ≡ Π_i(1 − (1 − p^{d_i})^{c2}) for disjoint supports", _matching_expr, False),),
+                   (attained_check(MATCH_ATTAINED_CHECK, _matching_expr, False),),
                    refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: P = p², bound (2p − p²)²"),),
     erratum=Erratum("substantive", "for disjoint supports Π_i(1 − (1 − p^{d_i})^{c2}) is the probability that every target "
                     "row fits some feature row; a matching needs distinct rows, so for c0 = c2 = 2, W⁽ᵗ⁾ = I, P(match) = "
@@ -272,9 +275,9 @@ register(Claim(
               "at most one target row is nonempty).",
     source=f"{SOURCE}, App. A.2.3",
     hypotheses=("target rows with mutually disjoint supports",),
-    checks=(attained_check("P(every row fits some feature row) ≡ Π_i(…) for disjoint supports", cover_polynomial),),
+    checks=(attained_check(COVER_ATTAINED_CHECK, cover_polynomial),),
     broken=(Broken("also for overlapping supports (the events are then positively correlated)",
-                   (attained_check("P(every row fits some feature row) ≡ Π_i(…) for disjoint supports", cover_polynomial, False),),
+                   (attained_check(COVER_ATTAINED_CHECK, cover_polynomial, False),),
                    refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: 1 − (1 − p)² vs its square"),),
 ))
 
@@ -396,15 +399,25 @@ def monte_carlo_k_check(name: str, lower_bound, k_rule: Callable = printed_k) ->
     return Check(name, "randomized", run, corroborating=True)
 
 
+# The lower bounds on P(match) of Thm 4.3 and of its correction: each is checked by
+# k_checks under the names "<bound> (exact)" and "<bound> (Monte Carlo)".
+PRINTED_K_BOUND = "P(match) ≥ 1 − δ at the printed k"
+CORRECTED_K_BOUND = "P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t}"
+
+
+def k_checks(bound: str, lower_bound, k_rule: Callable = printed_k) -> tuple[Check, Check]:
+    """``bound`` at the k of ``k_rule``: exactly on EXACT_GRID, by Monte Carlo on MC_GRID."""
+    return (exact_k_check(f"{bound} (exact)", lower_bound, k_rule),
+            monte_carlo_k_check(f"{bound} (Monte Carlo)", lower_bound, k_rule))
+
+
 register(Claim(
     id="randfeat2025.thm4_3",
     source=f"{SOURCE}, Sec. 4, Thm 4.3; proof in App. A.2.4",
     hypotheses=("target iid Bern(q), c2t × c0", "features iid Bern(p), c2 = k·c2t rows", "k as printed"),
-    checks=(exact_k_check("P(match) ≥ 1 − δ at the printed k (exact)", printed_lower),
-            monte_carlo_k_check("P(match) ≥ 1 − δ at the printed k (Monte Carlo)", printed_lower)),
+    checks=k_checks(PRINTED_K_BOUND, printed_lower),
     broken=(Broken("the exponent c0 − 1 for c0 in the formula (fewer groups k)",
-                   (exact_k_check("P(match) ≥ 1 − δ at the printed k (exact)", printed_lower, k_off_by_one_exponent),
-                    monte_carlo_k_check("P(match) ≥ 1 − δ at the printed k (Monte Carlo)", printed_lower, k_off_by_one_exponent)),
+                   k_checks(PRINTED_K_BOUND, printed_lower, k_off_by_one_exponent),
                    refuted_by="the first grid case c0 = c2t = 1, p = q = 1/2, δ = 1/16 (k = 1: P = 3/4 < 15/16), and "
                               "c0 = 10, c2t = 1 in the Monte Carlo"),),
     erratum=Erratum("substantive", "the k candidate rows share one random target row, so their matches are not "
@@ -422,11 +435,9 @@ register(Claim(
               "so k suffices when that is ≥ 1 − δ.",
     source=f"{SOURCE}, App. A.2.4 (the partition argument with the per-row success computed exactly)",
     hypotheses=("target iid Bern(q)", "features iid Bern(p)", "any k ≥ 1"),
-    checks=(exact_k_check("P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t} (exact)", corrected_lower),
-            monte_carlo_k_check("P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t} (Monte Carlo)", corrected_lower)),
+    checks=k_checks(CORRECTED_K_BOUND, corrected_lower),
     broken=(Broken("the proof's per-row success 1 − (1 − a)^k, a = (1 − q(1 − p))^{c0} (Jensen the wrong way)",
-                   (exact_k_check("P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t} (exact)", proof_lower),
-                    monte_carlo_k_check("P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t} (Monte Carlo)", proof_lower)),
+                   k_checks(CORRECTED_K_BOUND, proof_lower),
                    refuted_by="the first grid case c0 = c2t = 1, p = q = 1/2, k = 2: P = 7/8 < 1 − (1/4)² = 15/16; "
                               "c0 = 10, c2t = 1 in the Monte Carlo"),),
 ))
