@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import torch

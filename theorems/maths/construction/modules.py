@@ -73,7 +73,7 @@ def target_layers(target: nn.Module) -> list[Affine]:
             layers[-1] = Affine(layers[-1].weight, layers[-1].bias, True)
             previous = "relu"
         else:  # ValueError, not TypeError: the API promises one error type for every bad target
-            raise ConstructionInputError(f"{where}: unsupported layer type; the target may hold nn.Linear, nn.ReLU "  # noqa: TRY004
+            raise ConstructionInputError(f"{where}: unsupported layer type; the target may hold nn.Linear, nn.ReLU "
                              f"and eval-mode nn.BatchNorm1d")
     return layers
 
@@ -106,7 +106,7 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
                 raise ConstructionInputError(f"{where}: ReLU must follow a convolution")
             layers[-1] = (layers[-1][0], layers[-1][1], True)
         else:
-            raise ConstructionInputError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")  # noqa: TRY004
+            raise ConstructionInputError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")
     return layers
 
 

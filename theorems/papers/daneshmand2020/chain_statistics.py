@@ -23,8 +23,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 import scipy.stats

@@ -21,9 +21,10 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import flint
 import matplotlib.figure

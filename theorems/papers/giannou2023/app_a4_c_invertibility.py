@@ -8,7 +8,7 @@ Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A.4, App. B, App. C).
 from __future__ import annotations
 
 import itertools
-from typing import Callable
+from collections.abc import Callable
 
 import flint
 import numpy as np

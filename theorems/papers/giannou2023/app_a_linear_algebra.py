@@ -9,7 +9,7 @@ Conventions (CLAIMS.md): ``vec`` is row-major; A ⊙ B is ``scipy.linalg.khatri_
 from __future__ import annotations
 
 import itertools
-from typing import Callable
+from collections.abc import Callable
 
 import flint
 import numpy as np

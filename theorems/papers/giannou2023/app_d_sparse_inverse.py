@@ -10,8 +10,8 @@ the proof of Lemma 9; indices start at 0 as the paper's footnote says.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import combinations
-from typing import Callable
 
 import numpy as np
 import sympy

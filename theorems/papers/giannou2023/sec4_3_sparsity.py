@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
-from typing import Callable, Iterable
 
 import flint
 import numpy as np
