@@ -23,7 +23,9 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg
 
+from .engine import settings
 from .engine.context import Context
+from .engine.vocabulary import Device
 from .errors import SettingError, UsageError
 from .maths import exact, modular_lu
 from .maths.khatri_rao import khatri_rao
@@ -37,8 +39,8 @@ def khatri_rao_point(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
     return khatri_rao(a, b)
 
 
-def _float_lu_seconds(matrix: np.ndarray, device: str) -> float:
-    if device == "cpu":
+def _float_lu_seconds(matrix: np.ndarray, device: Device) -> float:
+    if device == Device.CPU:
         floating = matrix.astype(np.float64)
         started = time.perf_counter()
         scipy.linalg.lu_factor(floating, overwrite_a=True, check_finite=False)
@@ -54,21 +56,22 @@ def _float_lu_seconds(matrix: np.ndarray, device: str) -> float:
     return time.perf_counter() - started
 
 
-def benchmark_certificate(size: int, seed: int, device: str = "cpu") -> dict:
+def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU) -> dict:
     side = math.isqrt(size)
     if size < 4 or side * side != size:
         raise UsageError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
-    if device not in ("cpu", "cuda"):
-        raise SettingError(f"device must be cpu or cuda, got {device!r}")
-    rng = Context("ci", seed, "cpu", "bench", "certificate").rng(size)
+    device = settings.validate_device(device)
+    if device is Device.AUTO:
+        raise SettingError("the benchmark runs on a resolved device (cpu or cuda), not auto")
+    rng = Context("ci", seed, Device.CPU, "bench", "certificate").rng(size)
     matrix = khatri_rao_point(rng, side, side)
     prime = modular_lu.PRIME
 
-    if device == "cuda":
+    if device is Device.CUDA:
         modular_lu.det_mod(matrix[:64, :64], prime, device=device)  # warm-up: kernels, inverse table
     started = time.perf_counter()
-    residue = modular_lu.det_mod(matrix, prime, device=None if device == "cpu" else device)
-    if device == "cuda":
+    residue = modular_lu.det_mod(matrix, prime, device=None if device is Device.CPU else device)
+    if device is Device.CUDA:
         import torch
 
         torch.cuda.synchronize()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .context import Context
 from .settings import HYPOTHESIS_EXAMPLES
+from .vocabulary import Device
 
 PACKAGES = ("theorems", "numpy", "scipy", "sympy", "mpmath", "hypothesis", "python-flint", "torch", "matplotlib",
             "tqdm")
@@ -53,9 +54,9 @@ def _git_commit() -> str:
         return "unknown (git unavailable)"
 
 
-def _gpu(device: str) -> dict:
+def _gpu(device: Device) -> dict:
     """The GPU and the CUDA runtime torch used: CUDA's random streams differ from the CPU's."""
-    if device != "cuda":
+    if device != Device.CUDA:
         return {"name": "none used"}
     import torch
 

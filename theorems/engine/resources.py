@@ -15,6 +15,8 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .vocabulary import Device
+
 # A check may plan to use this share of the memory available when it asks: the rest is
 # for the interpreter, the other worker and the arrays a check does not count.
 MEMORY_SHARE = 0.5
@@ -22,9 +24,9 @@ MEMORY_SHARE = 0.5
 _caps: list[dict] = []
 
 
-def available_memory_bytes(device: str) -> int:
+def available_memory_bytes(device: Device) -> int:
     """Free memory on ``device`` now: CUDA's free memory, or the kernel's MemAvailable."""
-    if device == "cuda":
+    if device == Device.CUDA:
         import torch
 
         return int(torch.cuda.mem_get_info()[0])
@@ -37,7 +39,7 @@ def available_memory_bytes(device: str) -> int:
     return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
-def capped_size(device: str, where: str, parameter: str, wanted: int, bytes_needed: Callable[[int], float],
+def capped_size(device: Device, where: str, parameter: str, wanted: int, bytes_needed: Callable[[int], float],
                 shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1) -> int:
     """The largest of ``wanted``, ``shrink(wanted)``, … (down to ``smallest``) whose
     ``bytes_needed`` fits in ``MEMORY_SHARE`` of the memory available on ``device``; a
@@ -74,14 +76,14 @@ def _peak_resident_memory_bytes() -> int | None:
 
 
 @contextlib.contextmanager
-def measured(device: str) -> Iterator[dict]:
+def measured(device: Device) -> Iterator[dict]:
     """Measure one claim's run: yields a dict that, on exit, holds the caps recorded during
     the run and the peak memory (the process's resident-set high-water mark, reset at the
     start where the kernel allows; on CUDA also torch's peak allocation)."""
     del _caps[:]
     usage: dict = {}
     since_start = _reset_peak_resident_memory()
-    if device == "cuda":
+    if device == Device.CUDA:
         import torch
 
         torch.cuda.reset_peak_memory_stats()
@@ -91,7 +93,7 @@ def measured(device: str) -> Iterator[dict]:
         usage["capped"] = list(_caps)
         usage["peak_resident_bytes"] = _peak_resident_memory_bytes()
         usage["peak_resident_since"] = "claim start" if since_start else "process start"
-        if device == "cuda":
+        if device == Device.CUDA:
             import torch
 
             usage["peak_cuda_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
