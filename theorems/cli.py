@@ -48,10 +48,13 @@ EXIT_CODES = """exit codes:
 
 
 EXIT_CODES_REPRODUCE = """exit codes:
-  0  the verdict matches, and the evidence too where it was re-run on the record's device
-  1  the verdict or the evidence differs (the differences are printed)
+  0  the same claim, verdict and evidence, re-run on the record's device
+  1  the claim (id, statement, hypotheses, source), the verdict or the evidence differs
+     (the differences are printed, numeric paths in order)
   2  bad input: not a record, unknown claim id, --device cuda without a GPU
-  3  internal error: a check crashed instead of returning a verdict"""
+  3  internal error: a check crashed instead of returning a verdict
+  4  the verdict matches but the evidence was not compared: re-run on another device than
+     the record's (this machine lacks it, or --device asked for another)"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -293,44 +296,58 @@ def command_gate(args) -> int:
 
 def command_reproduce(args) -> int:
     from .report.records import load_record
-    from .report.reproduce import reproduce
+    from .report.reproduce import Agreement, reproduce
 
     record = load_record(Path(args.record))
     try:
         claim = resolve(record["claim"]["id"])
     except (UnknownClaim, NotImplementedClaim) as error:
         raise UsageError(f"{args.record}: {error}") from None
+    recorded = Device(record["run"]["device"])
     if args.device == "record":
-        device = _record_device(record["run"]["device"])
+        device, lacking = _record_device(recorded)
     else:
-        device = settings.resolve_device(args.device)
+        device, lacking = settings.resolve_device(args.device), None
     outcome = reproduce(record, claim, device)
+    code = {Agreement.MATCHES: 0, Agreement.DIFFERS: 1, Agreement.NOT_COMPARED: 4}[outcome.agreement]
     if args.json:
         print(json.dumps(outcome.to_json(), indent=1, ensure_ascii=False))
-        return 0 if outcome.matches else 1
+        return code
+    if outcome.claim_differences:
+        print(f"{outcome.id}: the record is of another version of this claim; not re-run:")
+        _print_listed(outcome.claim_differences)
+        return code
     print(f"{outcome.id}: verdict {outcome.verdict} (recorded {outcome.recorded_verdict}): "
           + ("matches" if outcome.verdict_matches else "DIFFERS"))
     if not outcome.evidence_compared:
-        print(f"evidence: not compared: recorded on {outcome.recorded_device}, re-run on {outcome.device} "
-              "(CUDA draws other random streams than the CPU)")
+        why = lacking or f"re-run on {outcome.device} as asked"
+        print(f"evidence: NOT COMPARED: recorded on {outcome.recorded_device}; {why} "
+              "(CUDA draws other random streams than the CPU, so evidence is compared only on the record's device)")
     elif outcome.evidence_matches:
         rounding = outcome.rounding_differences
         print("evidence: identical" + (f" ({len(rounding)} floats differ below 1e-9 relative)" if rounding else ""))
     else:
         print(f"evidence: {len(outcome.differences)} differences:")
-        for line in outcome.differences[:20]:
-            print(f"  {line}")
+        _print_listed(outcome.differences)
     if outcome.commit != outcome.recorded_commit:
         print(f"note: recorded at commit {outcome.recorded_commit}, re-run at {outcome.commit}")
-    return 0 if outcome.matches else 1
+    return code
 
 
-def _record_device(recorded: str) -> Device:
-    """The record's device where this machine has it, else the CPU (verdict-only comparison)."""
+def _print_listed(lines: list[str], shown: int = 20) -> None:
+    for line in lines[:shown]:
+        print(f"  {line}")
+    if len(lines) > shown:
+        print(f"  … and {len(lines) - shown} more")
+
+
+def _record_device(recorded: Device) -> tuple[Device, str | None]:
+    """The record's device where this machine has it; else the CPU (verdict-only comparison)
+    and why."""
     try:
-        return settings.resolve_device(recorded)
+        return settings.resolve_device(recorded), None
     except SettingError:
-        return Device.CPU
+        return Device.CPU, f"this machine has no {recorded} device, so the verdict was re-run on cpu"
 
 
 def command_enumerate(args) -> int:

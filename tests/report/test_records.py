@@ -70,13 +70,57 @@ def test_reproduce_fails_when_the_verdict_differs(record_path, tmp_path, capsys)
     assert "DIFFERS" in capsys.readouterr().out
 
 
-def test_a_record_from_another_device_is_compared_on_its_verdict_only(record_path, tmp_path, capsys):
+def test_a_record_re_run_on_another_device_is_not_a_match(record_path, tmp_path, capsys):
     def change(record):
         record["run"]["device"] = "cuda"
         record["evidence"][0]["summary"] = "drawn from CUDA's streams"
 
-    assert main(["reproduce", _tampered(record_path, tmp_path, change), "--device", "cpu"]) == 0
-    assert "not compared" in capsys.readouterr().out
+    assert main(["reproduce", _tampered(record_path, tmp_path, change), "--device", "cpu"]) == 4
+    out = capsys.readouterr().out
+    assert "verdict certified (recorded certified): matches" in out and "NOT COMPARED" in out
+
+
+def test_a_device_field_changed_to_one_this_machine_lacks_is_not_a_match(record_path, tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+
+    def change(record):
+        record["run"]["device"] = "cuda"
+        record["evidence"][0]["summary"] = "anything at all"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 4
+    out = capsys.readouterr().out
+    assert "NOT COMPARED" in out and "this machine has no cuda device" in out and "identical" not in out
+    assert main(["reproduce", _tampered(record_path, tmp_path, change), "--json"]) == 4
+    assert json.loads(capsys.readouterr().out)["agreement"] == "evidence not compared"
+
+
+@pytest.mark.parametrize("field, value", [("statement", "Something else entirely."),
+                                          ("hypotheses", ["no hypothesis"]), ("source", "another paper")])
+def test_a_record_of_another_version_of_the_claim_is_not_a_match(record_path, tmp_path, capsys, field, value):
+    def change(record):
+        record["claim"][field] = value
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 1
+    out = capsys.readouterr().out
+    assert "another version of this claim" in out and f"claim.{field}: recorded {value!r}" in out
+
+
+def test_differences_come_in_numeric_path_order_and_are_counted_past_twenty(record_path, tmp_path, capsys):
+    def change(record):
+        record["evidence"] = [{"check": f"c{index}"} for index in range(25)]
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 1
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    indices = [int(line[1:line.index("]")]) for line in lines if line.startswith("[")]
+    assert indices == sorted(indices) and len(lines) == 21 and lines[-1].startswith("… and ")
+
+
+def test_json_paths_sort_numerically():
+    paths = ["[10].a", "[2].b", "[2].a[11]", "[2].a[9]"]
+    assert sorted(paths, key=reproduce.json_path_order) == ["[2].a[9]", "[2].a[11]", "[2].b", "[10].a"]
 
 
 def test_float_rounding_is_told_apart_from_a_difference():

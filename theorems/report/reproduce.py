@@ -1,15 +1,20 @@
 """Re-run a reproducibility record and say what differs.
 
-Evidence is compared only on the device the record was made on: CUDA draws other random
-streams than the CPU, so there only the verdict has to match. Floats that differ below 1e-9
-relative are reported apart from real differences: another BLAS build may round so.
+A record is reproduced only by the claim it records: another statement, hypotheses or source
+is a difference, and nothing is re-run. Evidence is compared only on the device the record
+was made on (CUDA draws other random streams than the CPU): re-run anywhere else, only the
+verdict is compared, and the answer says so (``Agreement.NOT_COMPARED``), never "matches".
+Floats that differ below 1e-9 relative are reported apart from real differences: another
+BLAS build may round so.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from ..engine import environment
@@ -18,14 +23,27 @@ from ..engine.registry import Claim
 from ..engine.runner import run_claim
 from ..engine.vocabulary import Device, Verdict
 
+# The parts of a record's claim that say which claim it is: a record of another version of
+# the claim (another statement, hypotheses or source) reproduces nothing about this one.
+CLAIM_IDENTITY = ("id", "statement", "hypotheses", "source")
+
+
+class Agreement(StrEnum):
+    """How a re-run compares with its record."""
+
+    MATCHES = "matches"  # same claim, same verdict, same evidence on the record's device
+    DIFFERS = "differs"  # another claim text, verdict or evidence
+    NOT_COMPARED = "evidence not compared"  # same claim and verdict, re-run on another device
+
 
 @dataclass(frozen=True)
 class Reproduction:
-    """What re-running a record found. ``matches`` is the one answer a gate needs."""
+    """What re-running a record found. ``agreement`` is the one answer a gate needs."""
 
     id: str
+    claim_differences: list[str]  # the record's claim against the installed one; non-empty: not re-run
     recorded_verdict: Verdict
-    verdict: Verdict
+    verdict: Verdict | None  # None when the claim differs (nothing was re-run)
     recorded_device: Device
     device: Device
     differences: list[str]  # evidence paths that differ (empty when not compared)
@@ -40,23 +58,32 @@ class Reproduction:
 
     @property
     def evidence_compared(self) -> bool:
-        return self.device is self.recorded_device
+        return self.verdict is not None and self.device is self.recorded_device
 
     @property
     def evidence_matches(self) -> bool:
         return self.evidence_compared and not self.differences
 
     @property
-    def matches(self) -> bool:
-        return self.verdict_matches and (self.evidence_matches or not self.evidence_compared)
+    def agreement(self) -> Agreement:
+        if self.claim_differences or not self.verdict_matches or (self.evidence_compared and self.differences):
+            return Agreement.DIFFERS
+        return Agreement.MATCHES if self.evidence_compared else Agreement.NOT_COMPARED
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "recorded_verdict": self.recorded_verdict.value, "verdict": self.verdict.value,
+        return {"id": self.id, "agreement": self.agreement.value, "claim_differences": self.claim_differences,
+                "recorded_verdict": self.recorded_verdict.value,
+                "verdict": None if self.verdict is None else self.verdict.value,
                 "verdict_matches": self.verdict_matches, "evidence_compared": self.evidence_compared,
                 "evidence_matches": self.evidence_matches, "differences": self.differences,
                 "rounding_differences": self.rounding_differences, "recorded_device": self.recorded_device.value,
                 "device": self.device.value, "recorded_commit": self.recorded_commit, "commit": self.commit,
                 "seconds": self.seconds}
+
+
+def json_path_order(path: str) -> list:
+    """Sort key for JSON paths with list indices in numeric order: [2] before [10]."""
+    return [(0, int(token), "") if token.isdigit() else (1, 0, token) for token in re.split(r"(\d+)", path)]
 
 
 def _flatten(value: Any, path: str = "") -> dict[str, Any]:
@@ -83,7 +110,7 @@ def evidence_differences(recorded: list[dict], rerun: list[dict]) -> tuple[list[
     Floats within 1e-9 relative are reported apart: another BLAS build may round so."""
     old, new = _flatten(recorded), _flatten(rerun)
     differences, rounding = [], []
-    for path in sorted(set(old) | set(new)):
+    for path in sorted(set(old) | set(new), key=json_path_order):
         if path not in new:
             differences.append(f"{path}: recorded {old[path]!r}, missing in the re-run")
         elif path not in old:
@@ -94,24 +121,29 @@ def evidence_differences(recorded: list[dict], rerun: list[dict]) -> tuple[list[
     return differences, rounding
 
 
+def claim_differences(recorded: dict, claim: Claim) -> list[str]:
+    """The identity of the record's claim against the installed one, one line per field."""
+    installed = {"id": claim.id, "statement": claim.catalog_statement(), "hypotheses": list(claim.hypotheses),
+                 "source": claim.source}
+    return [f"claim.{key}: recorded {recorded.get(key)!r}, installed {installed[key]!r}"
+            for key in CLAIM_IDENTITY if recorded.get(key) != installed[key]]
+
+
 def reproduce(record: dict, claim: Claim, device: Device) -> Reproduction:
     """Re-run ``record``'s claim (``claim``, resolved by the caller) at its profile and seed on
-    ``device``; compare the verdict, and the evidence when the device is the record's."""
+    ``device``; compare the verdict, and the evidence when the device is the record's. A
+    record of another version of the claim is not re-run: it reproduces nothing about it."""
     run = record["run"]
+    recorded_device = Device(run["device"])
+    identity = claim_differences(record["claim"], claim)
+    common = {"id": record["claim"]["id"], "claim_differences": identity,
+              "recorded_verdict": Verdict(record["verdict"]), "recorded_device": recorded_device, "device": device,
+              "recorded_commit": record["environment"]["git_commit"]}
+    if identity:
+        return Reproduction(**common, verdict=None, differences=[], rounding_differences=[], commit=None, seconds=0.0)
     result = run_claim(claim, Context(run["profile"], run["seed"], device))
     rerun_evidence = json.loads(json.dumps(result.to_json()["evidence"], ensure_ascii=False))
-    recorded_device = Device(run["device"])
     same_device = result.context.device is recorded_device
     differences, rounding = evidence_differences(record["evidence"], rerun_evidence) if same_device else ([], [])
-    return Reproduction(
-        id=record["claim"]["id"],
-        recorded_verdict=Verdict(record["verdict"]),
-        verdict=result.verdict,
-        recorded_device=recorded_device,
-        device=result.context.device,
-        differences=differences,
-        rounding_differences=rounding,
-        recorded_commit=record["environment"]["git_commit"],
-        commit=environment.describe(result.context)["git_commit"],
-        seconds=round(result.seconds, 3),
-    )
+    return Reproduction(**common, verdict=result.verdict, differences=differences, rounding_differences=rounding,
+                        commit=environment.describe(result.context)["git_commit"], seconds=round(result.seconds, 3))
