@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from theorems.engine import registry
 from theorems.engine.context import Context
 from theorems.engine.runner import run_claim
@@ -95,3 +97,96 @@ def test_an_unimportable_package_is_bad_input(tmp_path, capsys):
         assert main([*command, "--package", "nopaper.claims"]) == 2
         err = capsys.readouterr().err
         assert err == "theorems: error: cannot import claim package 'nopaper.claims': No module named 'nopaper'\n"
+
+
+def example_project(folder: Path, pyproject_extra: str = "", manifest: str | None = None) -> dict[str, str]:
+    """The README's example project in ``folder`` (its pytest configuration extended by
+    ``pyproject_extra``; ``manifest`` replaces claims.toml), with an ordinary test beside it."""
+    files, _ = readme_example()
+    files = {**files, "pyproject.toml": files["pyproject.toml"] + pyproject_extra,
+             "tests/test_ordinary.py": "def test_ordinary():\n    assert True\n"}
+    if manifest is not None:
+        files["claims.toml"] = manifest
+    for path, code in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(code, encoding="utf-8")
+    return files
+
+
+def test_the_gate_runs_whatever_paths_pytest_walks(tmp_path):
+    """The usual layout (testpaths = ["tests"], the manifest at the root, which pytest never
+    walks): the claims are gated all the same, in `pytest` and in `pytest tests`."""
+    files = example_project(tmp_path, 'testpaths = ["tests"]\n')
+    for command in ("python -m pytest -p no:cacheprovider", "python -m pytest -p no:cacheprovider tests"):
+        result = run(tmp_path, command)
+        assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr
+    collected = run(tmp_path, "python -m pytest -p no:cacheprovider --collect-only -q tests")
+    assert "claims.toml::mypaper.lemma1" in collected.stdout, collected.stdout
+
+    (tmp_path / "claims.toml").write_text(files["claims.toml"].replace('"certified"', '"refuted"'), encoding="utf-8")
+    for command in ("python -m pytest -p no:cacheprovider", "python -m pytest -p no:cacheprovider tests"):
+        result = run(tmp_path, command)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "1 failed, 1 passed" in result.stdout and "mypaper.lemma1: expected refuted" in result.stdout
+
+
+@pytest.mark.parametrize("extra, manifest, message", [
+    ('testpaths = ["tests"]\n', "[verdicts\n", "claims.toml is not valid TOML"),
+    ('testpaths = ["tests"]\n', '[verdicts]\n"otherpaper.lemma1" = "certified"\n', "names no claim of mypaper.claims"),
+])
+def test_a_gate_that_cannot_run_stops_the_run_with_one_line(tmp_path, extra, manifest, message):
+    example_project(tmp_path, extra, manifest)
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider tests")
+    assert result.returncode not in (0, 5), result.stdout + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1 and message in errors[0], result.stderr
+
+
+def test_a_configured_manifest_that_does_not_exist_stops_the_run(tmp_path):
+    example_project(tmp_path)
+    (tmp_path / "claims.toml").unlink()
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider tests")
+    assert result.returncode not in (0, 5)
+    assert "gate manifest" in result.stderr and "claims.toml not found" in result.stderr, result.stderr
+
+
+def test_the_plugin_options_run_the_gate_at_other_seeds_and_devices(tmp_path):
+    example_project(tmp_path)
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider --theorems-seed 5 --theorems-seeds 2 "
+                           "--theorems-device cpu")
+    assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider --theorems-seeds 0")
+    assert result.returncode not in (0, 5) and "the number of seeds must be at least 1" in result.stderr
+
+
+def test_gate_finds_the_projects_manifest_and_never_the_suites(tmp_path):
+    example_project(tmp_path)
+    gate = "python -m theorems gate --package mypaper.claims"
+    result = run(tmp_path, gate)  # theorems_manifest = "claims.toml" in its pyproject.toml
+    assert result.returncode == 0 and "against " + str(tmp_path / "claims.toml") in result.stdout, result.stderr
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'mypaper'\n", encoding="utf-8")
+    result = run(tmp_path, gate)  # no setting: claims.toml in the working directory
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "claims.toml").unlink()
+    result = run(tmp_path, gate)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "no gate manifest" in result.stderr
+
+
+def test_a_project_that_asks_for_nothing_keeps_its_own_hypothesis_profile_and_options(tmp_path):
+    (tmp_path / "conftest.py").write_text(
+        "from hypothesis import settings\n"
+        "settings.register_profile('mine', max_examples=7)\n"
+        "settings.load_profile('mine')\n"
+        "def pytest_addoption(parser):\n"
+        "    parser.addoption('--run-slow', action='store_true')\n", encoding="utf-8")
+    (tmp_path / "test_mine.py").write_text(
+        "import pytest\n"
+        "from hypothesis import settings\n"
+        "def test_profile():\n"
+        "    assert settings.default.max_examples == 7 and not settings.default.derandomize\n"
+        "@pytest.mark.slow\n"
+        "def test_slow_runs_unless_this_project_says_otherwise():\n"
+        "    pass\n", encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers = slow: mine\n", encoding="utf-8")
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr

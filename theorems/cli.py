@@ -105,6 +105,57 @@ def default_manifest_path() -> Path:
     return Path(__file__).resolve().parents[1] / MANIFEST_PATH
 
 
+def project_manifest_path(folder: Path) -> Path:
+    """The gate manifest of another project, run from its ``folder``: the ``theorems_manifest``
+    of its pytest configuration there (pytest.ini, pyproject.toml, tox.ini, setup.cfg, in the
+    order pytest reads them; relative to that file), else ``claims.toml`` in ``folder``. Never
+    the suite's own manifest: a foreign package compared with it would fail for no reason
+    or, worse, pass."""
+    configured = _pytest_ini_option(folder, "theorems_manifest")
+    if configured:
+        return folder / configured
+    if (folder / "claims.toml").is_file():
+        return folder / "claims.toml"
+    raise UsageError(f"no gate manifest for --package in {folder}: set theorems_manifest in its pytest "
+                     "configuration, put a claims.toml there, or pass --manifest")
+
+
+def _pytest_ini_option(folder: Path, name: str) -> str | None:
+    """An ini option from the pytest configuration file in ``folder`` (the first of those pytest
+    reads that has a pytest section)."""
+    import configparser
+    import tomllib
+
+    candidates = (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"),
+                  ("setup.cfg", "tool:pytest"))
+    for filename, section in candidates:
+        path = folder / filename
+        if not path.is_file():
+            continue
+        try:
+            if section is None:
+                table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("pytest", {})
+                options = table.get("ini_options") if isinstance(table, dict) else None
+            else:
+                parser = configparser.ConfigParser(interpolation=None)
+                parser.read(path, encoding="utf-8")
+                options = dict(parser[section]) if parser.has_section(section) else None
+        except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as error:
+            raise UsageError(f"cannot read the pytest configuration {path}: {error}") from None
+        if options is None and filename != "pytest.ini":
+            continue  # pytest.ini is the configuration even without a [pytest] section
+        value = (options or {}).get(name)
+        return str(value).strip() if value else None
+    return None
+
+
+def _manifest_path(args) -> Path:
+    """--manifest, else the packages' project manifest (with --package), else the suite's."""
+    if args.manifest:
+        return Path(args.manifest)
+    return project_manifest_path(Path.cwd()) if args.package else default_manifest_path()
+
+
 def _package_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--package", action="append", metavar="MODULE",
                         help="the claims of this package or module (another project's paper; repeatable) "
@@ -142,19 +193,20 @@ def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, 
     return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or ())
 
 
-def _expected_verdicts() -> dict:
+def _expected_verdicts(packages: list[str] | None) -> dict:
+    """The manifest's verdicts for `list` (none when there is no readable manifest)."""
     from .engine.manifest import load_manifest
     from .errors import ManifestError
 
     try:
-        return load_manifest(default_manifest_path())
-    except ManifestError:
+        return load_manifest(project_manifest_path(Path.cwd()) if packages else default_manifest_path())
+    except (ManifestError, UsageError):
         return {}
 
 
 def command_list(args) -> int:
     registered = _selected_claims(args)
-    expected = _expected_verdicts()
+    expected = _expected_verdicts(args.package)
     rows = []
     for claim_id in known_ids(*(args.package or ())):
         entry = catalog().get(claim_id)
@@ -265,7 +317,7 @@ def _benchmarks_in(out: Path) -> dict:
 def command_gate(args) -> int:
     from .engine.manifest import differences, load_manifest, seed_agreement, seeds_after
 
-    path = Path(args.manifest) if args.manifest else default_manifest_path()
+    path = _manifest_path(args)
     expected = load_manifest(path)
     seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
     packaged = _selected_claims(args)
@@ -454,7 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gate", help="run every claim; exit 1 if a verdict differs from the manifest", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ids", nargs="*", metavar="ID", help="gate only these claims (default: every implemented claim)")
-    p.add_argument("--manifest", help="manifest TOML (default tests/claims.toml)")
+    p.add_argument("--manifest", help="manifest TOML (default: tests/claims.toml; with --package, the project's "
+                                      "theorems_manifest ini option, else claims.toml in the working directory)")
     _package_option(p)
     _run_options(p)
     seeds = p.add_mutually_exclusive_group()

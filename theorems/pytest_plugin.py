@@ -1,29 +1,34 @@
 """The suite's pytest plugin, loaded in any project that installs ``theorems`` (the
 ``pytest11`` entry point ``theorems``).
 
-It gives every project the suite's test options: ``--theorems-profile`` (or
-``THEOREMS_PROFILE``; default ci) picks the profile for claim runs and the Hypothesis
-profile of the same name, derandomized so that a test run never flakes; ``--run-large`` and
-``--run-slow`` add the tests marked ``large`` and ``slow``; the markers are registered here.
+A good citizen: in a project that configures nothing it adds options and markers under its
+own names and changes nothing else. Its Hypothesis profiles are registered as
+``theorems-<profile>`` and loaded by no one but who asks (``--hypothesis-profile
+theorems-ci``, or the suite's own conftest.py); claim checks carry their own settings.
 
-A project that gates its own paper names its claim package and manifest, in its pytest
+A project that gates its own paper names its claim packages and manifest, in its pytest
 configuration (ini options ``theorems_package``, ``theorems_manifest``) or on the command
-line (``--theorems-package``, ``--theorems-manifest``). The manifest file then collects one
-test item per claim of the package, marked ``theorem`` and with its check kinds, which runs
-the claim and fails with a readable message when the verdict differs from the manifest or
-the claim has no entry; a manifest entry that names no claim of the package fails too, as in
-``theorems gate``.
+line (``--theorems-package``, ``--theorems-manifest``). Then every pytest run of that project,
+whatever paths it is given or walks, gates the claims: one test item per claim of the
+packages, marked ``theorem`` and with its check kinds, runs the claim (at
+``--theorems-profile``, ``--theorems-seed`` or the ``--theorems-seeds K`` after it, on
+``--theorems-device``, as ``theorems gate`` does) and fails with a readable message when the
+verdict differs from the manifest or the claim has no entry; a manifest entry that names no
+claim of the packages fails too. A gate that cannot run — no manifest file, a malformed one,
+an unimportable package, a manifest naming no claim of the packages — stops the run with one
+line naming the manifest and why (a usage error), never "no tests ran".
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import settings as hypothesis_settings
 
 from .engine import settings
+from .engine.vocabulary import Device
 from .errors import ClaimDefinitionError, ClaimPackageError, ManifestError, SettingError, VerdictMismatch
 
 MARKERS = {
@@ -31,9 +36,6 @@ MARKERS = {
     "symbolic": "the claim has an exact symbolic check (sympy)",
     "randomized": "the claim has a Hypothesis-driven randomized check",
     "certificate": "the claim has an exact-arithmetic certificate (python-flint)",
-    "meta": "runs a deliberately broken variant of a claim, which must come out refuted",
-    "large": "large instances (thousands of rows); run with --run-large",
-    "slow": "long runs beyond the default budget; run with --run-slow",
 }
 
 settings.register_test_profiles()
@@ -43,12 +45,16 @@ def pytest_addoption(parser):
     group = parser.getgroup("theorems", "executable claims (theorems)")
     group.addoption(
         "--theorems-profile",
-        choices=settings.PROFILES,
         default=os.environ.get("THEOREMS_PROFILE", settings.DEFAULT_PROFILE),
-        help="profile for claim runs and Hypothesis (env THEOREMS_PROFILE; default %(default)s)",
+        help=f"profile for claim runs: {', '.join(settings.PROFILES)} (env THEOREMS_PROFILE; default %(default)s)",
     )
-    group.addoption("--run-large", action="store_true", help="also run tests marked large")
-    group.addoption("--run-slow", action="store_true", help="also run tests marked slow")
+    group.addoption("--theorems-seed", default=str(settings.DEFAULT_SEED), metavar="N",
+                    help="run seed of the gated claims (default %(default)s), as `theorems gate --seed`")
+    group.addoption("--theorems-seeds", metavar="K",
+                    help="gate each claim at the K seeds after --theorems-seed, as `theorems gate --seeds`: "
+                         "every seed must give the manifest verdict")
+    group.addoption("--theorems-device", default=Device.AUTO.value, metavar="DEVICE",
+                    help="where torch-based checks of the gated claims run: auto, cpu or cuda (default %(default)s)")
     group.addoption("--theorems-package", action="append", metavar="MODULE",
                     help="claim package (or module) to gate against --theorems-manifest (repeatable; "
                          "overrides the ini option theorems_package)")
@@ -58,26 +64,81 @@ def pytest_addoption(parser):
     parser.addini("theorems_manifest", "gate manifest (TOML) of theorems_package, relative to the ini file")
 
 
+@dataclass(frozen=True)
+class Gate:
+    """What a project configured: its claim packages and manifest, and how to run them."""
+
+    packages: tuple[str, ...]
+    manifest_path: Path
+    manifest: dict  # claim id -> Verdict
+    claims: dict  # claim id -> Claim, the claims of the packages
+    profile: str
+    seeds: tuple[int, ...]
+    device: Device
+
+
+_GATE = pytest.StashKey[Gate | None]()
+
+
 def pytest_configure(config):
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
-    profile = config.getoption("--theorems-profile")
     try:
-        settings.validate_profile(profile)
-    except SettingError:
-        raise pytest.UsageError(f"THEOREMS_PROFILE={profile!r} is not one of {', '.join(settings.PROFILES)}") from None
-    if not config.getoption("hypothesis_profile", None):  # an explicit --hypothesis-profile wins
-        hypothesis_settings.load_profile(profile)
+        settings.validate_profile(config.getoption("--theorems-profile"))
+    except SettingError as error:
+        raise pytest.UsageError(f"theorems: --theorems-profile / THEOREMS_PROFILE: {error}") from None
+    config.stash[_GATE] = configured_gate(config)
 
 
-def pytest_collection_modifyitems(config, items):
-    for marker in ("large", "slow"):
-        if config.getoption(f"--run-{marker}"):
-            continue
-        skip = pytest.mark.skip(reason=f"{marker} test: run with --run-{marker}")
-        for item in items:
-            if item.get_closest_marker(marker):
-                item.add_marker(skip)
+def configured_gate(config) -> Gate | None:
+    """The gate the project configured, checked now so that a gate that cannot run stops
+    the run with one line instead of quietly collecting nothing; None when none is set."""
+    packages = config.getoption("--theorems-package") or config.getini("theorems_package")
+    manifest_option = config.getoption("--theorems-manifest")
+    manifest_ini = config.getini("theorems_manifest")
+    if not packages and not (manifest_option or manifest_ini):
+        return None
+    if not packages:
+        raise pytest.UsageError("theorems: a gate manifest is set (theorems_manifest / --theorems-manifest) but no "
+                                "claim package (ini option theorems_package or --theorems-package)")
+    if manifest_option:
+        path = config.invocation_params.dir / manifest_option
+    elif manifest_ini:
+        path = (config.inipath.parent if config.inipath else config.rootpath) / manifest_ini
+    else:
+        raise pytest.UsageError(f"theorems: packages {', '.join(packages)} are gated but no manifest is set "
+                                "(ini option theorems_manifest or --theorems-manifest)")
+    from .engine.manifest import load_manifest, seeds_after
+    from .engine.registry import claims
+
+    try:
+        seed = settings.validate_seed(config.getoption("--theorems-seed"))
+        count = config.getoption("--theorems-seeds")
+        seeds = tuple(seeds_after(seed, settings.validate_seed_count(count))) if count is not None else (seed,)
+        device = settings.resolve_device(config.getoption("--theorems-device"))
+    except SettingError as error:
+        raise pytest.UsageError(f"theorems: {error}") from None
+    if not path.is_file():
+        raise pytest.UsageError(f"theorems: gate manifest {path} not found (theorems_manifest / --theorems-manifest): "
+                                "the claims of " + ", ".join(packages) + " cannot be gated")
+    try:
+        manifest = load_manifest(path)
+        registered = claims(*packages)
+    except (ManifestError, ClaimPackageError, ClaimDefinitionError) as error:
+        raise pytest.UsageError(f"theorems: {error}") from None
+    if not registered:
+        raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
+    if not manifest.keys() & registered.keys():
+        raise pytest.UsageError(f"theorems: gate manifest {path} names no claim of {', '.join(packages)}")
+    return Gate(tuple(packages), path, manifest, registered, config.getoption("--theorems-profile"), seeds, device)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, which then applies to the claims too
+def pytest_collection_modifyitems(session, config, items):
+    """Collect the gated claims from the configuration, whatever paths this run walked."""
+    gate = config.stash.get(_GATE, None)
+    if gate is not None:
+        items.extend(ManifestFile.from_parent(session, path=gate.manifest_path, gate=gate).collect())
 
 
 @pytest.fixture(scope="session")
@@ -85,94 +146,65 @@ def theorems_profile(pytestconfig):
     return pytestconfig.getoption("--theorems-profile")
 
 
-def gated_packages(config) -> tuple[list[str], Path | None]:
-    """The claim packages and the manifest this run gates (no packages: none)."""
-    packages = config.getoption("--theorems-package") or config.getini("theorems_package")
-    if not packages:
-        return [], None
-    manifest = config.getoption("--theorems-manifest")
-    if manifest:
-        return packages, config.invocation_params.dir / manifest
-    manifest = config.getini("theorems_manifest")
-    if not manifest:
-        raise pytest.UsageError(f"theorems: packages {packages} are gated but no manifest is set "
-                                f"(ini option theorems_manifest or --theorems-manifest)")
-    base = config.inipath.parent if config.inipath else config.rootpath
-    return packages, base / manifest
-
-
-def pytest_collect_file(file_path, parent):
-    packages, manifest = gated_packages(parent.config)
-    if manifest is not None and file_path.resolve() == manifest.resolve():
-        return ManifestFile.from_parent(parent, path=file_path, packages=packages)
-    return None
-
-
 def claim_marks(claim) -> list[pytest.MarkDecorator]:
     """``theorem`` and the kinds of the claim's checks (``pytest -m certificate``)."""
     return [pytest.mark.theorem] + [getattr(pytest.mark, kind) for kind in sorted({c.kind for c in claim.checks})]
 
 
-def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str) -> None:
-    """Run ``claim`` at ``profile`` (default seed, CPU) and raise ``VerdictMismatch`` when its
-    verdict is not the manifest's, or when a refutation comes without a counterexample."""
+def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
+                           seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU) -> None:
+    """Run ``claim`` at ``profile`` at each of ``seeds`` on ``device`` and raise
+    ``VerdictMismatch`` when a verdict is not the manifest's, or when a refutation comes
+    without a counterexample."""
     from .engine.context import Context
     from .engine.runner import run_claim
-    from .engine.vocabulary import Device, Verdict
+    from .engine.vocabulary import Verdict
 
     if claim.id not in manifest:
         raise VerdictMismatch(f"{claim.id} has no entry in {manifest_path}: "
                               f"add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
-    result = run_claim(claim, Context(profile, settings.DEFAULT_SEED, Device.CPU))
-    report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
-    if result.verdict is not manifest[claim.id]:
-        raise VerdictMismatch(f"{claim.id}: expected {manifest[claim.id]} ({manifest_path}), got {result.verdict} "
-                              f"at profile {profile}\n{report}")
-    if result.verdict is Verdict.REFUTED and not any(r.outcome.counterexample for r in result.checks):
-        raise VerdictMismatch(f"{claim.id}: refuted without a counterexample\n{report}")
+    for seed in seeds:
+        result = run_claim(claim, Context(profile, seed, device))
+        report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
+        at = f"at profile {profile}" + (f", seed {seed}" if seeds != (settings.DEFAULT_SEED,) else "")
+        if result.verdict is not manifest[claim.id]:
+            raise VerdictMismatch(f"{claim.id}: expected {manifest[claim.id]} ({manifest_path}), got {result.verdict} "
+                                  f"{at}\n{report}")
+        if result.verdict is Verdict.REFUTED and not any(r.outcome.counterexample for r in result.checks):
+            raise VerdictMismatch(f"{claim.id}: refuted without a counterexample {at}\n{report}")
 
 
 class ManifestFile(pytest.File):
     """The gate manifest of the configured claim packages: one item per claim, and one per
     manifest entry that names no claim of the packages."""
 
-    def __init__(self, *, packages: list[str], **kwargs):
+    def __init__(self, *, gate: Gate, **kwargs):
         super().__init__(**kwargs)
-        self.packages = packages
+        self.gate = gate
 
     def collect(self):
-        from .engine.manifest import load_manifest
-        from .engine.registry import claims
-
-        try:
-            manifest = load_manifest(self.path)
-            registered = claims(*self.packages)
-        except (ManifestError, ClaimPackageError, ClaimDefinitionError) as error:
-            raise self.CollectError(f"theorems: {error}") from None
-        if not registered:
-            raise self.CollectError(f"theorems: no claims registered by {', '.join(self.packages)}")
-        for claim in registered.values():
-            item = ClaimItem.from_parent(self, name=claim.id, claim=claim, manifest=manifest)
+        for claim in self.gate.claims.values():
+            item = ClaimItem.from_parent(self, name=claim.id, claim=claim)
             for mark in claim_marks(claim):
                 item.add_marker(mark)
             yield item
-        for claim_id in sorted(manifest.keys() - registered.keys()):
-            item = ClaimItem.from_parent(self, name=claim_id, claim=None, manifest=manifest)
+        for claim_id in sorted(self.gate.manifest.keys() - self.gate.claims.keys()):
+            item = ClaimItem.from_parent(self, name=claim_id, claim=None)
             item.add_marker(pytest.mark.theorem)
             yield item
 
 
 class ClaimItem(pytest.Item):
-    def __init__(self, *, claim, manifest: dict, **kwargs):
+    def __init__(self, *, claim, **kwargs):
         super().__init__(**kwargs)
         self.claim = claim
-        self.manifest = manifest
 
     def runtest(self):
+        gate = self.parent.gate
         if self.claim is None:
-            raise VerdictMismatch(f"{self.name}: in {self.path} as {self.manifest[self.name]} but not a claim of "
-                                  f"{', '.join(self.parent.packages)}")
-        check_manifest_verdict(self.claim, self.manifest, self.path, self.config.getoption("--theorems-profile"))
+            raise VerdictMismatch(f"{self.name}: in {self.path} as {gate.manifest[self.name]} but not a claim of "
+                                  f"{', '.join(gate.packages)}")
+        check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, VerdictMismatch):

@@ -7,10 +7,11 @@ is the default for tests, checks and reports (minutes on two cores), ``thorough`
 the committed report, ``large`` adds the biggest instances (GPU-sized where a check uses
 torch).
 
-Two kinds of Hypothesis settings live here. A claim's search (``hypothesis_settings``) is
-seeded by its context, so the same run seed gives the same examples; the suite's own test
-runs use the derandomized profiles that ``register_test_profiles`` registers, so that a
-test run never flakes.
+Two kinds of Hypothesis settings live here. A claim's search (``hypothesis_settings``) carries
+all its settings, from Hypothesis' defaults and not from any loaded profile, and is seeded by
+its context, so the same run seed gives the same examples in any project; the suite's own
+test runs use the derandomized profiles that ``register_test_profiles`` registers under the
+suite's own names, so that a test run never flakes.
 """
 
 from __future__ import annotations
@@ -110,7 +111,10 @@ def hypothesis_settings(profile: str, **overrides) -> settings:
     """Settings for one claim's search: reproducible (no example database, seeded by the
     caller's context, so not derandomized), no deadline (exact arithmetic is slow by
     design), shrinking on."""
+    # Every field from Hypothesis' built-in defaults, not from whatever profile the process
+    # loaded: a project's profile must not change a claim's search.
     base = dict(
+        parent=settings.get_profile("default"),
         max_examples=HYPOTHESIS_EXAMPLES[validate_profile(profile)],
         database=None,
         deadline=None,
@@ -124,13 +128,21 @@ def hypothesis_settings(profile: str, **overrides) -> settings:
     return settings(**base)
 
 
+def test_profile_name(profile: str) -> str:
+    """The Hypothesis profile registered for a suite profile: under the suite's own name, so
+    that it never replaces a project's profile of the same name."""
+    return f"theorems-{validate_profile(profile)}"
+
+
 def register_test_profiles() -> None:
-    """Register one Hypothesis profile per suite profile, under the same name, for the
+    """Register one Hypothesis profile per suite profile, ``theorems-<profile>``, for the
     suite's own property tests: derandomized (a test run never flakes), with the profile's
-    example budget, and printing the blob that replays a failure."""
+    example budget, and printing the blob that replays a failure. Registering loads none:
+    the suite's conftest.py loads one for its own tests, anyone else with
+    ``--hypothesis-profile theorems-<profile>``."""
     for name in PROFILES:
         settings.register_profile(
-            name,
+            test_profile_name(name),
             max_examples=HYPOTHESIS_EXAMPLES[name],
             deadline=None,
             derandomize=True,
