@@ -74,7 +74,8 @@ def test_large_profile_adds_the_8192_certificate_and_caps_it_by_memory(monkeypat
     thorough, large = (kr.lemma6_sizes(Context(profile, 0, "cpu")) for profile in ("thorough", "large"))
     assert large[-2:] == [(64, 64), (64, 128)] and large[:-2] == thorough[:-1]
     assert kr.square_factors(16384) == (128, 128)
-    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 2 * kr.CERTIFICATE_BYTES_PER_ENTRY * 4096**2)
+    monkeypatch.setattr(resources, "available_memory_bytes",
+                        lambda device: 2 * kr.CERTIFICATE_BYTES_PER_ENTRY * 4096**2)
     with resources.measured("cpu") as usage:
         capped = kr.lemma6_sizes(Context("large", 0, "cpu", "giannou2023.lemma6", "certificates"))
     assert capped[-1] == (64, 64)
@@ -82,6 +83,7 @@ def test_large_profile_adds_the_8192_certificate_and_caps_it_by_memory(monkeypat
 
 
 def test_large_profile_sizes_grow():
-    float_sizes = {profile: kr.lemma8_sizes(Context(profile, 0, "cpu").by_profile(3, 6, 16, 20)) for profile in ("thorough", "large")}
+    float_sizes = {profile: kr.lemma8_sizes(Context(profile, 0, "cpu").by_profile(3, 6, 16, 20))
+                   for profile in ("thorough", "large")}
     assert set(float_sizes["thorough"]) < set(float_sizes["large"])
     assert kr.remark5_sizes(Context("large", 0, "cpu"))[-1] == (16, 16)

@@ -46,7 +46,10 @@ def test_skeleton_counts_equal_built_sources(method):
     draws = cm.Draws(0)
     skeleton = ab.wide_skeleton(layers, draws) if method == "wide" else ab.deep_skeleton(layers, draws)
     built = build_source(target, "wide" if method == "wide" else "deep", k=1)
-    count = lambda m: (sum(p.numel() for p in m.parameters() if p.requires_grad), sum(p.numel() for p in m.parameters()))
+
+    def count(m):
+        return sum(p.numel() for p in m.parameters() if p.requires_grad), sum(p.numel() for p in m.parameters())
+
     assert count(cm.module_of(skeleton, draws, torch.float64)) == count(built)
 
 

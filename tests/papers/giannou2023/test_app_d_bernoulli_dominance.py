@@ -40,7 +40,8 @@ def test_support_graph_rejects_bad_subsets(subset, message):
         bp.support_graph(subset, 2)
 
 
-@pytest.mark.parametrize("graph, message", [(np.ones(3), "2-D"), (np.full((2, 2), 2), "0/1"), (np.full((2, 2), np.nan), "0/1")])
+@pytest.mark.parametrize("graph, message", [(np.ones(3), "2-D"), (np.full((2, 2), 2), "0/1"),
+                                            (np.full((2, 2), np.nan), "0/1")])
 def test_biadjacency_rejects_bad_graphs(graph, message):
     with pytest.raises(ValueError, match=message):
         bp.left_side_polynomial(graph)
@@ -119,7 +120,7 @@ def _all_signatures(d: int) -> set:
     graphs = ((codes[:, None] >> np.arange(d * d)) & 1).reshape(-1, d, d)
     masks = (graphs << np.arange(d)).sum(axis=2)
     coefficients = bp.left_side_coefficients(bp.histograms(masks, d), d, d)
-    return {(int(e), tuple(int(c) for c in row)) for e, row in zip(graphs.sum(axis=(1, 2)), coefficients)}
+    return {(int(e), tuple(int(c) for c in row)) for e, row in zip(graphs.sum(axis=(1, 2)), coefficients, strict=True)}
 
 
 def _padded(left: flint.fmpz_poly, d: int) -> tuple:
@@ -185,7 +186,8 @@ def test_descartes_bound_is_at_least_the_root_count(coefficients):
 
 
 @QUICK
-@given(_subsets(3), st.fractions(Fraction(1, 50), 1, max_denominator=50), st.sampled_from([Fraction(2), Fraction(1, 3)]))
+@given(_subsets(3), st.fractions(Fraction(1, 50), 1, max_denominator=50),
+       st.sampled_from([Fraction(2), Fraction(1, 3)]))
 def test_dominance_gap_has_the_sign_of_right_minus_left(instance, p, constant):
     d, subset = instance
     left = bp.left_side_polynomial(bp.support_graph(subset, d))

@@ -13,7 +13,8 @@ def test_teacher_sums_its_hidden_units():
 def test_construction_from_the_teacher_is_exact_and_radius_matters():
     row = ae.experiment(3, seed=0, samples=100, steps=5)
     assert row["f2_construction_teacher"] <= 1e-10 * row["label_variance"]
-    assert row["f3_construction_dense"] == row["dense_copy"] or abs(row["f3_construction_dense"] - row["dense_copy"]) < 1e-8
+    assert (row["f3_construction_dense"] == row["dense_copy"]
+            or abs(row["f3_construction_dense"] - row["dense_copy"]) < 1e-8)
     unit = ae.experiment(3, seed=0, samples=100, steps=5, radius_rule="unit ball")
     assert unit["f2_construction_teacher"] > 1e-6
 
@@ -44,7 +45,8 @@ def test_sparse_sources_fall_back_to_the_pseudo_inverse_and_p_one_is_exact():
 
 
 def test_figure_has_one_panel_per_keep_probability():
-    rows = [{"d": d, "p": p, "f1_sgd_bn": 1.0, "f2_construction_teacher": 2.0, "f3_construction_dense": 3.0, "dense_copy": 0.1}
+    rows = [{"d": d, "p": p, "f1_sgd_bn": 1.0, "f2_construction_teacher": 2.0, "f3_construction_dense": 3.0,
+             "dense_copy": 0.1}
             for p in ae.SPARSITIES for d in (4, 8)]
     assert len(ae.figure(rows).axes) == 2
     assert len(ae.figure([{k: v for k, v in r.items() if k != "p"} for r in rows[:2]]).axes) == 1

@@ -7,6 +7,7 @@ Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A.4, App. B, App. C).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 
@@ -108,7 +109,8 @@ def lemma6_checks(variant: str) -> tuple[Check, ...]:
         determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point, lambda size: 2 * size[0] * size[1],
                                 space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in thorough, "
                                 "nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory"),
-        Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant), corroborating=True),
+        Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant),
+              corroborating=True),
     )
 
 
@@ -125,6 +127,12 @@ def draw_law(law: str, rng: np.random.Generator, shape) -> np.ndarray:
     if law == "lognormal":
         return rng.lognormal(0.0, 1.0, shape)
     raise ValueError(f"unknown law {law!r}")
+
+
+def _draw_factor(law: str, rng: np.random.Generator, shape, name: str) -> np.ndarray:
+    """``fill(shape, name)`` of ``khatri_rao_factors`` with every factor drawn from ``law``
+    (bound to ``law`` and ``rng`` by functools.partial)."""
+    return draw_law(law, rng, shape)
 
 
 def exact_khatri_rao_rank(a: np.ndarray, b: np.ndarray) -> int:
@@ -148,8 +156,10 @@ def float_singular_statistics(variant: str):
         for law in FLOAT_LAWS:
             for n, m in sizes:
                 rng = ctx.rng(law, n, m)
-                pairs = [khatri_rao_factors(n, m, lambda shape, name: draw_law(law, rng, shape), variant) for _ in range(draws)]
-                stack = torch.tensor(np.stack([khatri_rao(a, b) for a, b in pairs]), dtype=torch.float64, device=ctx.device)
+                fill = functools.partial(_draw_factor, law, rng)
+                pairs = [khatri_rao_factors(n, m, fill, variant) for _ in range(draws)]
+                stack = torch.tensor(np.stack([khatri_rao(a, b) for a, b in pairs]), dtype=torch.float64,
+                                     device=ctx.device)
                 sv = torch.linalg.svdvals(stack).cpu().numpy()
                 ratio = sv[:, -1] / sv[:, 0]
                 suspicious = np.flatnonzero(ratio < 1e-12)
@@ -169,7 +179,8 @@ def float_singular_statistics(variant: str):
             worst = next(k for k, v in table.items() if v["exactly_singular"])
             return Outcome(Verdict.REFUTED, f"{singular}/{total} float draws are exactly singular (first: {worst})",
                            evidence, counterexample={"cell": worst, "exactly_singular_draws": singular})
-        return Outcome(Verdict.SUPPORTED, f"no exactly singular draw in {total} (laws {', '.join(FLOAT_LAWS)})", evidence)
+        return Outcome(Verdict.SUPPORTED, f"no exactly singular draw in {total} (laws {', '.join(FLOAT_LAWS)})",
+                       evidence)
 
     return run
 
@@ -181,12 +192,14 @@ register(
         hypotheses=("A ∈ R^{n×nm}, B ∈ R^{m×nm} with independent entries from continuous distributions",),
         checks=lemma6_checks("as printed"),
         broken=(
-            Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)", lemma6_checks("B = A"),
+            Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)",
+                   lemma6_checks("B = A"),
                    refuted_by="the fixed size n = 2, m = 1 of the witness and certificate checks (rows 2 and 3 of A⊙A "
                    "coincide) and every float draw at n = m = 2, exactly singular"),
             # Float statistics cannot see these two: a float product u·v is only approximately
             # rank-deficient, and a tall product has no singular square to find.
-            Broken("A of rank n − 1 (the continuous-distribution hypothesis dropped: A = UV)", lemma6_checks("rank-deficient A")[:2],
+            Broken("A of rank n − 1 (the continuous-distribution hypothesis dropped: A = UV)",
+                   lemma6_checks("rank-deficient A")[:2],
                    refuted_by="the fixed size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2"),
             Broken("B with m + 1 rows: A⊙B not square (off by one)", lemma6_checks("B with m+1 rows")[:2],
                    refuted_by="the first size n = m = 1: A⊙B is 2×1"),
@@ -282,7 +295,7 @@ def adversarial_targets(size: int, rng: np.random.Generator) -> dict[str, np.nda
         rng.integers(-5, 6, size=size) + (np.arange(size) == 0) * 11,  # first entry ≥ 6: never zero
         np.where(np.arange(size) == size // 2, 0, 1),
     )
-    return dict(zip(TARGET_KINDS, targets))
+    return dict(zip(TARGET_KINDS, targets, strict=True))
 
 
 def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray, points_mod_p: bool) -> np.ndarray:
@@ -295,7 +308,8 @@ def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray
 
 
 def lemma8_sizes(top: int):
-    return sorted(((n, m) for n in range(1, top + 1) for m in range(1, top + 1) if n * m > 1), key=lambda nm: (nm[0] * nm[1], nm))
+    return sorted(((n, m) for n in range(1, top + 1) for m in range(1, top + 1) if n * m > 1),
+                  key=lambda nm: (nm[0] * nm[1], nm))
 
 
 def refute_singular(rng, n: int, m: int, diagonal: np.ndarray, label: str) -> Outcome | None:
@@ -352,7 +366,8 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
                 if exact_b.solve(w)[i, 0] == 0:
                     return Outcome(Verdict.REFUTED, f"n={n}, m={m}: γ_{i} = 0 exactly for w* = {name}",
                                    {"certified": entries},
-                                   counterexample={"n": n, "m": m, "row": i, "w*": name, "diagonal": to_jsonable(diagonal),
+                                   counterexample={"n": n, "m": m, "row": i, "w*": name,
+                                                   "diagonal": to_jsonable(diagonal),
                                                    "A_C_point": "exact rational solve at the same point"})
                 # A nonzero γ-polynomial vanished modulo p at this point (probability ≤ 2nm/p).
                 return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}: γ_{i} vanished modulo p but not over Q",
@@ -399,12 +414,14 @@ def cofactor_independence(diagonal_kind: str):
                 rows = [int(inverse[i, j]) for inverse in inverses for j in range(size)]
                 ranks.append(flint.nmod_mat(size, size, rows, exact.CERTIFICATE_PRIME).rank())
             if min(ranks) < size:
-                return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}: cofactor evaluations of rank {min(ranks)} < {size}",
+                return Outcome(Verdict.INCONCLUSIVE,
+                               f"n={n}, m={m}: cofactor evaluations of rank {min(ranks)} < {size}",
                                {"certified": entries})
             entries.append({"n": n, "m": m, "D": diagonal_kind, "rows_certified": size})
         return Outcome(
             Verdict.CERTIFIED,
-            f"for every row i and every w* ≠ 0: ⟨(B⁻¹)_i, w*⟩ ≢ 0, {len(entries)} sizes (nm ≤ {entries[-1]['n'] * entries[-1]['m']})",
+            f"for every row i and every w* ≠ 0: ⟨(B⁻¹)_i, w*⟩ ≢ 0, {len(entries)} sizes "
+            f"(nm ≤ {entries[-1]['n'] * entries[-1]['m']})",
             {"sizes": len(entries)},
             certificate={"method": "rank modulo p of [row i of B(x_k)⁻¹]_k over nm points uniform on [0, p) equals nm",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
@@ -432,11 +449,13 @@ def float_gamma_statistics(adapt_target: bool):
                 rng = ctx.rng(law, n, m)
                 size = n * m
                 a, c = draw_law(law, rng, (draws, n, size)), draw_law(law, rng, (draws, m, size))
-                diagonal = 10.0 ** rng.uniform(-8, 8, size=(draws, 1, size)) * rng.choice([-1.0, 1.0], size=(draws, 1, size))
+                diagonal = (10.0 ** rng.uniform(-8, 8, size=(draws, 1, size))
+                            * rng.choice([-1.0, 1.0], size=(draws, 1, size)))
                 unscaled = np.stack([khatri_rao(a[k], c[k]) for k in range(draws)])
                 b = np.stack([khatri_rao(a[k] * diagonal[k], c[k]) for k in range(draws)])
                 w = b[:, :, 0].copy() if adapt_target else np.eye(size)[[0] * draws]
-                gamma = torch.linalg.solve(torch.tensor(b, device=ctx.device), torch.tensor(w, device=ctx.device)).cpu().numpy()
+                gamma = torch.linalg.solve(torch.tensor(b, device=ctx.device),
+                                           torch.tensor(w, device=ctx.device)).cpu().numpy()
                 cond = torch.linalg.cond(torch.tensor(unscaled, device=ctx.device)).cpu().numpy()
                 scaled = np.abs(gamma * diagonal[:, 0, :])
                 tolerance = 1e3 * np.finfo(float).eps * cond[:, None] * scaled.max(axis=1, keepdims=True)
@@ -451,11 +470,13 @@ def float_gamma_statistics(adapt_target: bool):
                     "suspicious": len(suspicious), "exact_zeros": len(exact_zeros)}
                 if exact_zeros:
                     k, i = exact_zeros[0]
-                    return Outcome(Verdict.REFUTED, f"{law}, n={n}, m={m}: γ_{i} = 0 exactly ({len(exact_zeros)} zero entries)",
+                    return Outcome(Verdict.REFUTED,
+                                   f"{law}, n={n}, m={m}: γ_{i} = 0 exactly ({len(exact_zeros)} zero entries)",
                                    {"cells": table}, counterexample={"law": law, "n": n, "m": m, "row": int(i),
                                                                     "B": to_jsonable(b[k]), "w*": to_jsonable(w[k])})
         return Outcome(Verdict.SUPPORTED, f"no zero γ entry among {total} (w* = e_1, D over 16 decades); "
-                       f"{suspicious_total} near-zero entries re-solved exactly", {"draws_per_cell": draws, "cells": table})
+                       f"{suspicious_total} near-zero entries re-solved exactly",
+                       {"draws_per_cell": draws, "cells": table})
 
     return run
 
@@ -514,11 +535,12 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
                 monomials = sorted({monomial for cofactor in cofactors for monomial in cofactor})
                 rank = sympy.Matrix([[cofactor.get(x, 0) for x in monomials] for cofactor in cofactors]).rank()
                 if rank < n * m:
-                    return Outcome(Verdict.REFUTED, f"n={n}, m={m}, row {i + 1}: the cofactors R_r are linearly dependent "
-                                   f"(rank {rank} < {n * m}): some fixed w* ≠ 0 makes γ_{i + 1} ≡ 0",
+                    return Outcome(Verdict.REFUTED, f"n={n}, m={m}, row {i + 1}: the cofactors R_r are linearly "
+                                   f"dependent (rank {rank} < {n * m}): some fixed w* ≠ 0 makes γ_{i + 1} ≡ 0",
                                    {"certified": certified}, counterexample={**where, "cofactor_rank": rank})
             certified.append({"n": n, "m": m, "rows": n * m})
-        return Outcome(Verdict.CERTIFIED, f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
+        return Outcome(Verdict.CERTIFIED,
+                       f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
                        "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
                        {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
                         "cofactors' coefficient matrix over Q"})
@@ -529,11 +551,14 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
 def lemma8_checks(diagonal_kind: str = "cycle", adapt_target: bool = False) -> tuple[Check, ...]:
     return (
         Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
-              symbolic_cramer(diagonal_with_a_zero if diagonal_kind == "with a zero" else symbolic_diagonal, adapt_target)),
-        Check("γ ≢ 0 for unit and adversarial w* (certificate)", "certificate", gamma_certificates(diagonal_kind, adapt_target)),
+              symbolic_cramer(diagonal_with_a_zero if diagonal_kind == "with a zero" else symbolic_diagonal,
+                              adapt_target)),
+        Check("γ ≢ 0 for unit and adversarial w* (certificate)", "certificate",
+              gamma_certificates(diagonal_kind, adapt_target)),
         Check("every w* ≠ 0: cofactor independence (certificate)", "certificate",
               cofactor_independence("random nonzero" if diagonal_kind == "cycle" else diagonal_kind)),
-        Check("γ has no zero entry (float statistics)", "randomized", float_gamma_statistics(adapt_target), corroborating=True),
+        Check("γ has no zero entry (float statistics)", "randomized", float_gamma_statistics(adapt_target),
+              corroborating=True),
     )
 
 
@@ -553,7 +578,8 @@ register(
             Broken("w* = B e_1 chosen after B (not fixed): catches a check blind to the order of quantifiers",
                    (ADAPTED[0], ADAPTED[1], ADAPTED[3]),
                    refuted_by="n = 1, m = 2 (the first size every replaced check visits): B⁻¹ B e_1 = e_1, so γ_2 = 0 "
-                   "for every A, C — symbolically, at the certificate's point, and in every float draw (re-solved exactly)"),
+                   "for every A, C — symbolically, at the certificate's point, and in every float draw "
+                   "(re-solved exactly)"),
             # Dropped hypothesis "D has nonzero elements": then B is singular.
             Broken("D with a zero diagonal entry: catches a check that never looks at D",
                    ZERO_IN_D[:3],
@@ -797,7 +823,8 @@ def prop1_checks(fold, with_eps: bool = True) -> tuple[Check, ...]:
     return (
         symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), (2, 2), (3, 2)],
                           prop1_symbolic_sides(fold), describe_case=lambda case: f"d_out={case[0]}, d_in={case[1]}"),
-        property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(), batchnorm_statement(fold, with_eps),
+        property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(),
+                        batchnorm_statement(fold, with_eps),
                         space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
                         classify=lambda layer: f"{layer['mode']}/{layer['law']}",
                         describe=lambda layer: to_jsonable(layer), pinned=[PINNED_LAYER]),

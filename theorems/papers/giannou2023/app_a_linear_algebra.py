@@ -61,7 +61,7 @@ def kron_chain_sides(kron_factor: Callable[[np.ndarray, np.ndarray], np.ndarray]
         a = [symbols_matrix(f"a{i}", a_dims[i], a_dims[i + 1]) for i in range(k)]
         b = [symbols_matrix(f"b{i}", b_dims[i], b_dims[i + 1]) for i in range(k)]
         lhs = np.kron(exact_matmul(*a), exact_matmul(*b))
-        rhs = exact_matmul(*(kron_factor(ai, bi) for ai, bi in zip(a, b)))
+        rhs = exact_matmul(*(kron_factor(ai, bi) for ai, bi in zip(a, b, strict=True)))
         return sympy.Matrix(lhs), sympy.Matrix(rhs)
 
     return build
@@ -114,7 +114,8 @@ register(
         ),
         notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
         "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
-        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough and large profiles) and k = 3 with 2×2 factors.",
+        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough and large profiles) "
+        "and k = 3 with 2×2 factors.",
     )
 )
 
@@ -135,7 +136,9 @@ def kr_kron_sides(kron_factor):
         p, q, r, s, n = case
         a, c = symbols_matrix("a", p, q), symbols_matrix("c", q, n)
         b, d = symbols_matrix("b", r, s), symbols_matrix("d", s, n)
-        return sympy.Matrix(khatri_rao(exact_matmul(a, c), exact_matmul(b, d))), sympy.Matrix(exact_matmul(kron_factor(a, b), khatri_rao(c, d)))
+        left = sympy.Matrix(khatri_rao(exact_matmul(a, c), exact_matmul(b, d)))
+        right = sympy.Matrix(exact_matmul(kron_factor(a, b), khatri_rao(c, d)))
+        return left, right
 
     return build
 
@@ -231,10 +234,12 @@ register(
         source=f"{SOURCE}, App. A.3, Lemma 4 (main text Lemma 1)",
         hypotheses=("C ∈ R^{n×nm}, X ∈ R^{nm×nm} diagonal, B ∈ R^{nm×m}, W* ∈ R^{n×m}; vec row-major",),
         checks=lemma4_checks(row_major_vec),
-        broken=(Broken("column-major vec instead of row-major (the other common convention)", lemma4_checks(column_major_vec),
+        broken=(Broken("column-major vec instead of row-major (the other common convention)",
+                       lemma4_checks(column_major_vec),
                        refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree)"),),
         notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
-        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 (≤ 3 from the ci profile, ≤ 4 large). "
+        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 "
+        "(≤ 3 from the ci profile, ≤ 4 large). "
         "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
         "the appendix's C ∈ R^{n×nm} is checked.",
     )
@@ -299,7 +304,8 @@ def rkc_statement(predict: Callable[[int, int, int], str]):
         predicted, actual = predict(rank_a, rank_ab, a.shape[1]), solution_count_by_witness(a, b)
         if predicted == actual:
             return None
-        return f"rank A = {rank_a}, rank [A|b] = {rank_ab}, n = {a.shape[1]}: predicted {predicted}, witnesses show {actual}"
+        return (f"rank A = {rank_a}, rank [A|b] = {rank_ab}, n = {a.shape[1]}: "
+                f"predicted {predicted}, witnesses show {actual}")
 
     return prop
 
@@ -332,7 +338,8 @@ register(
         hypotheses=("A ∈ R^{m×n}, x ∈ R^n, b ∈ R^m (printed: b ∈ R^n)",),
         checks=thm7_checks(rkc_prediction),
         broken=(Broken("unique solution iff rank = n − 1 (off by one)", thm7_checks(_off_by_one_rkc),
-                       refuted_by="the pinned system A = [[1]], b = [1]: rank 1 = n, one solution, predicted infinitely many"),),
+                       refuted_by="the pinned system A = [[1]], b = [1]: rank 1 = n, one solution, "
+                                  "predicted infinitely many"),),
         notes="Each predicted case is compared with a solution count proven by witnesses checked by exact "
         "multiplication (a solution, a Fredholm vector y with yᵀA = 0 and yᵀb ≠ 0, a kernel vector, or a left "
         "inverse). Rational data are covered by integer data up to scaling. Typo noted: the theorem prints "
@@ -350,9 +357,11 @@ def full_rank_pairs(draw):
     from null(A) so that every intersection dimension occurs."""
     m = draw(st.integers(2, 5))
     n, l = draw(st.integers(1, m - 1)), draw(st.integers(1, m - 1))
-    a = draw(matrices(n, m, kinds=("integer", "sparse", "structured")).filter(lambda x: exact.rank_exact(x) == x.shape[0]))
+    a = draw(matrices(n, m, kinds=("integer", "sparse", "structured"))
+             .filter(lambda x: exact.rank_exact(x) == x.shape[0]))
     kernel, nullity = exact.fmpz_matrix(a).nullspace()
-    kernel = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(m)], dtype=np.int64).reshape(m, nullity)
+    kernel = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(m)],
+                      dtype=np.int64).reshape(m, nullity)
     shared = draw(st.integers(0, min(l, nullity)))
     rest = draw(matrices(m, l - shared, kinds=("integer", "sparse")))
     b = np.hstack([kernel[:, :shared], rest])
@@ -452,9 +461,10 @@ register(
             "Fact 1 holds; Remark 4's claim that its condition is also necessary is false whenever l > n: A = [1 0 0], "
             "B = [e_1 e_2] give AB = [1 0] of full rank 1 although e_2 ∈ null(A) ∩ col(B). Remark 4's own last "
             "sentence ('the same argument through the left nullspace and the row space') supplies the repair — use "
-            "null(A) ∩ col(B) when l ≤ n and null(Bᵀ) ∩ col(Aᵀ) when n ≤ l — and that two-sided reading is supported. "
-            "The only later use (proof of Thm 9, Eq. (55)–(56)) needs the sufficient direction for a square product and "
-            "concludes full rank from Remark 5, so nothing rests on the false necessity for l > n.",
+            "null(A) ∩ col(B) when l ≤ n and null(Bᵀ) ∩ col(Aᵀ) when n ≤ l — "
+            "and that two-sided reading is supported. "
+            "The only later use (proof of Thm 9, Eq. (55)–(56)) needs the sufficient direction for a square "
+            "product and concludes full rank from Remark 5, so nothing rests on the false necessity for l > n.",
             corrected=("giannou2023.fact1.corrected",),
         ),
         notes="Intersection dimensions are computed independently of rank(AB), from a kernel basis of A. "
@@ -481,7 +491,8 @@ register(
             # The realistic near-miss: Remark 4 as printed, one condition for both regimes.
             Broken("Remark 4 as printed: null(A) ∩ col(B) = {0} necessary also when l > n",
                    (fact1_checks(min, trivial_intersection)[1],),
-                   refuted_by="the pinned WIDE_PAIR A = [1 0 0], B = [e_1 e_2]: AB = [1 0] has full rank, e_2 ∈ null(A) ∩ col(B)"),
+                   refuted_by="the pinned WIDE_PAIR A = [1 0 0], B = [e_1 e_2]: AB = [1 0] has full rank, "
+                              "e_2 ∈ null(A) ∩ col(B)"),
         ),
         notes="The same searches as giannou2023.fact1, with the necessity condition chosen by regime.",
     )

@@ -147,14 +147,15 @@ def hidden_switching_points(layers, plan, method, radius=1) -> np.ndarray:
 def gamma_zero_report(plan, layers) -> str | None:
     """Thm 9 / Lemma 8 in action: every tuned Γ of a block fed a nonzero column block of W*
     has only nonzero entries."""
-    for index, (block, layer) in enumerate(zip(plan, layers)):
+    for index, (block, layer) in enumerate(zip(plan, layers, strict=True)):
         count = len(block.weights)
         padded = cm.zeros_like_field((layer.weight.shape[0], count * block.k), True)
         padded[:, :layer.weight.shape[1]] = layer.weight
         for i in range(count):
             chunk = padded[:, block.order[i] * block.k:(block.order[i] + 1) * block.k]
             if np.any(chunk != 0) and np.any(block.gammas[i] == 0):
-                return f"target layer {index}, block {i + 1}: a tuned Γ entry is 0 although its column block of W* is nonzero"
+                return (f"target layer {index}, block {i + 1}: a tuned Γ entry is 0 "
+                        "although its column block of W* is nonzero")
     return None
 
 
@@ -178,7 +179,8 @@ def deep_impossibility(layers, draw, k: int) -> str | None:
 
 # ---------------------------------------------------------------- checks
 
-def exact_check(name: str, method: str, instances, recipe: cm.Recipe = cm.DEFAULT, gamma_nonzero: bool = False) -> Check:
+def exact_check(name: str, method: str, instances, recipe: cm.Recipe = cm.DEFAULT,
+                gamma_nonzero: bool = False) -> Check:
     """Certify f ≡ g on ‖x‖ ≤ 1 in rational arithmetic for each instance (widths, kind, options)."""
 
     def run(ctx: Context) -> Outcome:
@@ -195,8 +197,9 @@ def exact_check(name: str, method: str, instances, recipe: cm.Recipe = cm.DEFAUL
                     if method == "deep" and not options.get("reorder", True):
                         proof = deep_impossibility(layers, draw, options["k"])
                         if proof:
+                            target_weight = fraction_array(layers[-1].weight).astype(str).tolist()
                             return Outcome(Verdict.REFUTED, f"{label}: {proof}", {"certified": certified},
-                                           counterexample={"instance": label, "target": fraction_array(layers[-1].weight).astype(str).tolist(),
+                                           counterexample={"instance": label, "target": target_weight,
                                                            "reason": proof})
                     failure = f"construction failed: {error}"
                     continue
@@ -226,8 +229,8 @@ def exact_check(name: str, method: str, instances, recipe: cm.Recipe = cm.DEFAUL
                                counterexample={"instance": label, "reason": failure})
         return Outcome(Verdict.CERTIFIED, f"f ≡ g proved exactly over Q for {len(certified)} instances",
                        {"instances": certified}, certificate={
-                           "method": "flint fmpq solves; per target layer: realized affine form == (W*, b*) exactly and "
-                                     "every hidden pre-activation ≥ 0 on the domain (ℓ1/ℓ∞ bound, exact)",
+                           "method": "flint fmpq solves; per target layer: realized affine form == (W*, b*) exactly "
+                                     "and every hidden pre-activation ≥ 0 on the domain (ℓ1/ℓ∞ bound, exact)",
                            "frozen_weights": "integers in [−999, 999] from ctx.rng(instance, attempt)"})
 
     return Check(name, "certificate", run)
@@ -278,7 +281,8 @@ def float_check(name: str, method: str, widths_strategy, options_of, recipe: cm.
     def strategy(ctx: Context):
         return st.tuples(widths_strategy(ctx), st.sampled_from(kinds), st.integers(0, 2**20))
 
-    return property_search(name, strategy, prop, space="targets of several kinds; random, sphere and ReLU-switching points",
+    return property_search(name, strategy, prop,
+                           space="targets of several kinds; random, sphere and ReLU-switching points",
                            classify=lambda e: [e[1], f"depth {len(e[0]) - 1}", f"d = {e[0][0]}"], pinned=list(pinned),
                            examples=lambda ctx: ctx.by_profile(6, 25, 200, 400))
 
@@ -293,11 +297,13 @@ def widths(d_values, depths=(1,)):
 
 def lemma7_instances(ctx: Context):
     top = ctx.by_profile(2, 3, 4)
-    return [((d, d), kind, {"relu_last": True}) for d in range(1, top + 1) for kind in ("integer", "rank one", "sparse")]
+    return [((d, d), kind, {"relu_last": True})
+            for d in range(1, top + 1) for kind in ("integer", "rank one", "sparse")]
 
 
 def thm8_instances(ctx: Context):
-    shapes = ctx.by_profile([(2, 2, 2)], [(2, 2, 2), (2, 2, 2, 2), (3, 3, 3)], [(2, 2, 2), (2, 2, 2, 2), (3, 3, 3), (3, 3, 3, 3)])
+    shapes = ctx.by_profile([(2, 2, 2)], [(2, 2, 2), (2, 2, 2, 2), (3, 3, 3)],
+                            [(2, 2, 2), (2, 2, 2, 2), (3, 3, 3), (3, 3, 3, 3)])
     return [(shape, kind, {}) for shape in shapes for kind in ("integer", "large norm")]
 
 
@@ -313,19 +319,21 @@ FLOAT_CHECK = "float64 equivalence of the torch source"
 def wide_checks(recipe: cm.Recipe, instances, depths) -> tuple[Check, ...]:
     return (exact_check(EXACT_CHECK, "wide", instances, recipe),
             float_check(FLOAT_CHECK, "wide",
-                        widths(lambda ctx: ctx.by_profile([2, 3], [2, 3, 4], [2, 3, 4, 6], [2, 3, 4, 6, 16, 32]), depths),
+                        widths(lambda ctx: ctx.by_profile([2, 3], [2, 3, 4], [2, 3, 4, 6], [2, 3, 4, 6, 16, 32]),
+                               depths),
                         lambda widths_, seed: {}, recipe, pinned=PINNED_WIDE))
 
 
 def wide_broken(instances, depths) -> tuple[Broken, ...]:
     return (
         Broken("hidden width one short (d² − 1)", wide_checks(ONE_SHORT, instances, depths),
-               refuted_by="the first exact instance (d = 1: width 0, or d = 2 integer target): the Khatri–Rao system is "
-                          "overdetermined and inconsistent over Q; float: pinned (2, 2) integer target, seed 7"),
+               refuted_by="the first exact instance (d = 1: width 0, or d = 2 integer target): the Khatri–Rao system "
+                          "is overdetermined and inconsistent over Q; float: pinned (2, 2) integer target, seed 7"),
         Broken("linearizing shift dropped (β = 0 in the hidden layer)", wide_checks(NO_SHIFT, instances, depths),
                refuted_by="exact: the rational point −G_j/‖G_j‖₁ switching a hidden ReLU off in the first instance; "
                           "float: pinned (2, 2) integer target, seed 7, at its switching points"),
-        Broken("column-major vec paired with the row-major Khatri–Rao system", wide_checks(COLUMN_VEC, instances, depths),
+        Broken("column-major vec paired with the row-major Khatri–Rao system",
+               wide_checks(COLUMN_VEC, instances, depths),
                refuted_by="the exact (2, 2) integer instance and the pinned float (2, 2) integer target, seed 7 "
                           "(W* not symmetric, so the transposed reading differs)"),
     )
@@ -385,10 +393,11 @@ register(Claim(
                 "source: four random layers, widths r·d, r, d·r, d, normalization scales and shifts tuned", "‖x‖₂ ≤ 1"),
     checks=cor2_checks(cm.DEFAULT),
     broken=(Broken("first hidden width one short (r·d − 1)", cor2_checks(ONE_SHORT),
-                   refuted_by="the first exact instance (d = 3, r = 1 rank-one target) and the pinned float (3, 3) rank-one "
-                              "target, seed 5: the r·d − 1 column system is inconsistent"),
+                   refuted_by="the first exact instance (d = 3, r = 1 rank-one target) and the pinned float (3, 3) "
+                              "rank-one target, seed 5: the r·d − 1 column system is inconsistent"),
             Broken("linearizing shifts dropped", cor2_checks(NO_SHIFT),
-                   refuted_by="the rational switching point of the first exact instance; pinned float (3, 3) rank-one target, seed 5"),),
+                   refuted_by="the rational switching point of the first exact instance; "
+                              "pinned float (3, 3) rank-one target, seed 5"),),
     notes="W* = A*B* by an exact rank factorization (pivot columns and rref over Q; truncated SVD in float64). The "
           "first two layers realize B*x + c with c = ‖B*‖₁-rows + 1 so that the ReLU after them stays on (the proof "
           "'considers as x the output B*x', which a ReLU would clip); the last two realize A*(·) + b* − A*c.",
@@ -412,40 +421,45 @@ def thm9_checks(reorder: bool, recipe: cm.Recipe = cm.DEFAULT) -> tuple[Check, .
     def deep_widths(ctx):
         # large stops at d = 6: with k = 1 the chain W_out Γ_K W_K ⋯ of d/k blocks loses conditioning geometrically
         # (float64 condition ≈ 1e11 at d = 6, above the 1e13 cut-off from d ≈ 8–10 on); exact runs have no such limit
-        return st.tuples(st.sampled_from(ctx.by_profile([2, 3], [2, 3, 4], [2, 3, 4, 5], [2, 3, 4, 5, 6])), st.sampled_from((1, 2))).map(
-            lambda t: (t[0],) * (t[1] + 1))
+        return st.tuples(st.sampled_from(ctx.by_profile([2, 3], [2, 3, 4], [2, 3, 4, 5], [2, 3, 4, 5, 6])),
+                         st.sampled_from((1, 2))).map(lambda t: (t[0],) * (t[1] + 1))
 
     def options_of(widths_, seed):
         return {"k": 1 + seed % widths_[0], "reorder": reorder}
 
-    return (exact_check("exact equivalence and nonzero Γ over Q", "deep", thm9_instances(reorder), recipe, gamma_nonzero=True),
+    return (exact_check("exact equivalence and nonzero Γ over Q", "deep", thm9_instances(reorder), recipe,
+                        gamma_nonzero=True),
             float_check(FLOAT_CHECK, "deep", deep_widths, options_of, recipe,
                         pinned=[((2, 2), "zero last column block", 0), ((3, 3), "integer", 4)]))
 
 
-THM9_NOTE = ("Consistent reading: L_1 = Γ_1W_1A_1z_1 + β_1 (printed W_1z_1 does not compose); input zero-padded to ⌈d/k⌉k; "
-             "blocks solved from the last to the first, as in the proof's induction; β_1..β_{K−1} keep the ReLUs on "
-             "(from the affine forms of the L_i, so shifts do not compound), β_K (no ReLU before W_out) absorbs the "
-             "constants and the target bias. Numerically the k = 1 end is fragile: the block systems multiply ⌈d/k⌉ "
-             "factors Γ_jW_j, and at d = 8, k = 1 their condition reaches 1e12–1e14 (float64 error ~1e-6, or a "
-             "ConstructionFailed), against ~1e4 for k ≥ d/2; exact runs are unaffected.")
+THM9_NOTE = ("Consistent reading: L_1 = Γ_1W_1A_1z_1 + β_1 (printed W_1z_1 does not compose); input zero-padded to "
+             "⌈d/k⌉k; blocks solved from the last to the first, as in the proof's induction; β_1..β_{K−1} keep the "
+             "ReLUs on (from the affine forms of the L_i, so shifts do not compound), β_K (no ReLU before W_out) "
+             "absorbs the constants and the target bias. Numerically the k = 1 end is fragile: the block systems "
+             "multiply ⌈d/k⌉ factors Γ_jW_j, and at d = 8, k = 1 their condition reaches 1e12–1e14 (float64 error "
+             "~1e-6, or a ConstructionFailed), against ~1e4 for k ≥ d/2; exact runs are unaffected.")
 
 register(Claim(
     id="giannou2023.thm9",
     source=f"{SOURCE}, App. C, Thm 9 (restating Thm 2), Remark 9, Lemma 8",
-    hypotheses=("target g of depth l, width d, ‖W*_i‖ ≤ 1", "blocks of width dk, ⌈d/k⌉ per target layer, skip inputs A_i z_i",
+    hypotheses=("target g of depth l, width d, ‖W*_i‖ ≤ 1",
+                "blocks of width dk, ⌈d/k⌉ per target layer, skip inputs A_i z_i",
                 "every k ∈ [d]", "chunks fed in the printed order z_i = S_i z"),
     checks=thm9_checks(reorder=False),
     broken=(Broken("block width one short (dk − 1)", thm9_checks(False, ONE_SHORT),
-                   refuted_by="the pinned exact instance d = 2, k = 1 and the pinned float (3, 3) integer target, seed 4"),),
-    notes=THM9_NOTE + " As printed the theorem fails for targets whose LAST column block W*S_⌈d/k⌉ᵀ is zero while W* ≠ 0: "
-          "the base step solves W_out Γ_K W_K A_K = 0, whose only solution is Γ_K = 0 (the proof applies Lemma 8, which "
-          "needs w* ≠ 0), and then every earlier block is multiplied by Γ_K = 0. Since ∂f/∂z_K = W_out Γ_K W_K A_K for "
-          "any shifts, no choice of normalization parameters helps. Minimal case d = 2, k = 1, W* = [[a, 0], [b, 0]].",
+                   refuted_by="the pinned exact instance d = 2, k = 1 "
+                              "and the pinned float (3, 3) integer target, seed 4"),),
+    notes=THM9_NOTE + " As printed the theorem fails for targets whose LAST column block W*S_⌈d/k⌉ᵀ is zero while "
+          "W* ≠ 0: the base step solves W_out Γ_K W_K A_K = 0, whose only solution is Γ_K = 0 (the proof applies "
+          "Lemma 8, which needs w* ≠ 0), and then every earlier block is multiplied by Γ_K = 0. Since "
+          "∂f/∂z_K = W_out Γ_K W_K A_K for any shifts, no choice of normalization parameters helps. Minimal case "
+          "d = 2, k = 1, W* = [[a, 0], [b, 0]].",
     erratum=Erratum("as-printed",
-                    "Thm 9 'any target' fails when the last column block of W* is zero (Γ_K is forced to 0, cutting off "
-                    "every earlier block; the proof applies Lemma 8 to vec(W*_i) without w* ≠ 0). Feeding the zero "
-                    "column blocks to the first blocks (a choice of the chunk order) repairs it; nothing later relies on Thm 9.",
+                    "Thm 9 'any target' fails when the last column block of W* is zero (Γ_K is forced to 0, cutting "
+                    "off every earlier block; the proof applies Lemma 8 to vec(W*_i) without w* ≠ 0). Feeding the zero "
+                    "column blocks to the first blocks (a choice of the chunk order) repairs it; nothing later relies "
+                    "on Thm 9.",
                     corrected=("giannou2023.thm9.corrected",)),
     depends_on=("giannou2023.lemma8", "giannou2023.remark5"),
 ))
@@ -454,16 +468,18 @@ register(Claim(
     id="giannou2023.thm9.corrected",
     variant_of="giannou2023.thm9",
     label="Thm 9, zero column blocks first",
-    statement="With the input chunks ordered so that chunks on which W* vanishes feed the first blocks, the skip-connected "
-              "source of width dk realizes every target on ‖x‖ ≤ 1 for every k ∈ [d], and every tuned Γ of a block fed a "
-              "nonzero column block has only nonzero entries (Lemma 8).",
+    statement="With the input chunks ordered so that chunks on which W* vanishes feed the first blocks, the "
+              "skip-connected source of width dk realizes every target on ‖x‖ ≤ 1 for every k ∈ [d], and every tuned Γ "
+              "of a block fed a nonzero column block has only nonzero entries (Lemma 8).",
     source=f"{SOURCE}, App. C, Thm 9 with the chunk order repaired",
     hypotheses=("target g of depth l and width d", "blocks of width dk, ⌈d/k⌉ per target layer", "every k ∈ [d]"),
     checks=thm9_checks(reorder=True),
     broken=(Broken("block width one short (dk − 1)", thm9_checks(True, ONE_SHORT),
-                   refuted_by="the pinned exact instance d = 2, k = 1 (zero last block) and the pinned float (2, 2) target, seed 0"),
+                   refuted_by="the pinned exact instance d = 2, k = 1 (zero last block) "
+                              "and the pinned float (2, 2) target, seed 0"),
             Broken("linearizing shifts dropped", thm9_checks(True, NO_SHIFT),
-                   refuted_by="the rational switching point of the pinned exact d = 2, k = 1 instance; pinned float targets"),),
+                   refuted_by="the rational switching point of the pinned exact d = 2, k = 1 instance; "
+                              "pinned float targets"),),
     notes=THM9_NOTE,
     depends_on=("giannou2023.lemma8", "giannou2023.remark5"),
 ))
@@ -508,16 +524,19 @@ def count_statement(trainable_order, total_order, bound: float = 4.0):
         source = cm.module_of(built, draws, torch.float64)
         trainable = sum(p.numel() for p in source.parameters() if p.requires_grad)
         total = sum(p.numel() for p in source.parameters())
-        for name, count, order in (("trainable", trainable, trainable_order(d, depth)), ("total", total, total_order(d, depth))):
+        for name, count, order in (("trainable", trainable, trainable_order(d, depth)),
+                                   ("total", total, total_order(d, depth))):
             if not order / bound <= count <= bound * order:
-                return f"{method}, d = {d}, l = {depth}: {name} parameters {count} vs stated order {order} (ratio {count / order:.2f})"
+                return (f"{method}, d = {d}, l = {depth}: {name} parameters {count} vs stated order {order} "
+                        f"(ratio {count / order:.2f})")
         return None
 
     return property_search(
         "parameter counts vs stated orders",
         lambda ctx: st.tuples(st.sampled_from(ctx.by_profile([4, 8, 16], [4, 8, 16], [4, 8, 16, 24], [4, 8, 16, 32])),
                               st.integers(1, 3), st.sampled_from(("wide", "deep k=1"))),
-        prop, space="4 ≤ d ≤ 16 (32 at large), l ≤ 3, wide and deep (k = 1) source architectures as torch modules (constructions.module_of)",
+        prop, space="4 ≤ d ≤ 16 (32 at large), l ≤ 3, wide and deep (k = 1) source architectures as torch modules "
+                    "(constructions.module_of)",
         classify=lambda e: [e[2], f"d = {e[0]}"], pinned=[(16, 1, "wide"), (16, 1, "deep k=1")],
         examples=lambda ctx: ctx.by_profile(8, 20, 60))
 
@@ -525,16 +544,17 @@ def count_statement(trainable_order, total_order, bound: float = 4.0):
 register(Claim(
     id="giannou2023.remark1",
     source=f"{SOURCE}, Remark 1 and the paragraph after Thm 2",
-    hypotheses=("sources built for depth-l, width-d targets", "trainable = BatchNorm weight and bias; total = all parameters"),
+    hypotheses=("sources built for depth-l, width-d targets",
+                "trainable = BatchNorm weight and bias; total = all parameters"),
     checks=(count_statement(lambda d, l: d * d * l, lambda d, l: d ** 3 * l),),
     broken=(Broken("trainable parameters of order d·l (width, not width²)",
                    (count_statement(lambda d, l: d * l, lambda d, l: d ** 3 * l),),
                    refuted_by="the pinned wide source for d = 16, l = 1: 2(d² + d) = 544 trainable vs 4·16"),
             Broken("total parameters of order d²l", (count_statement(lambda d, l: d * d * l, lambda d, l: d * d * l),),
                    refuted_by="the pinned wide source for d = 16, l = 1: 2d³ + … = 8 992 parameters vs 4·256"),),
-    notes="Counts are read off the built torch modules (requires_grad parameters vs all parameters, frozen Linear biases "
-          "included). Wide (Thm 8): trainable 2l(d² + d), total ≈ 2ld³; deep with k = 1 (Thm 9): trainable 2ld², total ≈ ld³ "
-          "— both of the stated orders d²l and d³l, within a factor 4 either way.",
+    notes="Counts are read off the built torch modules (requires_grad parameters vs all parameters, frozen Linear "
+          "biases included). Wide (Thm 8): trainable 2l(d² + d), total ≈ 2ld³; deep with k = 1 (Thm 9): "
+          "trainable 2ld², total ≈ ld³ — both of the stated orders d²l and d³l, within a factor 4 either way.",
 ))
 
 
@@ -561,14 +581,17 @@ def sparse_statement(predict):
         predicted = predict(d, p, seed)
         actual = sparse_prediction(d, p, seed)[1]
         if predicted != actual:
-            return f"d = {d}, p = {p}, seed {seed}: predicted {'solvable' if predicted else 'singular'}, exact rank says {'invertible' if actual else 'singular'}"
+            return (f"d = {d}, p = {p}, seed {seed}: predicted {'solvable' if predicted else 'singular'}, "
+                    f"exact rank says {'invertible' if actual else 'singular'}")
         return None
 
     return property_search("success iff DetBool of the masks' Khatri–Rao support (Lemma 9)",
-                           lambda ctx: st.tuples(st.integers(2, ctx.by_profile(3, 3, 4, 5)), st.sampled_from((0.2, 0.35, 0.5, 0.7)),
+                           lambda ctx: st.tuples(st.integers(2, ctx.by_profile(3, 3, 4, 5)),
+                                                 st.sampled_from((0.2, 0.35, 0.5, 0.7)),
                                                  st.integers(0, 2**16)),
                            prop, space="d ≤ 3 (ci), p ∈ {0.2, 0.35, 0.5, 0.7}; masks and Gaussian weights",
-                           classify=lambda e: f"p = {e[1]}", pinned=[(2, 0.7, 0)], examples=lambda ctx: ctx.by_profile(20, 80, 400))
+                           classify=lambda e: f"p = {e[1]}", pinned=[(2, 0.7, 0)],
+                           examples=lambda ctx: ctx.by_profile(20, 80, 400))
 
 
 def naive_prediction(d: int, p: float, seed: int) -> bool:
@@ -580,7 +603,8 @@ def naive_prediction(d: int, p: float, seed: int) -> bool:
     return bool(support.any(axis=0).all() and support.any(axis=1).all())
 
 
-THEORY_CONSTANT = 1.5  # p(d) = min(1, C·√(log d / d)); Θ(·) prints no constant, C = 1.5 is the smallest tried that works
+# p(d) = min(1, C·√(log d / d)); Θ(·) prints no constant, C = 1.5 is the smallest tried that works
+THEORY_CONSTANT = 1.5
 
 
 def theory_p(d: int, constant: float) -> float:
@@ -593,7 +617,8 @@ def failure_table(constant: float):
     p(d) = min(1, C√(log d/d)): a failure rate ≤ 1/d, refuted only when the one-sided
     Clopper–Pearson lower bound at the suite's false-alarm level exceeds 1/d."""
     def failures_at(rng, d, p, trials):
-        return sum(not detbool(khatri_rao(rng.random((d, d * d)) < p, (rng.random((d * d, d)) < p).T)) for _ in range(trials))
+        return sum(not detbool(khatri_rao(rng.random((d, d * d)) < p, (rng.random((d * d, d)) < p).T))
+                   for _ in range(trials))
 
     def run(ctx: Context) -> Outcome:
         ds = ctx.by_profile([4], [4, 6], [4, 6, 8, 10], [4, 6, 8, 10, 16])
@@ -612,7 +637,8 @@ def failure_table(constant: float):
                                counterexample=at_theory)
             verdicts.append(at_theory)
         figure = _failure_figure(rows, constant)
-        return Outcome(Verdict.SUPPORTED, f"at p = min(1, {constant}√(log d/d)) failure rates {[r['rate'] for r in verdicts]} "
+        return Outcome(Verdict.SUPPORTED, f"at p = min(1, {constant}√(log d/d)) "
+                       f"failure rates {[r['rate'] for r in verdicts]} "
                        f"for d = {ds} ({trials} trials); none provably above 1/d",
                        {"rows": rows, "constant": constant, "false_alarm": stats.FALSE_ALARM},
                        figures={"thm11_failure_vs_p": figure})
@@ -643,22 +669,24 @@ register(Claim(
     id="giannou2023.thm11.construction",
     variant_of="giannou2023.thm11",
     label="Thm 11, construction",
-    statement="The sparse construction (both random matrices of each layer pair of Thm 8 kept entrywise with probability p) "
-              "succeeds exactly when the Khatri–Rao product of the masks has a perfect matching (DetBool = 1, Lemma 9), and "
-              "then realizes the target; at p = min(1, 1.5√(log d/d)) a layer pair fails with probability ≤ 1/d "
-              "(failure frequency reported against p for d = 4..10).",
+    statement="The sparse construction (both random matrices of each layer pair of Thm 8 kept entrywise with "
+              "probability p) succeeds exactly when the Khatri–Rao product of the masks has a perfect matching "
+              "(DetBool = 1, Lemma 9), and then realizes the target; at p = min(1, 1.5√(log d/d)) a layer pair fails "
+              "with probability ≤ 1/d (failure frequency reported against p for d = 4..10).",
     source=f"{SOURCE}, App. D, Thm 11 (restating Thm 3) with Lemma 9",
-    hypotheses=("the wide construction of Thm 8", "masks iid Bern(p) on both frozen matrices", "Gaussian frozen weights"),
+    hypotheses=("the wide construction of Thm 8", "masks iid Bern(p) on both frozen matrices",
+                "Gaussian frozen weights"),
     checks=(sparse_statement(lambda d, p, seed: sparse_prediction(d, p, seed)[0]),
             failure_table(THEORY_CONSTANT)),
     broken=(Broken("success iff no zero row or column (necessary, not sufficient)",
                    (sparse_statement(naive_prediction),),
-                   refuted_by="the pinned draw d = 2, p = 0.7, seed 0: no zero line in the masked system, yet no perfect matching (singular)"),
+                   refuted_by="the pinned draw d = 2, p = 0.7, seed 0: no zero line in the masked system, "
+                              "yet no perfect matching (singular)"),
             Broken("constant three times too small: p(d) = 0.5·√(log d/d)",
                    (failure_table(THEORY_CONSTANT / 3),),
                    refuted_by="d = 4, p = 0.294: every one of the ≥ 20 draws fails (rate 1, lower bound > 1/4)"),),
-    notes="Failures are decided structurally (Hopcroft–Karp on the support) and, in the first check, confirmed by the exact "
-          "rank over Q of the float64 masked system. The Θ(√(log d/d)) constant is not printed, so the frequencies are "
-          "reported, not judged; theory_p in the table is √(log d/d).",
+    notes="Failures are decided structurally (Hopcroft–Karp on the support) and, in the first check, confirmed by the "
+          "exact rank over Q of the float64 masked system. The Θ(√(log d/d)) constant is not printed, so the "
+          "frequencies are reported, not judged; theory_p in the table is √(log d/d).",
     depends_on=("giannou2023.lemma9",),
 ))

@@ -97,7 +97,8 @@ def exhaustive_check(name: str, statement: Dominance) -> Check:
                     counterexample = _describe_violation(statement, d, left.representative, decision.witness)
                     return Outcome(
                         Verdict.REFUTED,
-                        f"d = {d}, |S| = {left.edges}, p = {decision.witness}: left {counterexample['left']} vs right {counterexample['right']}",
+                        f"d = {d}, |S| = {left.edges}, p = {decision.witness}: "
+                        f"left {counterexample['left']} vs right {counterexample['right']}",
                         {"certified_d": per_d},
                         counterexample=counterexample,
                     )
@@ -108,9 +109,9 @@ def exhaustive_check(name: str, statement: Dominance) -> Check:
             f"holds for every S and every p ∈ (0, 1] at the extreme q, d = 1…{largest}",
             {"certified_d": per_d},
             certificate={
-                "method": "both sides as integer polynomials in p (scaled by (c·d)^|S|); the gap is shown ≥ 0 on (0, 1] "
-                "by Descartes' rule of signs on (1+t)^m g(1/(1+t)) (0 sign changes: no root in (0, 1)) or, failing that, "
-                "by sympy's exact real-root isolation and a sign test in every gap between roots",
+                "method": "both sides as integer polynomials in p (scaled by (c·d)^|S|); the gap is shown ≥ 0 on "
+                "(0, 1] by Descartes' rule of signs on (1+t)^m g(1/(1+t)) (0 sign changes: no root in (0, 1)) or, "
+                "failing that, by sympy's exact real-root isolation and a sign test in every gap between roots",
                 "coverage": "doubly lexical d×d matrices (every S has such a row/column ordering, Lubiw 1987), "
                 "deduplicated by (|S|, left-side polynomial)",
             },
@@ -184,7 +185,7 @@ def dominance_property(statement: Dominance):
 
 
 def _classify_instance(instance) -> list[str]:
-    kind, d, subset, _, bound = instance
+    kind, d, _subset, _, bound = instance
     size = "d ≤ 6" if d <= 6 else ("d 7–15" if d <= 15 else "d 16–30")
     return [kind, size, "q at the bound" if bound == 1 else "q inside the bound"]
 
@@ -193,7 +194,8 @@ def _describe_instance(instance) -> dict:
     kind, d, subset, p, bound = instance
     graph = bp.support_graph(subset, d)
     return {"kind": kind, "d": d, "S_size": len(subset),
-            "graph": ["".join("1" if x else "0" for x in row) for row in graph], "p": str(p), "q_over_bound": str(bound)}
+            "graph": ["".join("1" if x else "0" for x in row) for row in graph], "p": str(p),
+            "q_over_bound": str(bound)}
 
 
 def _full_grid(d: int) -> tuple:
@@ -225,8 +227,14 @@ _GRID = np.linspace(0.01, 1.0, 100)
 def _left_values(classes, p: np.ndarray) -> np.ndarray:
     """left(p) in floats for each class (rows) at each p (columns)."""
     width = max(c.left.degree() for c in classes) + 1
-    coefficients = np.array([[float(v) for v in c.left.coeffs()] + [0.0] * (width - c.left.degree() - 1) for c in classes])
+    coefficients = np.array([[float(v) for v in c.left.coeffs()] + [0.0] * (width - c.left.degree() - 1)
+                             for c in classes])
     return coefficients @ np.power.outer(np.atleast_1d(p), np.arange(width)).T
+
+
+def _negative_implied_constant(p, left_side: bp.LeftSideClass, d: int):
+    """−(the implied constant) of one class at p, in floats: the objective of the bounded search."""
+    return -implied_constant(np.log(_left_values([left_side], p)[0, 0]), left_side.edges, p, d)
 
 
 def _largest_implied_constant(d: int) -> tuple[float, bp.LeftSideClass, float]:
@@ -240,7 +248,7 @@ def _largest_implied_constant(d: int) -> tuple[float, bp.LeftSideClass, float]:
     for index in np.argsort(implied.max(axis=1))[-3:]:
         left_side, start = classes[index], _GRID[implied[index].argmax()]
         found = optimize.minimize_scalar(
-            lambda p: -implied_constant(np.log(_left_values([left_side], p)[0, 0]), left_side.edges, p, d),
+            _negative_implied_constant, args=(left_side, d),
             bounds=(max(0.001, start - 0.02), min(1.0, start + 0.02)), method="bounded", options={"xatol": 1e-10},
         )
         candidates.append((-float(found.fun), left_side, float(found.x)))
@@ -274,13 +282,15 @@ def _complete_grid_constant(d: int) -> float:
     def negative(p):
         return -implied_constant(d * np.log1p(-p) + np.log(2 - (1 - p) ** d), d * d, p, d)
 
-    return -float(optimize.minimize_scalar(negative, bounds=(1e-6, 1 - 1e-9), method="bounded", options={"xatol": 1e-12}).fun)
+    return -float(optimize.minimize_scalar(negative, bounds=(1e-6, 1 - 1e-9), method="bounded",
+                                           options={"xatol": 1e-12}).fun)
 
 
 def _tightness_figure(rows: list[dict], complete: dict[int, float], printed: float) -> matplotlib.figure.Figure:
     figure = matplotlib.figure.Figure(figsize=(5, 3.5))
     axes = figure.add_subplot()
-    axes.plot([r["d"] for r in rows], [float(Fraction(r["upper"])) for r in rows], "o", label="c*(d), exact bracket width < 0.1% (all S)")
+    axes.plot([r["d"] for r in rows], [float(Fraction(r["upper"])) for r in rows], "o",
+              label="c*(d), exact bracket width < 0.1% (all S)")
     axes.plot(list(complete), list(complete.values()), "s--", label="S = full grid K_{d,d} (float)")
     axes.axhline(printed, color="k", linestyle=":", label=f"printed constant c = {printed:g}")
     axes.set_xscale("log")
@@ -321,12 +331,15 @@ def tightness_check(name: str, statement: Dominance) -> Check:
         evidence = {"table": rows, "complete_grid_constant": complete}
         figures = {"tightness": _tightness_figure(rows, complete, float(statement.constant(1)))}
         if undecided:
-            return Outcome(Verdict.INCONCLUSIVE, f"c(d) inside the bracket of c*(d) for d = {undecided}", evidence, figures=figures)
+            return Outcome(Verdict.INCONCLUSIVE, f"c(d) inside the bracket of c*(d) for d = {undecided}", evidence,
+                           figures=figures)
         return Outcome(
             Verdict.CERTIFIED,
-            "c*(d) ≤ the statement's constant for every d: " + ", ".join(f"c*({r['d']}) ∈ [{r['lower']}, {r['upper']}]" for r in rows),
+            "c*(d) ≤ the statement's constant for every d: "
+            + ", ".join(f"c*({r['d']}) ∈ [{r['lower']}, {r['upper']}]" for r in rows),
             evidence,
-            certificate={"method": "every (|S|, left side) class decided ≥ 0 exactly at c = upper; an exact violation at c = lower"},
+            certificate={"method": "every (|S|, left side) class decided ≥ 0 exactly at c = upper; "
+                                   "an exact violation at c = lower"},
             figures=figures,
         )
 
@@ -357,7 +370,8 @@ register(
             tightness_check(TIGHTNESS, PRINTED),
         ),
         broken=(
-            Broken("inequality reversed (left ≥ right)", (exhaustive_check(EXHAUSTIVE, REVERSED), search_check(SEARCH, REVERSED)),
+            Broken("inequality reversed (left ≥ right)",
+                   (exhaustive_check(EXHAUSTIVE, REVERSED), search_check(SEARCH, REVERSED)),
                    refuted_by="d = 1, S = {0}, p = 1 (first exhaustive case) and the pinned search instance d = 2, "
                    "S = row 0, p = 1/2"),
             # The realistic near-miss: the constant 2d dropped, q the Khatri–Rao entry's own marginal.
@@ -370,15 +384,15 @@ register(
         ),
         notes=(
             "Checked as printed (both extractions read p ≥ √(2qd)). Index i of S is the edge (⌊i/d⌋, i mod d) of a "
-            "bipartite graph; the left side is an integer polynomial in p fixed by the graph up to isomorphism, the right "
-            "side (1 − q)^|S| decreases in q, so q = p²/(2d) is the hardest admissible case. Certified for every S, d ≤ 5 "
-            "(profile ci) or d ≤ 6 (thorough and large: the enumeration limit), for all p ∈ (0, 1] at once; beyond that, a Hypothesis search up to d = 30 "
-            "(components whose smaller side has ≤ 16 twin classes) supports it. The constant 2 is loose: the least "
-            "sufficient c in q = p²/(c·d) is 1 at d = 1 and ≈ 0.49 at d = 6, attained by the full grid at p ≈ 0.7; the "
-            "full grid needs c → ≈ 0.41 as d grows. The proof has a gap that the statement survives: it bounds the left "
-            "side by that of an h×h complete block, but for S = {(0,0), (1,0)} (d = 2, h = 2 by the proof's definition) "
-            "the left side 1 − 2p² + p³ = 5/8 at p = 1/2 exceeds the block's 2(1−p)² − (1−p)⁴ = 7/16; the final bound "
-            "(1−q)^{2dh} has enough slack to absorb it."
+            "bipartite graph; the left side is an integer polynomial in p fixed by the graph up to isomorphism, the "
+            "right side (1 − q)^|S| decreases in q, so q = p²/(2d) is the hardest admissible case. Certified for every "
+            "S, d ≤ 5 (profile ci) or d ≤ 6 (thorough and large: the enumeration limit), for all p ∈ (0, 1] at once; "
+            "beyond that, a Hypothesis search up to d = 30 (components whose smaller side has ≤ 16 twin classes) "
+            "supports it. The constant 2 is loose: the least sufficient c in q = p²/(c·d) is 1 at d = 1 and ≈ 0.49 at "
+            "d = 6, attained by the full grid at p ≈ 0.7; the full grid needs c → ≈ 0.41 as d grows. The proof has a "
+            "gap that the statement survives: it bounds the left side by that of an h×h complete block, but for "
+            "S = {(0,0), (1,0)} (d = 2, h = 2 by the proof's definition) the left side 1 − 2p² + p³ = 5/8 at p = 1/2 "
+            "exceeds the block's 2(1−p)² − (1−p)⁴ = 7/16; the final bound (1−q)^{2dh} has enough slack to absorb it."
         ),
     )
 )
@@ -469,7 +483,8 @@ def replacement_check(name: str, statement: Replacement, plan: ReplacementPlan, 
             q = statement.density(p, d)
             steps = plan.steps(d)
             zero = zero_after_replacing(ctx.rng(d, p), d, p, q, trials, steps[-1][1] if plan.chain else 1)
-            tests = [{"from": a, "to": b, **paired_sign_test(zero[:, a], zero[:, b], statement.direction)} for a, b in steps]
+            tests = [{"from": a, "to": b, **paired_sign_test(zero[:, a], zero[:, b], statement.direction)}
+                     for a, b in steps]
             worst = min(tests, key=lambda t: t["p_value"])
             rows.append({"d": d, "p": p, "q": round_sig(q), "trials": trials, "P_zero_before": _rate(zero[:, 0]),
                          "P_zero_after": _rate(zero[:, steps[-1][1]]), "tests": len(tests), "smallest_p_value": worst})
@@ -477,12 +492,14 @@ def replacement_check(name: str, statement: Replacement, plan: ReplacementPlan, 
             if worst["p_value"] < alpha:
                 return Outcome(
                     Verdict.REFUTED,
-                    f"d = {d}, p = {p}: replacing columns {worst['from']}→{worst['to']} moved P(DetBool = 0) against the "
-                    f"claim ({worst['against_claim']} of {worst['discordant']} discordant pairs, p = {worst['p_value']:.2g} < {alpha:.2g})",
+                    f"d = {d}, p = {p}: replacing columns {worst['from']}→{worst['to']} moved P(DetBool = 0) "
+                    f"against the claim ({worst['against_claim']} of {worst['discordant']} discordant pairs, "
+                    f"p = {worst['p_value']:.2g} < {alpha:.2g})",
                     {"configs": rows},
                     counterexample={"d": d, "p": p, "q": round_sig(q), "trials": trials, **worst, "alpha": alpha},
                 )
-        evidence = {"configs": rows, "alpha_per_test": alpha, "test": "one-sided exact sign test on paired trials (McNemar)",
+        evidence = {"configs": rows, "alpha_per_test": alpha,
+                    "test": "one-sided exact sign test on paired trials (McNemar)",
                     "confidence": f"family-wise false-alarm rate ≤ {FALSE_ALARM:g}"}
         return Outcome(
             Verdict.SUPPORTED,
@@ -512,7 +529,8 @@ CHAIN = ReplacementPlan(
     chain=True,
     # large adds d = 5 (26 steps a trial) at fewer trials: the Monte Carlo is already the
     # longest check of the paper.
-    configs=lambda ctx: ctx.by_profile([(2, 0.7)], [(2, 0.7), (3, 0.7)], [(2, 0.6), (2, 0.8), (3, 0.7), (3, 0.8), (4, 0.8)],
+    configs=lambda ctx: ctx.by_profile([(2, 0.7)], [(2, 0.7), (3, 0.7)],
+                                       [(2, 0.6), (2, 0.8), (3, 0.7), (3, 0.8), (4, 0.8)],
                                        [(2, 0.6), (2, 0.8), (3, 0.7), (3, 0.8), (4, 0.8), (5, 0.8)]),
     trials=lambda ctx: ctx.by_profile(1500, 1500, 10000, 6000),
 )
@@ -533,26 +551,28 @@ register(
         ),
         broken=(
             Broken("direction reversed: replacing a column does not increase P(DetBool = 0)", (
-                replacement_check(ONE_COLUMN_CHECK, Replacement(PRINTED_REPLACEMENT.density, -1), ONE_COLUMN, "statement"),
+                replacement_check(ONE_COLUMN_CHECK, Replacement(PRINTED_REPLACEMENT.density, -1), ONE_COLUMN,
+                                  "statement"),
                 replacement_check(CHAIN_CHECK, Replacement(PRINTED_REPLACEMENT.density, -1), CHAIN, "chain"),
             ), refuted_by="the fixed configurations d = 3, p = 0.7 (one column) and d = 2, p = 0.7 (chain), always "
                "visited: about 95% of the discordant pairs go the claimed way, p-values below 1e-100"),
             Broken("replacement density q = p² (a Khatri–Rao entry's own marginal; the 1/(2d) dropped)", (
                 replacement_check(ONE_COLUMN_CHECK, Replacement(lambda p, d: p * p), ONE_COLUMN, "statement"),
                 replacement_check(CHAIN_CHECK, Replacement(lambda p, d: p * p), CHAIN, "chain"),
-            ), refuted_by="the fixed configurations, always visited: d = 3, p = 0.7 with 6000 paired trials (one column; "
-               "≈ 83% of ≈ 300 discordant pairs against the claim, p-values near 1e−30 against the threshold 1e−9) and "
-               "d = 2, p = 0.7 (chain: all four columns replaced lowers P(DetBool = 0) from ≈ 0.62 to ≈ 0.46, p-values "
-               "near 1e−17 against 2e−10)"),
+            ), refuted_by="the fixed configurations, always visited: d = 3, p = 0.7 with 6000 paired trials (one "
+               "column; ≈ 83% of ≈ 300 discordant pairs against the claim, p-values near 1e−30 against the "
+               "threshold 1e−9) and d = 2, p = 0.7 (chain: all four columns replaced lowers P(DetBool = 0) from ≈ 0.62 "
+               "to ≈ 0.46, p-values near 1e−17 against 2e−10)"),
         ),
         notes=(
             "The statement (part 'statement'): P(DetBool(A⊙B) = 0) ≤ P(DetBool(M) = 0) where M is A⊙B with column 0 "
             "replaced (columns are exchangeable, so column 0 is no loss). Part 'chain': the paper's continuation, "
             "replacing the columns one by one never decreases P(DetBool = 0), down to an iid Bern(q) matrix. Both by "
-            "Monte Carlo with exact DetBool (maximum bipartite matching) and one-sided paired sign tests at a family-wise "
-            "false-alarm rate of 1e-9, so 'supported' means no significant decrease, with the estimated probabilities in "
-            "the evidence. With q = p² the claim is false (by Harris' inequality the Khatri–Rao column is more likely to "
-            "miss the set S of the proof than an iid column of the same density), which the meta-test detects."
+            "Monte Carlo with exact DetBool (maximum bipartite matching) and one-sided paired sign tests at a "
+            "family-wise false-alarm rate of 1e-9, so 'supported' means no significant decrease, with the estimated "
+            "probabilities in the evidence. With q = p² the claim is false (by Harris' inequality the Khatri–Rao "
+            "column is more likely to miss the set S of the proof than an iid column of the same density), which the "
+            "meta-test detects."
         ),
         depends_on=("giannou2023.lemma10", "giannou2023.def8"),
     )

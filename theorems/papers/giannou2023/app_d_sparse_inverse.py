@@ -191,7 +191,7 @@ def def8_exhaustive(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
         for n in range(1, ctx.by_profile(3, 4, 4, 4) + 1):
             masks = all_masks(n, n)
             term_counts = permanent_term_counts(masks)
-            for mask, terms in zip(ctx.progress(masks, f"n={n}"), term_counts):
+            for mask, terms in zip(ctx.progress(masks, f"n={n}"), term_counts, strict=True):
                 reason = def8_disagreement(implementations, mask, int(terms))
                 if reason is not None:
                     return Outcome(
@@ -203,7 +203,8 @@ def def8_exhaustive(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
             table.append({"n": n, "matrices": len(masks), "detbool_zero": int(np.count_nonzero(term_counts == 0))})
         return Outcome(
             Verdict.CERTIFIED,
-            f"holds for all {sum(row['matrices'] for row in table)} 0/1 matrices up to {table[-1]['n']}×{table[-1]['n']}",
+            f"holds for all {sum(row['matrices'] for row in table)} 0/1 matrices "
+            f"up to {table[-1]['n']}×{table[-1]['n']}",
             {"implementations": [name for name, _ in implementations], "table": table},
             certificate={"method": "exhaustive enumeration; permanent terms by enumerating all n! permutations"},
         )
@@ -220,7 +221,8 @@ def def8_large_sizes(ctx: Context) -> tuple[int, ...]:
     thorough = (64, 256, 1024, 4096)
     if ctx.profile != "large":
         return ctx.by_profile((16, 64), (64, 256, 1024), thorough)
-    largest = ctx.capped_size("mask side n", LARGEST_MASK, lambda n: MASK_BYTES_PER_ENTRY * n * n, smallest=thorough[-1])
+    largest = ctx.capped_size("mask side n", LARGEST_MASK, lambda n: MASK_BYTES_PER_ENTRY * n * n,
+                              smallest=thorough[-1])
     return thorough + ((largest,) if largest > thorough[-1] else ())
 REGENERATE_LARGE_MASK = "square_mask(kind, n, ctx.rng(n, kind, factor), density) with the run seed"
 
@@ -234,7 +236,8 @@ def def8_large(implementation: DetBool) -> Check:
         for n in def8_large_sizes(ctx):
             pinned = pinned_large_masks(n) if not instances else ()
             # Around the threshold log n / n for a perfect matching of a Bernoulli mask.
-            cells = [(kind, 0.0, mask) for kind, mask in pinned] + [(kind, factor, None) for factor in (0.5, 1.0, 2.0, 4.0) for kind in LARGE_KINDS]
+            random_cells = [(kind, factor, None) for factor in (0.5, 1.0, 2.0, 4.0) for kind in LARGE_KINDS]
+            cells = [(kind, 0.0, mask) for kind, mask in pinned] + random_cells
             for kind, factor, mask in cells:
                 if mask is None:
                     density = min(1.0, factor * np.log(n) / n)
@@ -246,7 +249,8 @@ def def8_large(implementation: DetBool) -> Check:
                         summary = f"{kind} {n}×{n}: neither witness verified"
                         return Outcome(Verdict.INCONCLUSIVE, summary, {"instances": instances})
                     value = implementation(mask)
-                    label = {"n": n, "kind": kind, "density": round(density, 6), "ones": int(mask.sum()), "detbool": truth}
+                    label = {"n": n, "kind": kind, "density": round(density, 6), "ones": int(mask.sum()),
+                             "detbool": truth}
                     if value != truth:
                         return Outcome(
                             Verdict.REFUTED,
@@ -263,7 +267,8 @@ def def8_large(implementation: DetBool) -> Check:
         tally = Counter(f"{i['kind']}/DetBool={i['detbool']}" for i in instances)
         return Outcome(
             Verdict.CERTIFIED,
-            f"DetBool matches a verified witness on {len(instances)} masks up to {instances[-1]['n']}×{instances[-1]['n']}",
+            f"DetBool matches a verified witness on {len(instances)} masks "
+            f"up to {instances[-1]['n']}×{instances[-1]['n']}",
             {"instances": len(instances), "coverage": dict(sorted(tally.items())), "largest": instances[-1]["n"]},
             certificate={
                 "method": "DetBool = 1 checked against a perfect matching (a nonzero permanent term), "
@@ -284,7 +289,8 @@ def pinned_large_masks(n: int) -> tuple[tuple[str, np.ndarray], ...]:
     two_columns_one_row = np.zeros((n, n), dtype=bool)
     two_columns_one_row[0, :2] = True
     two_columns_one_row[1:, 2:] = True
-    return (("pinned: identity, last row zero", last_row_zero), ("pinned: two columns served by one row", two_columns_one_row))
+    return (("pinned: identity, last row zero", last_row_zero),
+            ("pinned: two columns served by one row", two_columns_one_row))
 
 
 def _verified_detbool(mask: np.ndarray) -> int | None:
@@ -384,8 +390,9 @@ register(
             "0, …, d − 1 by the paper's footnote); read as {0, …, d − 1}, the only meaningful reading. "
             "Exhaustive check: the recursive definition on every 0/1 matrix up to 4×4 (3×3 at quick). "
             "Search: both the recursive definition and the matching-based detbool, masks up to 8×8. "
-            "Large masks (up to 1024×1024 at ci, 4096×4096 at thorough, 8192×8192 at large): the matching-based detbool "
-            "against witnesses verified entry by entry. Full counts (n ≤ 5): `theorems enumerate boolean`."
+            "Large masks (up to 1024×1024 at ci, 4096×4096 at thorough, 8192×8192 at large): "
+            "the matching-based detbool against witnesses verified entry by entry. "
+            "Full counts (n ≤ 5): `theorems enumerate boolean`."
         ),
     )
 )
@@ -451,7 +458,8 @@ def sparsified_product_sampler(a: np.ndarray, b: np.ndarray, rng: np.random.Gene
 
 
 def _mismatch(nonzero: bool, how: str, predicted: bool) -> str:
-    return f"det polynomial {'nonzero' if nonzero else 'identically zero'} ({how}), but the prediction is {int(predicted)}"
+    return (f"det polynomial {'nonzero' if nonzero else 'identically zero'} ({how}), "
+            f"but the prediction is {int(predicted)}")
 
 
 def lemma9_statement(predicted_invertible: Predicate, submatrix: bool):
@@ -460,7 +468,7 @@ def lemma9_statement(predicted_invertible: Predicate, submatrix: bool):
     with ``submatrix``, the same for the rows I and columns J of the proof's induction."""
 
     def prop(example):
-        kind, a, b, point_seed, *subsets = example
+        _kind, a, b, point_seed, *subsets = example
         rows, cols = subsets if submatrix else (None, None)
         mask = khatri_rao(a, b)
         if submatrix:
@@ -551,7 +559,7 @@ def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
             at_point = khatri_rao(exact.random_points(rng, (d, d * d)), exact.random_points(rng, (d, d * d)))
             methods: Counter[str] = Counter()
             invertible_pairs = 0
-            for pattern, pair, count in zip(ctx.progress(patterns, f"d={d}"), first_pair, pair_counts):
+            for pattern, pair, count in zip(ctx.progress(patterns, f"d={d}"), first_pair, pair_counts, strict=True):
                 mask = pattern.reshape(d * d, d * d)
                 nonzero, how = decide_det_polynomial(_shared_point_sampler(at_point * mask, mask, d, rng), mask)
                 predicted = predicted_invertible(mask)
@@ -625,7 +633,7 @@ def matching_expansion(signed: bool):
         matchings = perfect_matchings(khatri_rao(a, b)[np.ix_(rows, cols)])
         signs = permutation_signs(matchings) if signed else np.ones(len(matchings), dtype=int)
         expansion = sympy.Integer(0)
-        for sign, matching in zip(signs, matchings):
+        for sign, matching in zip(signs, matchings, strict=True):
             expansion += int(sign) * sympy.Mul(*(matrix[row, column] for column, row in enumerate(matching)))
         determinant = matrix.det(method="berkowitz")
         return [determinant, _term_count(determinant)], [expansion, len(matchings)]
@@ -708,7 +716,8 @@ register(
             Broken(
                 "the proof's first-column expansion as printed, without cofactor signs",
                 (lemma9_symbolic(signed=False),),
-                refuted_by="the fixed case d = 2, all ones, I = J = {0, 1} (always visited): det = ad − bc, not ad + bc",
+                refuted_by="the fixed case d = 2, all ones, I = J = {0, 1} (always visited): "
+                           "det = ad − bc, not ad + bc",
             ),
         ),
         notes=(

@@ -95,7 +95,8 @@ def experiment(d: int, seed: int, samples: int, steps: int, radius_rule: str = "
     sgd(f1, [p for p in f1.parameters() if p.requires_grad], x, y, steps, generator)
     with torch.no_grad():
         errors = {name: float(((model(x_test) - y_test) ** 2).mean()) for name, model in
-                  (("f1_sgd_bn", f1), ("f2_construction_teacher", f2), ("f3_construction_dense", f3), ("dense_copy", dense))}
+                  (("f1_sgd_bn", f1), ("f2_construction_teacher", f2), ("f3_construction_dense", f3),
+                   ("dense_copy", dense))}
     sparsity = {} if p is None else {"p": p, "f2_exact": f2_exact, "f3_exact": f3_exact}
     return {"d": d, "seed": seed, "label_variance": float(y_test.var()), "radius": radius, **sparsity, **errors}
 
@@ -111,13 +112,17 @@ def fig4_check(radius_rule: str = "data") -> Check:
         for row in rows:
             if row["f2_construction_teacher"] > 1e-10 * row["label_variance"]:
                 return Outcome(Verdict.REFUTED, f"d = {row['d']}: construction from the teacher has test MSE "
-                               f"{row['f2_construction_teacher']:.3g} (radius {row['radius']:.3g})", {"rows": rows}, counterexample=row)
+                               f"{row['f2_construction_teacher']:.3g} (radius {row['radius']:.3g})", {"rows": rows},
+                               counterexample=row)
             if not row["f3_construction_dense"] < row["f1_sgd_bn"]:
-                return Outcome(Verdict.REFUTED, f"d = {row['d']}: construction from the dense copy ({row['f3_construction_dense']:.3g}) "
-                               f"does not beat SGD on BatchNorm parameters ({row['f1_sgd_bn']:.3g})", {"rows": rows}, counterexample=row)
+                return Outcome(Verdict.REFUTED, f"d = {row['d']}: construction from the dense copy "
+                               f"({row['f3_construction_dense']:.3g}) does not beat SGD on BatchNorm parameters "
+                               f"({row['f1_sgd_bn']:.3g})", {"rows": rows}, counterexample=row)
         return Outcome(Verdict.SUPPORTED,
-                       "construction from the teacher exact to float precision; from the dense copy below SGD-on-BN at every d "
-                       + ", ".join(f"d={r['d']}: {r['f3_construction_dense']:.2g} < {r['f1_sgd_bn']:.2g}" for r in rows),
+                       "construction from the teacher exact to float precision; "
+                       "from the dense copy below SGD-on-BN at every d "
+                       + ", ".join(f"d={r['d']}: {r['f3_construction_dense']:.2g} < {r['f1_sgd_bn']:.2g}"
+                                   for r in rows),
                        {"rows": rows, "samples": samples, "sgd_steps": steps}, figures={"fig4": figure(rows)})
 
     return Check("test error of the three algorithms (Fig. 4 left)", "randomized", run)
@@ -138,17 +143,20 @@ def fig5_check(claimed_order: str = "sgd first") -> Check:
         for row in (r for r in rows if r["p"] == SPARSITIES[-1]):
             best_construction = min(row["f2_construction_teacher"], row["f3_construction_dense"])
             if claimed_order == "sgd first" and not row["f1_sgd_bn"] < best_construction:
-                return Outcome(Verdict.REFUTED, f"p = {row['p']}, d = {row['d']}: a construction ({best_construction:.3g}) beats "
-                               f"SGD on BatchNorm parameters ({row['f1_sgd_bn']:.3g})", {"rows": rows}, counterexample=row)
+                return Outcome(Verdict.REFUTED, f"p = {row['p']}, d = {row['d']}: a construction "
+                               f"({best_construction:.3g}) beats SGD on BatchNorm parameters ({row['f1_sgd_bn']:.3g})",
+                               {"rows": rows}, counterexample=row)
             if claimed_order == "constructions first" and not row["f3_construction_dense"] < row["f1_sgd_bn"]:
                 return Outcome(Verdict.REFUTED, f"p = {row['p']}, d = {row['d']}: construction from the dense copy "
                                f"({row['f3_construction_dense']:.3g}) does not beat SGD on BatchNorm parameters "
                                f"({row['f1_sgd_bn']:.3g})", {"rows": rows}, counterexample=row)
         sparsest = [r for r in rows if r["p"] == SPARSITIES[-1]]
         return Outcome(Verdict.SUPPORTED, f"p = {SPARSITIES[-1]}: SGD on BN below both constructions at every d "
-                       + ", ".join(f"d={r['d']}: {r['f1_sgd_bn']:.2g} < {min(r['f2_construction_teacher'], r['f3_construction_dense']):.2g}"
+                       + ", ".join(f"d={r['d']}: {r['f1_sgd_bn']:.2g} < "
+                                   f"{min(r['f2_construction_teacher'], r['f3_construction_dense']):.2g}"
                                    for r in sparsest)
-                       + f"; exact sparse constructions {sum(r['f2_exact'] + r['f3_exact'] for r in rows)} of {2 * len(rows)}",
+                       + f"; exact sparse constructions {sum(r['f2_exact'] + r['f3_exact'] for r in rows)} "
+                         f"of {2 * len(rows)}",
                        {"rows": rows, "samples": samples, "sgd_steps": steps}, figures={"fig5": figure(rows)})
 
     return Check("test error with sparse frozen weights (Fig. 5)", "randomized", run)
@@ -167,10 +175,11 @@ def figure(rows):
     panels = sorted({r.get("p") for r in rows}, key=lambda p: -(p or 1))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.2), squeeze=False)
     floor = 1e-32
-    for axis, p in zip(axes[0], panels):
+    for axis, p in zip(axes[0], panels, strict=True):
         panel = [r for r in rows if r.get("p") == p]
         ds = [r["d"] for r in panel]
-        for key, label, style in (("f1_sgd_bn", "SGD on BN parameters (f1)", "-"), ("f2_construction_teacher", "construction from g (f2)", "-"),
+        for key, label, style in (("f1_sgd_bn", "SGD on BN parameters (f1)", "-"),
+                                  ("f2_construction_teacher", "construction from g (f2)", "-"),
                                   ("f3_construction_dense", "construction from SGD-trained g′ (f3)", "-"),
                                   ("dense_copy", "SGD-trained dense g′", "--")):
             if key != "dense_copy" or p is not None:
@@ -190,22 +199,26 @@ register(Claim(
     id="giannou2023.fig4",
     source=f"{SOURCE}, App. E, Fig. 4 (left) and Fig. 5",
     hypotheses=("teacher: one hidden ReLU layer of width d, output the sum of hidden units", "Gaussian inputs",
-                "source of Thm 1 (widths d², d, d, 1)", "equal SGD budgets for the dense copy and the BN-only baseline"),
+                "source of Thm 1 (widths d², d, d, 1)",
+                "equal SGD budgets for the dense copy and the BN-only baseline"),
     checks=(fig4_check(), fig5_check()),
     broken=(Broken("construction on the unit ball only (radius 1) applied to Gaussian data", (fig4_check("unit ball"),),
-                   refuted_by="the pinned instance d = 4, seed 4: inputs of norm > 1 switch hidden ReLUs off, test MSE ≫ 1e-10"),
-            Broken("Fig. 4's ordering carried over to 5% sparse frozen weights (f3 below f1)", (fig5_check("constructions first"),),
-                   refuted_by="the pinned instance p = 0.05, d = 4, seed 4: f3 ≈ 3.2 against f1 ≈ 1.2 (SGD on BN wins)"),),
+                   refuted_by="the pinned instance d = 4, seed 4: inputs of norm > 1 switch hidden ReLUs off, "
+                              "test MSE ≫ 1e-10"),
+            Broken("Fig. 4's ordering carried over to 5% sparse frozen weights (f3 below f1)",
+                   (fig5_check("constructions first"),),
+                   refuted_by="the pinned instance p = 0.05, d = 4, seed 4: f3 ≈ 3.2 against f1 ≈ 1.2 "
+                              "(SGD on BN wins)"),),
     notes="Small scale (d ≤ 6 at ci, ≤ 16 at thorough; 2·10³–2·10⁴ samples instead of 10⁶; one repetition). The "
           "construction is exact on the ball of the data's largest norm (Gaussian inputs are unbounded, so the paper's "
-          "‖x‖ ≤ 1 domain does not cover them). Measured at thorough (d = 4, 8, 12, 16, seed 2023): f1 0.11–0.59, f3 0.02–0.04, "
-          "f2 at float64 rounding. Fig. 5 (sparse frozen weights, build_source(method='sparse', p), the paper's pseudo-inverse "
-          "where a draw is singular): the 5% statement (SGD on BN beats both constructions) is reproduced. The 20% statement "
-          "(constructions reach almost 0 error at larger d) is not, and is not judged: the teacher's scalar output layer is "
-          "outside Thm 3's square setting, and its 1 × d frozen row keeps ≈ pd entries, so the Khatri–Rao system of that layer "
-          "has rank ≤ pd < d (singular unless every entry is kept, probability p^d) and the pseudo-inverse leaves the output "
-          "weight's component outside a ≈ pd-dimensional span, whatever d. Measured at large (d = 4, 8, 16, 32, seed 2023): no "
-          "sparse construction exact; f2, f3 at 1.2–12× the label variance, f1 at the label variance (it learns the mean) for "
-          "both p.",
+          "‖x‖ ≤ 1 domain does not cover them). Measured at thorough (d = 4, 8, 12, 16, seed 2023): f1 0.11–0.59, "
+          "f3 0.02–0.04, f2 at float64 rounding. Fig. 5 (sparse frozen weights, build_source(method='sparse', p), the "
+          "paper's pseudo-inverse where a draw is singular): the 5% statement (SGD on BN beats both constructions) is "
+          "reproduced. The 20% statement (constructions reach almost 0 error at larger d) is not, and is not judged: "
+          "the teacher's scalar output layer is outside Thm 3's square setting, and its 1 × d frozen row keeps ≈ pd "
+          "entries, so the Khatri–Rao system of that layer has rank ≤ pd < d (singular unless every entry is kept, "
+          "probability p^d) and the pseudo-inverse leaves the output weight's component outside a ≈ pd-dimensional "
+          "span, whatever d. Measured at large (d = 4, 8, 16, 32, seed 2023): no sparse construction exact; f2, f3 "
+          "at 1.2–12× the label variance, f1 at the label variance (it learns the mean) for both p.",
     depends_on=("giannou2023.thm8",),
 ))

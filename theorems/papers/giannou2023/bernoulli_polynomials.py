@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from itertools import pairwise
 from math import comb
 
 import flint
@@ -100,7 +101,8 @@ def histograms(row_masks: np.ndarray, columns: int) -> np.ndarray:
     row_masks = np.asarray(row_masks, dtype=np.int64)
     graphs, rows = row_masks.shape
     if rows > MAX_ENUMERATED_SIDE or columns > MAX_MASK_BITS:
-        raise ValueError(f"histograms enumerate 2^rows subsets: rows ≤ {MAX_ENUMERATED_SIDE}, columns ≤ {MAX_MASK_BITS}; got {rows}, {columns}")
+        raise ValueError(f"histograms enumerate 2^rows subsets: rows ≤ {MAX_ENUMERATED_SIDE}, "
+                         f"columns ≤ {MAX_MASK_BITS}; got {rows}, {columns}")
     sizes = _popcount(_subset_neighbourhoods(row_masks))
     on_rows = _popcount(np.arange(1 << rows))
     width = (rows + 1) * (columns + 1)
@@ -211,7 +213,7 @@ def _descartes_sign_changes(g: flint.fmpz_poly) -> int:
     coefficients = g.coeffs()
     shifted = flint.fmpz_poly(coefficients[::-1])(flint.fmpz_poly([1, 1])).coeffs()
     signs = [c > 0 for c in shifted if c != 0]
-    return sum(a != b for a, b in zip(signs, signs[1:]))
+    return sum(a != b for a, b in pairwise(signs))
 
 
 def _strip_zero_at_origin(poly: flint.fmpz_poly) -> flint.fmpz_poly:
@@ -227,7 +229,7 @@ def _gap_points(g: flint.fmpz_poly) -> list[Fraction]:
     poly = sympy.Poly([int(c) for c in reversed(g.coeffs())], x).sqf_part()
     isolating = sorted([list(interval) for interval, _ in poly.intervals(inf=0, sup=1)])
     points = []
-    for left, right in zip(isolating, isolating[1:]):
+    for left, right in pairwise(isolating):
         while left[1] >= right[0]:
             for interval in (left, right):
                 if interval[0] != interval[1]:
@@ -284,7 +286,7 @@ def doubly_lexical_masks(d: int) -> np.ndarray:
     for k in range(d):
         last = rows[:, -1] if k else np.full(1, (1 << d) - 1)
         grown_rows, grown_prefixes = [], []
-        for candidate, bits in zip(candidates, candidate_bits):
+        for candidate, bits in zip(candidates, candidate_bits, strict=True):
             prefixes = 2 * column_prefixes + bits
             keep = (candidate <= last) & np.all(prefixes[:, :-1] >= prefixes[:, 1:], axis=1)
             grown_rows.append(np.column_stack([rows[keep], np.full(int(keep.sum()), candidate)]))

@@ -336,7 +336,8 @@ def singularity_monte_carlo(statement: SingularityStatement) -> Check:
         sizes = ctx.by_profile((16, 32), (16, 32, 64, 128, 256), (16, 32, 64, 128, 256, 512, 1024),
                                (16, 32, 64, 128, 256, 512, 1024))
         rows, refutation, unsupported = [], None, []
-        points = [(family, n) for family in statement.families for n in sizes if family.max_n is None or n <= family.max_n]
+        points = [(family, n) for family in statement.families for n in sizes
+                  if family.max_n is None or n <= family.max_n]
         for family, n in ctx.progress(points, "singularity samples"):
             trials = ctx.by_profile(30, 100, 200 if n <= 256 else 100 if n <= 512 else 60)
             sample = singularity_sample(ctx.seed, n, family.rho(n), trials)
@@ -371,13 +372,14 @@ def singularity_monte_carlo(statement: SingularityStatement) -> Check:
                            f"bound at confidence 1 − {stats.FALSE_ALARM:g} exceeds n^(−{statement.exponent}) = "
                            f"{statement.bound(sample.n):.3g}")
             return Outcome(Verdict.REFUTED, summary, evidence, counterexample={
-                "n": sample.n, "rho": sample.rho, "events": k, "trials": sample.trials, "kind": how, "witness": witness})
+                "n": sample.n, "rho": sample.rho, "events": k, "trials": sample.trials, "kind": how,
+                "witness": witness})
         if unsupported:
             floor = DECAY_EXPONENT_FLOOR if statement.exponent is None else statement.exponent
             return Outcome(Verdict.INCONCLUSIVE, f"the data allow only c below {floor} at {len(unsupported)} points "
                            f"(e.g. {unsupported[0]}): no polynomial decay resolved", evidence)
-        return Outcome(Verdict.SUPPORTED, f"every one of {len(rows)} (family, n) points is consistent with P ≤ n^(−c) {reading}"
-                       f" (one-sided 95% Clopper–Pearson)", evidence)
+        return Outcome(Verdict.SUPPORTED, f"every one of {len(rows)} (family, n) points is consistent with "
+                       f"P ≤ n^(−c) {reading} (one-sided 95% Clopper–Pearson)", evidence)
 
     return Check("singularity Monte Carlo", "randomized", run, part="singularity probability")
 
@@ -404,23 +406,28 @@ def exhaustive_small_n(statement: SingularityStatement) -> Check:
                          "sup_probability": stats.round_sig(value), "at_rho": stats.round_sig(at.evalf(20)),
                          "exponent_allowed": stats.round_sig(-math.log(value) / math.log(n)) if value < 1 else 0.0})
             if exact_one or (bound is not None and value > bound * (1 + 1e-12)):
-                counterexample = {"n": n, "rho": str(at), "probability": str(poly.eval(at)) if at.is_Rational else str(value)}
+                counterexample = {"n": n, "rho": str(at),
+                                  "probability": str(poly.eval(at)) if at.is_Rational else str(value)}
                 if exact_one and at == 1:
                     counterexample["matrix"] = np.ones((n, n), dtype=int).tolist()
                     counterexample["why"] = "at ρ = 1 the matrix is all-ones: no zero row or column, rank 1"
-                why = "probability 1 > ε + n^(−c) for every c > 0" if exact_one else f"above n^(−{statement.exponent}) = {bound:.4g}"
-                return Outcome(Verdict.REFUTED, f"n = {n}, ρ = {at}: P({statement.event}) = {counterexample['probability']}, {why}",
+                why = ("probability 1 > ε + n^(−c) for every c > 0" if exact_one
+                       else f"above n^(−{statement.exponent}) = {bound:.4g}")
+                return Outcome(Verdict.REFUTED,
+                               f"n = {n}, ρ = {at}: P({statement.event}) = {counterexample['probability']}, {why}",
                                {"event": statement.event, "sizes": rows}, counterexample=counterexample)
         allowed = min(row["exponent_allowed"] for row in rows)
         return Outcome(Verdict.CERTIFIED, f"for 2 ≤ n ≤ {rows[-1]['n']} and every ρ in the hypothesis range, "
                        f"P({statement.event}) ≤ n^(−c) holds exactly for every c ≤ {allowed}",
-                       {"event": statement.event, "method": "exhaustive enumeration, exact polynomial in ρ, exact root isolation",
+                       {"event": statement.event,
+                        "method": "exhaustive enumeration, exact polynomial in ρ, exact root isolation",
                         "sizes": rows, "largest_exponent_allowed": allowed})
 
     return Check("exhaustive n ≤ 4", "certificate", run, part="singularity probability, n ≤ 4 (exact)")
 
 
-ZERO_LINE_FORMULAS: dict[str, Callable] = {"zero row": zero_row_probability, "zero row or column": zero_line_probability}
+ZERO_LINE_FORMULAS: dict[str, Callable] = {"zero row": zero_row_probability,
+                                           "zero row or column": zero_line_probability}
 
 
 def zero_line_formula(formulas: dict[str, Callable] = ZERO_LINE_FORMULAS) -> Check:
@@ -478,13 +485,16 @@ def zero_line_lower_bound(multiple, exponent: float | None) -> Check:
                 line_p = zero_line_probability(n, rho) if n <= ctx.by_profile(256, 1024, 1024, 2048) else row_p
                 if not row_p > delta:
                     raise ArithmeticError(f"the analytic zero-row bound {delta} fails at n = {n}: {row_p}")
-                rows.append({"n": n, "rho": stats.round_sig(float(rho.mid())), "P_zero_row": stats.round_sig(float(row_p.mid())),
-                             "P_zero_row_or_column": stats.round_sig(float(line_p.mid())) if line_p is not row_p else None,
+                rows.append({"n": n, "rho": stats.round_sig(float(rho.mid())),
+                             "P_zero_row": stats.round_sig(float(row_p.mid())),
+                             "P_zero_row_or_column": (stats.round_sig(float(line_p.mid()))
+                                                      if line_p is not row_p else None),
                              "exponent_allowed": stats.round_sig(-math.log(float(line_p.mid())) / math.log(n))})
                 if exponent is not None and line_p > _ball(n) ** (-_ball(Fraction(exponent))):
                     return Outcome(Verdict.REFUTED, f"n = {n}, ρ = {density}: P(singular) ≥ P(zero row or column) = "
                                    f"{float(line_p.mid()):.4g} > n^(−{exponent})", {"sizes": rows},
-                                   counterexample={"n": n, "rho": float(rho.mid()), "P_zero_line_lower": float(line_p.mid() - line_p.rad()),
+                                   counterexample={"n": n, "rho": float(rho.mid()),
+                                                   "P_zero_line_lower": float(line_p.mid() - line_p.rad()),
                                                    "bound": n ** -exponent, "exact": "arb ball arithmetic, 256 bits"})
             evidence = {"density": density, "uniform_zero_row_bound": delta, "sizes": rows,
                         "proof": uniform_zero_row_bound.__doc__.split("\n\n")[1].strip()}
@@ -495,13 +505,15 @@ def zero_line_lower_bound(multiple, exponent: float | None) -> Check:
                     row_p = zero_row_probability(n, _log_density_ball(n, multiple))
                     if not row_p > _ball(n) ** (-_ball(c)):
                         raise ArithmeticError(f"P(zero row) ≥ {delta} should exceed n^(−{c}) at n = {n}")
-                    instances.append({"c": str(c), "n": n, "P_zero_row_at_least": stats.round_sig(float(row_p.mid() - row_p.rad())),
+                    instances.append({"c": str(c), "n": n,
+                                      "P_zero_row_at_least": stats.round_sig(float(row_p.mid() - row_p.rad())),
                                       "n^-c": stats.round_sig(n ** -float(c))})
-                return Outcome(Verdict.REFUTED, f"P(singular) ≥ P(zero row) ≥ {delta:.4f} for every n ≥ 2 at ρ = {density}, "
-                               f"so no c > 0 gives P ≤ n^(−c)", evidence,
+                return Outcome(Verdict.REFUTED, f"P(singular) ≥ P(zero row) ≥ {delta:.4f} for every n ≥ 2 "
+                               f"at ρ = {density}, so no c > 0 gives P ≤ n^(−c)", evidence,
                                counterexample={"inf_n_P_zero_row_at_least": delta, "instances": instances})
         allowed = min(row["exponent_allowed"] for row in rows)
-        return Outcome(Verdict.INCONCLUSIVE, f"zero rows and columns alone force c ≤ {allowed}; a lower bound cannot support the claim",
+        return Outcome(Verdict.INCONCLUSIVE,
+                       f"zero rows and columns alone force c ≤ {allowed}; a lower bound cannot support the claim",
                        {**evidence, "largest_exponent_allowed": allowed})
 
     return Check("zero-line lower bound", "certificate", run, part="singularity probability", corroborating=True)
@@ -569,7 +581,8 @@ def density_condition(statement: ConditionStatement) -> Check:
 
     return property_search(
         "density condition", density_points(statement.n_min), condition_statement(statement),
-        space=f"n in [{statement.n_min}, 10^6], rational ρ (uniform, k/16 × log n/n or × the boundary, 1/n²); signs decided in 256-bit ball arithmetic",
+        space=f"n in [{statement.n_min}, 10^6], rational ρ (uniform, k/16 × log n/n or × the boundary, 1/n²); "
+              "signs decided in 256-bit ball arithmetic",
         classify=classify, describe=lambda point: {"n": point[0], "rho": str(point[1])}, part="density condition",
         pinned=DENSITY_PINNED,
         examples=lambda ctx: ctx.by_profile(300, 300, 1500),  # 5 ms an example; the failing bands are narrow
@@ -666,7 +679,8 @@ def threshold_trial(seed: int, d: int, trial: int, device: str | None = None) ->
 def threshold_trials(seed: int, d: int, trials: int, device: str | None = None,
                      progress: Callable[[Iterable], Iterable] = iter) -> ThresholdTrials:
     """The first ``trials`` trials at ``d`` (``progress`` wraps the loop, e.g. a progress bar)."""
-    critical, column_bound, redraws = np.array([threshold_trial(seed, d, trial, device) for trial in progress(range(trials))]).T
+    critical, column_bound, redraws = np.array([threshold_trial(seed, d, trial, device)
+                                                for trial in progress(range(trials))]).T
     return ThresholdTrials(d, critical, column_bound, int(redraws.sum()))
 
 
@@ -726,7 +740,8 @@ def zero_column_bound(statement: ScalingStatement) -> Check:
         rows = []
         for d in sizes:
             below, _ = necessary_keep_probability(d)
-            rows.append({"d": d, "p_low": stats.round_sig(below), "constant_needed_at_least": stats.round_sig(below / statement.scale(d))})
+            rows.append({"d": d, "p_low": stats.round_sig(below),
+                         "constant_needed_at_least": stats.round_sig(below / statement.scale(d))})
             if statement.constant is None:
                 continue
             with flint.ctx.workprec(ARB_BITS):
@@ -734,10 +749,12 @@ def zero_column_bound(statement: ScalingStatement) -> Check:
                 if p < 1:
                     failure = khatri_rao_zero_column_probability(d, p)
                     if failure > flint.arb(1) / d:
-                        return Outcome(Verdict.REFUTED, f"d = {d}: at p = {statement.constant}·{statement.label} = {float(p.mid()):.4g}, "
-                                       f"M1⊙M2 has a zero column with probability {float(failure.mid()):.4g} > 1/d",
+                        return Outcome(Verdict.REFUTED, f"d = {d}: at p = {statement.constant}·{statement.label} = "
+                                       f"{float(p.mid()):.4g}, M1⊙M2 has a zero column with probability "
+                                       f"{float(failure.mid()):.4g} > 1/d",
                                        {"sizes": rows}, counterexample={
-                                           "d": d, "p": float(p.mid()), "P_zero_column_at_least": float(failure.mid() - failure.rad()),
+                                           "d": d, "p": float(p.mid()),
+                                           "P_zero_column_at_least": float(failure.mid() - failure.rad()),
                                            "target": 1 / d, "exact": "closed form in 256-bit ball arithmetic"})
         at_32, largest = next(row for row in rows if row["d"] == 32), rows[-1]
         return Outcome(Verdict.INCONCLUSIVE,
@@ -762,7 +779,8 @@ def _threshold_row(data: ThresholdTrials) -> dict:
     return {"d": d, "trials": n, "p_star": stats.round_sig(estimate),
             "p_star_95": [stats.round_sig(x) if np.isfinite(x) else None for x in (interval.low, interval.high)],
             "p_low_zero_column": stats.round_sig(necessary_keep_probability(d)[0]),
-            "critical_is_last_zero_column": hits, "critical_is_last_zero_column_95": [stats.round_sig(hit_interval.low), stats.round_sig(hit_interval.high)],
+            "critical_is_last_zero_column": hits,
+            "critical_is_last_zero_column_95": [stats.round_sig(hit_interval.low), stats.round_sig(hit_interval.high)],
             "mod_p_redraws": data.redraws}
 
 
@@ -775,7 +793,8 @@ def _failure_figure(studies: list[ThresholdTrials]) -> Figure:
         colour = next(colours)
         empirical = (data.critical[None, :] > grid[:, None]).mean(axis=1)
         axes.step(grid, empirical, where="post", color=colour, label=f"d = {data.d} ({data.critical.size} trials)")
-        axes.plot(grid, [float(khatri_rao_zero_column_probability(data.d, x)) for x in grid], color=colour, linestyle=":", linewidth=1)
+        axes.plot(grid, [float(khatri_rao_zero_column_probability(data.d, x)) for x in grid], color=colour,
+                  linestyle=":", linewidth=1)
         axes.plot([grid[0], grid[-1]], [1 / data.d] * 2, color=colour, linewidth=0.5, alpha=0.5)
     axes.set(xlabel="keep-probability p", ylabel="P((W1∘M1)⊙(W2∘M2) singular)",
              title="Failure probability vs p: Monte Carlo (steps), exact zero-column bound (dotted), 1/d (thin)")
@@ -821,7 +840,8 @@ CERTIFICATE_BYTES_PER_ENTRY = 32
 
 def threshold_sizes(ctx: Context) -> tuple[int, ...]:
     """The d of the threshold study; at large, up to the largest whose certificate fits in memory."""
-    ds = ctx.by_profile((2, 3, 4, 6, 8), (2, 3, 4, 6, 8, 12, 16), (2, 3, 4, 6, 8, 11, 16, 23, 32), LARGE_THRESHOLD_DS[ctx.device])
+    ds = ctx.by_profile((2, 3, 4, 6, 8), (2, 3, 4, 6, 8, 12, 16), (2, 3, 4, 6, 8, 11, 16, 23, 32),
+                        LARGE_THRESHOLD_DS[ctx.device])
     if ctx.profile != "large":
         return ds
     largest = ctx.capped_size("d", ds[-1], lambda d: CERTIFICATE_BYTES_PER_ENTRY * d**4,
@@ -861,7 +881,8 @@ def threshold_study(statement: ScalingStatement) -> Check:
             for row in rows:
                 high = row["p_star_95"][1]
                 row[f"constant_for_{scaling.label}"] = stats.round_sig(row["p_star"] / scaling.scale(row["d"]))
-                row[f"constant_for_{scaling.label}_95_high"] = stats.round_sig(high / scaling.scale(row["d"])) if high else None
+                row[f"constant_for_{scaling.label}_95_high"] = (stats.round_sig(high / scaling.scale(row["d"]))
+                                                                if high else None)
         needed = [row[f"constant_for_{statement.label}_95_high"] for row in rows]
         evidence = {"scaling": statement.label, "constant": statement.constant, "thresholds": rows,
                     "fits_p_star_vs_scaling": fits,
@@ -869,8 +890,10 @@ def threshold_study(statement: ScalingStatement) -> Check:
                         "point": max(row[f"constant_for_{statement.label}"] for row in rows),
                         "upper_95": max(needed) if all(x is not None for x in needed) else None},
                     "method": "coupled masks M(p) = (U ≤ p); per trial the exact critical p by bisection on perfect "
-                              "matchability of M1⊙M2, certified by a nonzero determinant modulo a prime at a random integer point"}
-        figures = {"failure probability vs p": _failure_figure(studies), "threshold vs d": _threshold_figure(rows, constants)}
+                              "matchability of M1⊙M2, certified by a nonzero determinant modulo a prime "
+                              "at a random integer point"}
+        figures = {"failure probability vs p": _failure_figure(studies),
+                   "threshold vs d": _threshold_figure(rows, constants)}
         if statement.constant is None:
             exponent = fits[statement.label]["exponent"]
             verdict = Verdict.SUPPORTED if exponent["high"] >= 1 else Verdict.INCONCLUSIVE
@@ -879,22 +902,26 @@ def threshold_study(statement: ScalingStatement) -> Check:
                            f"[{exponent['low']}, {exponent['high']}]: the needed constant {trend} over d ≤ {ds[-1]}",
                            evidence, figures=figures)
         unsupported = []
-        for data, row in zip(studies, rows):
+        for data, row in zip(studies, rows, strict=True):
             p = min(1.0, statement.constant * statement.scale(data.d))
             failing = np.flatnonzero(data.critical > p)
             row["failures_at_stated_p"] = int(failing.size)
             if stats.clopper_pearson_lower(failing.size, data.critical.size, 1 - stats.FALSE_ALARM) > 1 / data.d:
-                return Outcome(Verdict.REFUTED, f"d = {data.d}: {failing.size}/{data.critical.size} sparsified products singular at "
-                               f"p = {statement.constant}·{statement.label} = {p:.4g}, above 1/d at confidence 1 − {stats.FALSE_ALARM:g}",
-                               evidence, counterexample={"d": data.d, "p": p, "failures": int(failing.size), "trials": int(data.critical.size),
-                                                         "witness": _failing_witness(ctx.seed, data.d, int(failing[0]), p)},
+                return Outcome(Verdict.REFUTED, f"d = {data.d}: {failing.size}/{data.critical.size} sparsified "
+                               f"products singular at p = {statement.constant}·{statement.label} = {p:.4g}, "
+                               f"above 1/d at confidence 1 − {stats.FALSE_ALARM:g}",
+                               evidence, counterexample={
+                                   "d": data.d, "p": p, "failures": int(failing.size),
+                                   "trials": int(data.critical.size),
+                                   "witness": _failing_witness(ctx.seed, data.d, int(failing[0]), p)},
                                figures=figures)
             if stats.clopper_pearson_upper(failing.size, data.critical.size, 0.95) > 1 / data.d:
                 unsupported.append(data.d)
         if unsupported:
-            return Outcome(Verdict.INCONCLUSIVE, f"failure ≤ 1/d not resolved at d = {unsupported}", evidence, figures=figures)
-        return Outcome(Verdict.SUPPORTED, f"failure ≤ 1/d at p = {statement.constant}·{statement.label} for every d ≤ {ds[-1]} "
-                       "(one-sided 95%)", evidence, figures=figures)
+            return Outcome(Verdict.INCONCLUSIVE, f"failure ≤ 1/d not resolved at d = {unsupported}", evidence,
+                           figures=figures)
+        return Outcome(Verdict.SUPPORTED, f"failure ≤ 1/d at p = {statement.constant}·{statement.label} "
+                       f"for every d ≤ {ds[-1]} (one-sided 95%)", evidence, figures=figures)
 
     return Check("threshold study", "randomized", run, part="threshold")
 
@@ -935,33 +962,37 @@ register(
         source=f"{SOURCE}, App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ with nρ ≥ log(1/ρ) (no upper limit printed)", "any ε > 0"),
         checks=(exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
-        broken=(Broken("the Ω0^c restriction dropped (the paper's own misuse) and c = 1 stated (P(singular) ≤ 1/n), ρ ≤ 1/2", (
+        broken=(Broken("the Ω0^c restriction dropped (the paper's own misuse) and c = 1 stated "
+                       "(P(singular) ≤ 1/n), ρ ≤ 1/2", (
             exhaustive_small_n(replace(THM10_SPARSE, event="singular", exponent=1.0)),
             singularity_monte_carlo(replace(THM10_SPARSE, event="singular", exponent=1.0)),
-        ), refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration) and the Monte Carlo point "
-           "(boundary ρ ≈ 0.128, n = 16), always visited, where a zero row alone has probability ≈ 0.85 ≫ 1/16"),),
+        ), refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration) and the Monte Carlo "
+           "point (boundary ρ ≈ 0.128, n = 16), always visited, "
+           "where a zero row alone has probability ≈ 0.85 ≫ 1/16"),),
         erratum=Erratum(
             "as-printed",
             "As printed the density hypothesis nρ ≥ log(1/ρ) has no upper limit, and ρ = 1 satisfies it: the matrix is "
-            "then all-ones, with no zero row or column and rank 1, so the probability is 1 > ε + n^(−c) (exact, n = 2). "
-            "Basak–Rudelson's theorem concerns sparse matrices; closing the range at ρ ≤ 1/2 (the corrected variant) the "
-            "tested consequence P(singular, no zero row or column) ≤ n^(−c) is supported. The paper applies the theorem "
-            "only at ρ = log n/n (Sec. 4.3, Remark 11, proof of Thm 11), far inside the sparse range, so nothing later "
-            "relies on the unrestricted range. (The misuse that does matter, dropping the restriction to Ω0^c, is the "
-            "erratum of giannou2023.remark11.) Typos: A ∈ R^{d×d} for an n×n matrix, 'Ber(p)' for density ρ.",
+            "then all-ones, with no zero row or column and rank 1, so the probability is 1 > ε + n^(−c) "
+            "(exact, n = 2). Basak–Rudelson's theorem concerns sparse matrices; closing the range at ρ ≤ 1/2 "
+            "(the corrected variant) the tested consequence P(singular, no zero row or column) ≤ n^(−c) is supported. "
+            "The paper applies the theorem only at ρ = log n/n (Sec. 4.3, Remark 11, proof of Thm 11), far inside the "
+            "sparse range, so nothing later relies on the unrestricted range. (The misuse that does matter, dropping "
+            "the restriction to Ω0^c, is the erratum of giannou2023.remark11.) Typos: A ∈ R^{d×d} for an n×n matrix, "
+            "'Ber(p)' for density ρ.",
             corrected=("giannou2023.thm10.corrected",),
         ),
         notes=(
-            "Tested consequence: letting ε → 0, the event {s_min ≤ …} ∩ Ω0^c contains {singular} ∩ Ω0^c, so the theorem "
-            "implies P(singular, no zero row or column) ≤ n^(−c) for one absolute c > 0, for every n and every ρ with "
-            "nρ ≥ log(1/ρ). The quantitative s_min bound is not tested (its constants are unspecified). As printed the "
-            "hypothesis has no upper limit on ρ, and ρ = 1 satisfies it: the matrix is then all-ones (no zero row, rank 1), "
-            "so the probability is 1 > ε + n^(−c) for every c > 0 and ε < 1 − n^(−c): refuted exactly (n = 2). Basak–Rudelson "
-            "study sparse matrices (the paper's ρ is near log n/n); the corrected variant restricts to ρ ≤ 1/2 (we could not "
-            "check the original's exact range offline). Typos: the matrix is written A ∈ R^{d×d} but its size is n, entries "
-            "'Ber(p)' but the density is ρ. The exhaustive check scans the hypothesis range exactly for n ≤ 4; the Monte "
-            "Carlo check samples ρ at the hypothesis boundary, log n/n, 2 log n/n and (n ≤ 64) 1/2 and 1, n = 16…1024 "
-            "(thorough), deciding singularity exactly per matrix."
+            "Tested consequence: letting ε → 0, the event {s_min ≤ …} ∩ Ω0^c contains {singular} ∩ Ω0^c, so the "
+            "theorem implies P(singular, no zero row or column) ≤ n^(−c) for one absolute c > 0, for every n and every "
+            "ρ with nρ ≥ log(1/ρ). The quantitative s_min bound is not tested (its constants are unspecified). As "
+            "printed the hypothesis has no upper limit on ρ, and ρ = 1 satisfies it: the matrix is then all-ones "
+            "(no zero row, rank 1), so the probability is 1 > ε + n^(−c) for every c > 0 and ε < 1 − n^(−c): refuted "
+            "exactly (n = 2). Basak–Rudelson study sparse matrices (the paper's ρ is near log n/n); the corrected "
+            "variant restricts to ρ ≤ 1/2 (we could not check the original's exact range offline). Typos: the matrix "
+            "is written A ∈ R^{d×d} but its size is n, entries 'Ber(p)' but the density is ρ. The exhaustive check "
+            "scans the hypothesis range exactly for n ≤ 4; the Monte Carlo check samples ρ at the hypothesis "
+            "boundary, log n/n, 2 log n/n and (n ≤ 64) 1/2 and 1, n = 16…1024 (thorough), deciding singularity "
+            "exactly per matrix."
         ),
     )
 )
@@ -971,26 +1002,27 @@ register(
         id="giannou2023.thm10.corrected",
         variant_of="giannou2023.thm10",
         label="Thm 10, sparse range",
-        statement="For iid Bern(ρ) n×n matrices with nρ ≥ log(1/ρ) and ρ ≤ 1/2: P(singular and no zero row or column) ≤ n^(−c) "
-                  "for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
+        statement="For iid Bern(ρ) n×n matrices with nρ ≥ log(1/ρ) and ρ ≤ 1/2: P(singular and no zero row or "
+                  "column) ≤ n^(−c) for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
         source=f"{SOURCE}, App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
         checks=(exhaustive_small_n(THM10_SPARSE), singularity_monte_carlo(THM10_SPARSE)),
         broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", (
             exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
-            refuted_by="ρ = 1, a fixed point of both checks (n = 2 exactly; n = 16 in the Monte Carlo): every matrix is "
-            "all-ones, singular with no zero line"),),
+            refuted_by="ρ = 1, a fixed point of both checks (n = 2 exactly; n = 16 in the Monte Carlo): every matrix "
+            "is all-ones, singular with no zero line"),),
         notes=(
-            "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), Monte Carlo for n = 16…1024 with "
-            f"'universal c > 0' read as c ≥ {DECAY_EXPONENT_FLOOR} (see DECAY_EXPONENT_FLOOR). Finite n cannot prove an "
-            "absolute constant: 'supported' means every tested (n, ρ) allows c ≥ that floor at 95%."
+            "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), Monte Carlo for n = 16…1024 "
+            f"with 'universal c > 0' read as c ≥ {DECAY_EXPONENT_FLOOR} (see DECAY_EXPONENT_FLOOR). Finite n cannot "
+            "prove an absolute constant: 'supported' means every tested (n, ρ) allows c ≥ that floor at 95%."
         ),
     )
 )
 
 REMARK11 = SingularityStatement("singular", (log_density(1),))
 REMARK11_CORRECTED = SingularityStatement("singular", (log_density(2),))
-PRINTED_CONDITION = ConditionStatement("log n/n − log log n", lambda n: flint.arb(n).log() / n - flint.arb(n).log().log(), equivalence=True)
+PRINTED_CONDITION = ConditionStatement("log n/n − log log n",
+                                       lambda n: flint.arb(n).log() / n - flint.arb(n).log().log(), equivalence=True)
 IMPLIED_CONDITION = ConditionStatement("log n/n", lambda n: flint.arb(n).log() / n, equivalence=False, n_min=3)
 OFF_BY_ONE_ZERO_ROW = {**ZERO_LINE_FORMULAS, "zero row": lambda n, rho: 1 - (1 - (1 - rho) ** (n - 1)) ** n}
 
@@ -1021,27 +1053,29 @@ register(
         depends_on=("giannou2023.thm10",),
         erratum=Erratum(
             "substantive",
-            "Both printed statements are false. 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': for n ≥ 5 the "
-            "right side is negative and holds for every ρ (n = 100, ρ = 10⁻⁴ violates the left side); Sec. 4.3's one-way "
-            "'holds when ρ ≥ log n/n' is true for n ≥ 3. 'With ρ = log n/n the matrix is singular with probability of "
-            "order n^(−c), c universal': Theorem 10 bounds only the event with no zero row or column, and at ρ = log n/n a "
-            "zero row alone has probability ≥ 0.44 for every n (P(singular) → 1 − e^(−2) ≈ 0.86). The proof of Thm 11 "
-            "(= Thm 3) uses exactly this reading ('every Bern(ρ) matrix with ρ = log d²/d² is singular with probability at "
-            "most d^(−2c)') to amplify by OR-ing C̄/c copies; with a probability that does not decay the amplification "
-            "gives only a constant, so that proof does not go through as written. It is repaired by ρ = C log n/n with "
-            "C > 1 (the corrected variant, C = 2, is supported), which keeps q = O(log d²/d²) and Thm 11's rate.",
+            "Both printed statements are false. 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': for n ≥ 5 "
+            "the right side is negative and holds for every ρ (n = 100, ρ = 10⁻⁴ violates the left side); Sec. 4.3's "
+            "one-way 'holds when ρ ≥ log n/n' is true for n ≥ 3. 'With ρ = log n/n the matrix is singular with "
+            "probability of order n^(−c), c universal': Theorem 10 bounds only the event with no zero row or column, "
+            "and at ρ = log n/n a zero row alone has probability ≥ 0.44 for every n (P(singular) → 1 − e^(−2) ≈ 0.86). "
+            "The proof of Thm 11 (= Thm 3) uses exactly this reading ('every Bern(ρ) matrix with ρ = log d²/d² is "
+            "singular with probability at most d^(−2c)') to amplify by OR-ing C̄/c copies; with a probability that "
+            "does not decay the amplification gives only a constant, so that proof does not go through as written. It "
+            "is repaired by ρ = C log n/n with C > 1 (the corrected variant, C = 2, is supported), which keeps "
+            "q = O(log d²/d²) and Thm 11's rate.",
             corrected=("giannou2023.remark11.corrected",),
         ),
         notes=(
-            "Two printed statements. (1) 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': false — for n ≥ 5 the "
-            "right side is negative so it holds for every ρ, while nρ ≥ log(1/ρ) fails for small ρ; Hypothesis finds and "
-            "shrinks a counterexample, signs decided in ball arithmetic (the boundary is ρ = t/n with t + log t = log n, "
-            "about (log n − log log n)/n). (2) 'with ρ = log n/n the matrix is singular with probability at most n^(−c), c "
-            "universal': false — a zero row has probability 1 − (1 − (1−ρ)^n)^n ≥ 1 − exp(−e^(−4/e²)) ≈ 0.441 for every "
-            "n ≥ 2 (proof in uniform_zero_row_bound; exact values to n = 2^40 agree), so P(singular) does not decay at all; "
-            "it tends to 1 − e^(−2) ≈ 0.86, matching the Monte Carlo. The paper drops Basak–Rudelson's restriction to Ω0^c "
-            "(no zero row or column). The proof of Theorem 11 survives with ρ = C log n/n for C > 1 (its M′ already has "
-            "q = C̄ log d²/d²). The closed forms are certified against exhaustive enumeration for n ≤ 4."
+            "Two printed statements. (1) 'nρ ≥ log(1/ρ) is equivalent with ρ ≥ log n/n − log log n': false — for n ≥ 5 "
+            "the right side is negative so it holds for every ρ, while nρ ≥ log(1/ρ) fails for small ρ; Hypothesis "
+            "finds and shrinks a counterexample, signs decided in ball arithmetic (the boundary is ρ = t/n with "
+            "t + log t = log n, about (log n − log log n)/n). (2) 'with ρ = log n/n the matrix is singular with "
+            "probability at most n^(−c), c universal': false — a zero row has probability "
+            "1 − (1 − (1−ρ)^n)^n ≥ 1 − exp(−e^(−4/e²)) ≈ 0.441 for every n ≥ 2 (proof in "
+            "uniform_zero_row_bound; exact values to n = 2^40 agree), so P(singular) does not decay at all; it tends "
+            "to 1 − e^(−2) ≈ 0.86, matching the Monte Carlo. The paper drops Basak–Rudelson's restriction to Ω0^c "
+            "(no zero row or column). The proof of Theorem 11 survives with ρ = C log n/n for C > 1 (its M′ already "
+            "has q = C̄ log d²/d²). The closed forms are certified against exhaustive enumeration for n ≤ 4."
         ),
     )
 )
@@ -1076,8 +1110,8 @@ register(
         ),
         depends_on=("giannou2023.thm10",),
         notes=(
-            "The implication fails only at n = 2 (ρ = log 2/2 gives 2ρ < log(1/ρ)), hence n ≥ 3. At ρ = 2 log n/n zero rows "
-            "and columns have probability ≈ 2/n, so c ≤ 1; the Monte Carlo reads 'some c > 0' as c ≥ "
+            "The implication fails only at n = 2 (ρ = log 2/2 gives 2ρ < log(1/ρ)), hence n ≥ 3. At ρ = 2 log n/n "
+            "zero rows and columns have probability ≈ 2/n, so c ≤ 1; the Monte Carlo reads 'some c > 0' as c ≥ "
             f"{DECAY_EXPONENT_FLOOR} at every tested n (finite n cannot prove an asymptotic exponent)."
         ),
     )
@@ -1088,15 +1122,16 @@ THRESHOLD_NOTES = (
     "of the proof (Lemma 9 reduces to it); the network-level statement adds a union bound over 2l = poly(d) layers, "
     "which only moves the failure target from 1/d to 1/(2ld). Per trial the exact critical keep-probability is found "
     "with coupled masks (U ≤ p): below it M1⊙M2 has no perfect matching (singular for all W), at it the determinant "
-    "modulo a prime at a random integer point is nonzero (invertible w.p. 1). p*(d) is the (1 − 1/d)-quantile of the critical "
-    "values, with distribution-free 95% intervals (scipy quantile_test). Θ(·) is asymptotic: finite d can only support "
-    "(the needed constant p*/f does not grow over d ≤ 32, ≤ 45 at large (64 on CUDA): the fitted exponent b of p* ∝ f^b reaches 1) or be "
-    "inconclusive; it is never refuted without a stated constant. The exact zero-column probability "
-    "1 − (1 − (1−p)^d)^(2d²) is a rigorous lower bound on failure, and from d ≈ 6 on the critical p is where the last "
-    "zero column disappears in every trial, so p*(d) is, within sampling error, the exact zero-column threshold. For "
-    "p = C·log d/d that threshold needs C rising from 2.0 (d = 3) to 2.7 (d = 32), peaking at 3.07 and tending to 3 "
-    "(exact, d ≤ 2^30): consistent with remark 3 with C slightly above 3, but the tested range shows only growth, "
-    "hence inconclusive. For p = C·√(log d/d) the needed constant falls from 1.26 (d = 2) to 0.86 (d = 32): supported."
+    "modulo a prime at a random integer point is nonzero (invertible w.p. 1). p*(d) is the (1 − 1/d)-quantile of the "
+    "critical values, with distribution-free 95% intervals (scipy quantile_test). Θ(·) is asymptotic: finite d can "
+    "only support (the needed constant p*/f does not grow over d ≤ 32, ≤ 45 at large (64 on CUDA): the fitted exponent "
+    "b of p* ∝ f^b reaches 1) or be inconclusive; it is never refuted without a stated constant. The exact zero-column "
+    "probability 1 − (1 − (1−p)^d)^(2d²) is a rigorous lower bound on failure, and from d ≈ 6 on the critical p is "
+    "where the last zero column disappears in every trial, so p*(d) is, within sampling error, the exact zero-column "
+    "threshold. For p = C·log d/d that threshold needs C rising from 2.0 (d = 3) to 2.7 (d = 32), peaking at 3.07 and "
+    "tending to 3 (exact, d ≤ 2^30): consistent with remark 3 with C slightly above 3, but the tested range shows only "
+    "growth, hence inconclusive. For p = C·√(log d/d) the needed constant falls from 1.26 (d = 2) "
+    "to 0.86 (d = 32): supported."
 )
 
 for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, Theorem 11 (= Sec. 3, Theorem 3)"),
@@ -1107,7 +1142,8 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
         Claim(
             id=claim_id,
             source=f"{SOURCE}, {section}",
-            hypotheses=("W continuous iid, M iid Bern(p) masks of shape d×d²", f"p = Θ({scaling.label})", "failure target 1/d"),
+            hypotheses=("W continuous iid, M iid Bern(p) masks of shape d×d²", f"p = Θ({scaling.label})",
+                        "failure target 1/d"),
             checks=(
                 zero_column_formula(),
                 zero_column_bound(scaling),
@@ -1125,6 +1161,7 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
             notes=THRESHOLD_NOTES,
             # Thm 11's proof: Lemma 9 reduces invertibility to DetBool, Lemma 10 and its column
             # consequence to an iid Bern(q) matrix, Remark 11 bounds that matrix's singularity.
-            depends_on=("giannou2023.lemma9", "giannou2023.lemma10.column", "giannou2023.remark11", "giannou2023.thm10"),
+            depends_on=("giannou2023.lemma9", "giannou2023.lemma10.column", "giannou2023.remark11",
+                        "giannou2023.thm10"),
         )
     )
