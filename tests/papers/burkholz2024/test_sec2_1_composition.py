@@ -11,7 +11,8 @@ def test_correlate_matches_torch_conv1d_and_conv2d():
     x, w = rng.standard_normal((2, 7)), rng.standard_normal((3, 2, 3))
     for padding, torch_padding in (("valid", 0), ("same", "same"), ("full", 2)):
         ours = comp.correlate(x.astype(object), w.astype(object), padding).astype(float)
-        theirs = torch.nn.functional.conv1d(torch.from_numpy(x)[None], torch.from_numpy(w), padding=torch_padding)[0].numpy()
+        theirs = torch.nn.functional.conv1d(torch.from_numpy(x)[None], torch.from_numpy(w),
+                                            padding=torch_padding)[0].numpy()
         assert np.allclose(ours, theirs)
     x2, w2 = rng.standard_normal((1, 5, 4)), rng.standard_normal((2, 1, 3, 3))
     ours = comp.correlate(x2.astype(object), w2.astype(object), "same").astype(float)

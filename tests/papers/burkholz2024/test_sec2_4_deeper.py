@@ -27,7 +27,7 @@ def test_cases_sit_at_the_printed_bound_with_even_delta_k():
         c0, c_last, hidden, kernels, kt = case
         assert sum(hidden) + c_last == deep.equations(case) + len(kernels)
         assert min(hidden + (c_last,)) >= c0
-        assert all((d - k) >= 0 and (d - k) % 2 == 0 for d, k in zip(deep.composite_size(kernels), kt))
+        assert all((d - k) >= 0 and (d - k) % 2 == 0 for d, k in zip(deep.composite_size(kernels), kt, strict=True))
 
 
 def test_conv_jacobian_columns_are_forward_at_unit_gammas():
@@ -38,7 +38,8 @@ def test_conv_jacobian_columns_are_forward_at_unit_gammas():
     for layer, gamma in enumerate(gammas):
         for j in range(len(gamma)):
             unit = fraction_array(np.eye(len(gamma), dtype=int)[j])
-            assert np.all(jacobian[:, column] == deep.forward(weights, gammas[:layer] + [unit] + gammas[layer + 1:]).ravel())
+            assert np.all(jacobian[:, column]
+                          == deep.forward(weights, gammas[:layer] + [unit] + gammas[layer + 1:]).ravel())
             column += 1
 
 
@@ -47,7 +48,7 @@ def test_conv_forward_is_the_composed_convolution():
     from theorems.papers.burkholz2024 import sec2_1_composition as comp
     weights, gammas = deep.draw_layers(np.random.default_rng(3), 1, 2, (2,), exact=True, kernels=((2,), (2,)))
     x = fraction_array(np.random.default_rng(4).integers(-3, 4, (1, 5)))
-    scaled = [g[:, None, None] * w for g, w in zip(gammas, weights)]
+    scaled = [g[:, None, None] * w for g, w in zip(gammas, weights, strict=True)]
     assert np.all(comp.correlate(comp.correlate(x, scaled[0], "full"), scaled[1], "full")
                   == comp.correlate(x, deep.forward(weights, gammas), "full"))
 
@@ -57,7 +58,7 @@ def test_torch_sources_match_the_target_after_the_solve():
     rng = np.random.default_rng(5)
     weights, _ = deep.draw_layers(rng, c0, c_last, hidden, exact=False, kernels=kernels)
     target = rng.standard_normal((c_last, c0) + kt)
-    gammas, residual, condition = deep.solve_gammas(weights, cm.embed_target(target, deep.composite_size(kernels)).ravel(),
-                                                    list(hidden) + [c_last], rng)
+    wanted = cm.embed_target(target, deep.composite_size(kernels)).ravel()
+    gammas, residual, condition = deep.solve_gammas(weights, wanted, list(hidden) + [c_last], rng)
     assert residual < 1e-12 and np.isfinite(condition)
     assert deep.torch_equivalence(weights, gammas, target, kernels, rng) < 1e-12

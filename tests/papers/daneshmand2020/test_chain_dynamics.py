@@ -52,7 +52,8 @@ def test_lemma21_linear_step_returns_the_same_matrix():
 @given(md.rank_one_heads())
 def test_autograd_gradients_match_the_closed_form(example):
     features = md.ACTIVATIONS_PROP8[example.activation](torch.tensor(example.preactivation(), dtype=torch.float64))
-    residual = torch.tensor(example.head, dtype=torch.float64) @ features - torch.tensor(example.targets, dtype=torch.float64)
+    residual = (torch.tensor(example.head, dtype=torch.float64) @ features
+                - torch.tensor(example.targets, dtype=torch.float64))
     expected = torch.einsum("ki,hi->ikh", residual, features)  # (∇ℓ_i)_k F(Ĥ_i)
     assert torch.equal(md.per_example_gradients(example), expected)
 
@@ -74,7 +75,8 @@ def test_exact_delta_m_matches_gram_difference(d, n, seed):
     assert all(ma.frobenius_sq(exact.fmpq_matrix([[u[i, j] for j in range(n)]])) == 1 for i in range(d))
     h = np.sqrt(n) * md.unit_rows_torch(torch.tensor(t)).numpy()
     expected = gram(torch.tensor(h + gamma * w @ (b * h * s))) - gram(torch.tensor(h))
-    exact_delta = md.delta_m_exact(u, exact.fmpq_matrix(s), exact.fmpq_matrix(w), exact.to_fmpq(gamma), exact.to_fmpq(b))
+    exact_delta = md.delta_m_exact(u, exact.fmpq_matrix(s), exact.fmpq_matrix(w), exact.to_fmpq(gamma),
+                                   exact.to_fmpq(b))
     numeric = np.array([[float(exact.fmpq_to_fraction(x)) for x in row] for row in exact_delta.tolist()])
     assert np.allclose(numeric, expected.numpy(), atol=1e-10)
 

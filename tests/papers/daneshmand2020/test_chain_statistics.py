@@ -134,7 +134,8 @@ def test_soft_rank_margins_are_sigma_k_over_sigma_1():
     assert mc.soft_rank_margins(H[:, :, :2], 3).tolist() == [0.0]  # rank < 3 by shape
 
 
-@pytest.mark.parametrize("margin, verdict", [(0.3, Verdict.SUPPORTED), (1e-10, Verdict.INCONCLUSIVE), (1e-16, Verdict.REFUTED)])
+@pytest.mark.parametrize("margin, verdict",
+                         [(0.3, Verdict.SUPPORTED), (1e-10, Verdict.INCONCLUSIVE), (1e-16, Verdict.REFUTED)])
 def test_margin_verdict(margin, verdict):
     assert mc.margin_verdict(margin) is verdict
 

@@ -57,7 +57,8 @@ def test_projected_quantities_match_bn_chain_away_from_ties(d, n, seed, tau):
     if torch.min((eigenvalues - tau).abs()) < 1e-9:
         return  # a float tie: the float engine is not the oracle there
     assert ma.projected_rank_tau(h, Fraction(tau)) == int(rank_tau(hcal, tau))
-    assert float(exact.fmpq_to_fraction(ma.projected_effective_rank(h))) == pytest.approx(float(effective_rank(hcal)), rel=1e-12)
+    assert (float(exact.fmpq_to_fraction(ma.projected_effective_rank(h)))
+            == pytest.approx(float(effective_rank(hcal)), rel=1e-12))
 
 
 def test_projected_rank_tau_counts_singular_values_not_padding_zeros():
@@ -109,7 +110,7 @@ def test_hessian_coefficient_matches_central_differences():
 
 
 def test_symbolic_coefficient_agrees_with_hessian_at_a_point():
-    first, second, m = ma.symbolic_gamma_coefficients(2)
+    first, second, _m = ma.symbolic_gamma_coefficients(2)
     h = project_rows(torch.tensor([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]], dtype=torch.float64))
     value = float(second.subs(sympy.Symbol("m12"), float(gram(h)[0, 1])))
     assert first == 0
@@ -120,7 +121,11 @@ def test_antithetic_quotients_are_the_quadratic_form_of_the_hessian():
     """y(γ) = [(f(γW) + f(−γW))/2 − f(0)]/γ² → ½ vec(W)ᵀ Hess vec(W) per sample, with no O(γ) term."""
     h = project_rows(torch.tensor(np.random.default_rng(2).standard_normal((3, 5))))
     w = torch.tensor(np.random.default_rng(3).uniform(-1.7, 1.7, (4, 3, 3)))
-    hessian = torch.func.hessian(lambda v: (gram(fbn_step(h, v, 1.0)) ** 2).sum())(torch.zeros(3, 3, dtype=torch.float64))
+
+    def frobenius_sq(v):
+        return (gram(fbn_step(h, v, 1.0)) ** 2).sum()
+
+    hessian = torch.func.hessian(frobenius_sq)(torch.zeros(3, 3, dtype=torch.float64))
     quadratic = 0.5 * torch.einsum("kab,abcd,kcd->k", w, hessian, w).numpy()
     quotients = ma.antithetic_quotients(h, w, [1e-3])[1e-3]
     assert np.allclose(quotients, quadratic, rtol=1e-4, atol=1e-4)
@@ -130,12 +135,14 @@ def test_antithetic_quotients_are_the_quadratic_form_of_the_hessian():
 
 
 @DETERMINISTIC
-@given(st.sampled_from([1, 2, 4, 8]).flatmap(lambda d: st.lists(st.fractions(0, 3, max_denominator=4), min_size=d, max_size=d)),
+@given(st.sampled_from([1, 2, 4, 8]).flatmap(lambda d: st.lists(st.fractions(0, 3, max_denominator=4),
+                                                                min_size=d, max_size=d)),
        st.integers(0, 2**32 - 1))
 def test_flat_eigenbasis_family_has_equal_row_norms_and_its_spectrum(eigenvalues, seed):
     atom = ma.flat_eigenbasis_gram(eigenvalues, seed)
     assert len(set(ma._row_norms_sq(atom.matrix))) == 1
-    numeric = np.sort(np.linalg.eigvalsh(np.array([[float(exact.fmpq_to_fraction(x)) for x in row] for row in atom.matrix.tolist()])))
+    matrix = np.array([[float(exact.fmpq_to_fraction(x)) for x in row] for row in atom.matrix.tolist()])
+    numeric = np.sort(np.linalg.eigvalsh(matrix))
     assert np.allclose(numeric, np.sort([float(x) for x in eigenvalues]))
 
 

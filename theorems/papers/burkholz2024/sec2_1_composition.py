@@ -31,11 +31,12 @@ def correlate(x: np.ndarray, w: np.ndarray, padding: str) -> np.ndarray:
     else:
         pads = [(0, 0) for _ in kernel]
     x = np.pad(x, [(0, 0)] + pads, constant_values=0)
-    out_shape = tuple(n - k + 1 for n, k in zip(x.shape[1:], kernel))
+    out_shape = tuple(n - k + 1 for n, k in zip(x.shape[1:], kernel, strict=True))
     out = np.zeros((w.shape[0],) + out_shape, dtype=object)
     for position in np.ndindex(*out_shape):
-        window = x[(slice(None),) + tuple(slice(p, p + k) for p, k in zip(position, kernel))]
-        out[(slice(None),) + position] = np.tensordot(w, window, axes=(list(range(1, w.ndim)), list(range(window.ndim))))
+        window = x[(slice(None),) + tuple(slice(p, p + k) for p, k in zip(position, kernel, strict=True))]
+        out[(slice(None),) + position] = np.tensordot(w, window,
+                                                      axes=(list(range(1, w.ndim)), list(range(window.ndim))))
     return out
 
 
@@ -43,11 +44,11 @@ def composite_filter(second: np.ndarray, first: np.ndarray, size_rule) -> np.nda
     """The effective filter of first-then-second with spatial size from ``size_rule(k1, k2)``
     (the paper's rule is k1 + k2 − 1)."""
     combined = cm.compose_filters(second, first)
-    size = tuple(size_rule(a, b) for a, b in zip(first.shape[2:], second.shape[2:]))
+    size = tuple(size_rule(a, b) for a, b in zip(first.shape[2:], second.shape[2:], strict=True))
     natural = combined.shape[2:]
     if size != natural:  # a wrong size rule: crop or zero-pad the filter to the claimed size
         out = np.zeros(combined.shape[:2] + size, dtype=object)
-        region = tuple(slice(0, min(a, b)) for a, b in zip(size, natural))
+        region = tuple(slice(0, min(a, b)) for a, b in zip(size, natural, strict=True))
         out[(slice(None), slice(None)) + region] = combined[(slice(None), slice(None)) + region]
         combined = out
     return combined
@@ -74,7 +75,8 @@ def composition_checks(cases, size_rule):
         return sympy.Matrix(two_layers.reshape(c2, -1)), sympy.Matrix(one_layer.reshape(one_layer.shape[0], -1))
 
     return (symbolic_identity("two convolutions = one with the composite filter", lambda ctx: cases, build,
-                              describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, {c[6]} padding"),)
+                              describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, "
+                                                      f"{c[6]} padding"),)
 
 
 register(Claim(
@@ -86,8 +88,9 @@ register(Claim(
                    refuted_by="the first case (1-D, k1 = 2, k2 = 3, valid padding): the output shapes differ"),
             Broken("'same' padding with both filters wider than one (3 and 3)",
                    composition_checks([((5,), (3,), (3,), 1, 1, 1, "same")], lambda a, b: a + b - 1),
-                   refuted_by="input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ (cropped intermediate)"),),
+                   refuted_by="input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ "
+                              "(cropped intermediate)"),),
     notes="Torch's convolution is a cross-correlation; the composite filter of correlations is the full convolution of "
-          "the filters, of size k1 + k2 − 1 per axis, exactly as printed. The identity is exact for valid and full zero "
-          "padding; with 'same' padding only when one filter is 1×1 (the paper's construction k1 = 1).",
+          "the filters, of size k1 + k2 − 1 per axis, exactly as printed. The identity is exact for valid and full "
+          "zero padding; with 'same' padding only when one filter is 1×1 (the paper's construction k1 = 1).",
 ))

@@ -34,11 +34,12 @@ SHAPES = [
     (1, 1, (1, 1), (2, 2), (2, 2)), (1, 1, (1, 1), (3, 3), (3, 3)),
 ]
 # Bigger instances for the large profile (c1 up to 4·4·9 = 144; the paper's 64-channel instance needs c1 = 36801).
-LARGE_SHAPES = [(8, 8, (), (), ()), (4, 4, (1,), (3,), (3,)), (4, 4, (1, 1), (3, 3), (3, 3)), (3, 3, (1, 1), (3, 3), (1, 1))]
+LARGE_SHAPES = [(8, 8, (), (), ()), (4, 4, (1,), (3,), (3,)), (4, 4, (1, 1), (3, 3), (3, 3)),
+                (3, 3, (1, 1), (3, 3), (1, 1))]
 
 
 def composite_size(k1, k2) -> tuple[int, ...]:
-    return tuple(a + b - 1 for a, b in zip(k1, k2))
+    return tuple(a + b - 1 for a, b in zip(k1, k2, strict=True))
 
 
 def dim(k1, k2) -> int:
@@ -79,7 +80,8 @@ def expand(fc_weight: np.ndarray) -> np.ndarray:
 
 def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES, large_shapes=LARGE_SHAPES):
     """(label, target, first, second) over Q at the width of Thm 2.2 ('min') or 2.3 ('max')."""
-    for index, (c0, c2, k1, k2, kt) in enumerate(shapes[: ctx.by_profile(6, len(shapes))] + ctx.by_profile([], [], [], large_shapes)):
+    for index, (c0, c2, k1, k2, kt) in enumerate(shapes[: ctx.by_profile(6, len(shapes))]
+                                                 + ctx.by_profile([], [], [], large_shapes)):
         rng = ctx.rng("instance", index)
         c1 = cm.burkholz_width(c2, c0, dim(k1, k2), width) + offset
         target = integer_target(rng, c2, c0, kt)
@@ -87,7 +89,8 @@ def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES, la
         yield f"c0={c0}, c1={c1}, c2={c2}, k1={k1}, k2={k2}, kt={kt}", target, first, second
 
 
-def representation_check(name: str, width: str, offset: int = 0, skip_rule=None, shapes=SHAPES, large_shapes=LARGE_SHAPES) -> Check:
+def representation_check(name: str, width: str, offset: int = 0, skip_rule=None, shapes=SHAPES,
+                         large_shapes=LARGE_SHAPES) -> Check:
     """Certify over Q, per instance, that the computed γ⁽¹⁾, γ⁽²⁾ make the composite filter
     equal the (centred, zero-extended) target filter."""
 
@@ -98,19 +101,21 @@ def representation_check(name: str, width: str, offset: int = 0, skip_rule=None,
             wanted = cm.embed_target(expand(target), size)
             skip = None
             try:
+                coefficients = cm.composite_coefficients(expand(second), expand(first))
                 if skip_rule is None:
-                    gamma1, gamma2 = cm.solve_two_layer(wanted, cm.composite_coefficients(expand(second), expand(first)), width)
+                    gamma1, gamma2 = cm.solve_two_layer(wanted, coefficients, width)
                 else:
                     skip = fraction_array(ctx.rng("skip", label).integers(-3, 4, wanted.shape))
-                    gamma1, gamma2 = solve_residual(wanted, cm.composite_coefficients(expand(second), expand(first)), skip, skip_rule)
+                    gamma1, gamma2 = solve_residual(wanted, coefficients, skip, skip_rule)
             except cm.ConstructionFailed as error:
                 return Outcome(Verdict.REFUTED, f"{label}: {error}", {"certified": done},
                                counterexample={"instance": label, "reason": str(error)})
             got = realized(expand(first), expand(second), gamma1, gamma2, skip)
             if np.any(got != wanted):
                 return Outcome(Verdict.REFUTED, f"{label}: the composite filter differs from the target (exact)",
-                               {"certified": done}, counterexample={"instance": label, "target": wanted.astype(str).tolist(),
-                                                                    "realized": got.astype(str).tolist()})
+                               {"certified": done},
+                               counterexample={"instance": label, "target": wanted.astype(str).tolist(),
+                                               "realized": got.astype(str).tolist()})
             done.append(label)
         return Outcome(Verdict.CERTIFIED, f"exact representation over Q in {len(done)} instances", {"instances": done},
                        certificate={"method": "flint fmpq rref/solve; composite filter compared entrywise over Q",
@@ -126,7 +131,7 @@ def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Se
     statistics and frozen biases folded into the BatchNorm parameters; ``paddings`` per layer
     ('same' by default, or zero padding widths per axis)."""
     layers = []
-    for index, (weight, gamma, beta) in enumerate(zip(weights, gammas, betas)):
+    for index, (weight, gamma, beta) in enumerate(zip(weights, gammas, betas, strict=True)):
         c_out, c_in = weight.shape[:2]
         if dims == 0:
             conv = nn.Linear(c_in, c_out, dtype=torch.float64)
@@ -138,7 +143,8 @@ def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Se
             norm = (nn.BatchNorm1d if dims == 1 else nn.BatchNorm2d)(c_out, dtype=torch.float64)
         bias = rng.uniform(-0.5, 0.5, c_out)
         mean, var = rng.normal(0, 0.1, c_out), rng.uniform(0.5, 2, c_out)
-        bn_weight, bn_bias = cm.batchnorm_affine(np.asarray(gamma, float), np.asarray(beta, float), bias, mean, var, norm.eps)
+        bn_weight, bn_bias = cm.batchnorm_affine(np.asarray(gamma, float), np.asarray(beta, float), bias, mean, var,
+                                                 norm.eps)
         with torch.no_grad():
             conv.weight.copy_(torch.from_numpy(np.asarray(weight, float)))
             conv.bias.copy_(torch.from_numpy(bias))
@@ -154,7 +160,8 @@ def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Se
 def torch_target(weight, bias, dims: int, padding="same") -> nn.Module:
     c_out, c_in = weight.shape[:2]
     layer = (nn.Linear(c_in, c_out, dtype=torch.float64) if dims == 0 else
-             (nn.Conv1d if dims == 1 else nn.Conv2d)(c_in, c_out, weight.shape[2:], padding=padding, dtype=torch.float64))
+             (nn.Conv1d if dims == 1 else nn.Conv2d)(c_in, c_out, weight.shape[2:], padding=padding,
+                                                     dtype=torch.float64))
     with torch.no_grad():
         layer.weight.copy_(torch.from_numpy(weight))
         layer.bias.copy_(torch.from_numpy(bias))
@@ -194,11 +201,16 @@ def float_check(name: str, width: str, offset: int = 0) -> Check:
             error = float((source(x) - reference(x)).abs().max())
         scale = 1 + float(np.abs(gamma2).max() * np.abs(gamma1).max())
         tolerance = 256 * np.finfo(float).eps * (1 + min(log.worst_condition, 1e12)) * scale
-        return None if error <= tolerance else f"shape {FLOAT_SHAPES[shape_index]}: max |S − C| = {error:.2e} > {tolerance:.2e}"
+        return (None if error <= tolerance
+                else f"shape {FLOAT_SHAPES[shape_index]}: max |S − C| = {error:.2e} > {tolerance:.2e}")
 
-    return property_search(name, lambda ctx: st.tuples(st.integers(0, ctx.by_profile(SMALL_FLOAT_SHAPES, None, None, len(FLOAT_SHAPES)) - 1),
-                                                       st.integers(0, 2**20)), prop,
-                           space="fully connected, Conv1d and Conv2d ('same' padding, k1 = 1), Gaussian sources and targets",
+    def shapes_and_seeds(ctx: Context):
+        shapes = ctx.by_profile(SMALL_FLOAT_SHAPES, None, None, len(FLOAT_SHAPES))
+        return st.tuples(st.integers(0, shapes - 1), st.integers(0, 2**20))
+
+    return property_search(name, shapes_and_seeds, prop,
+                           space="fully connected, Conv1d and Conv2d ('same' padding, k1 = 1), Gaussian sources and "
+                                 "targets",
                            classify=lambda e: f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel", pinned=[(2, 1), (5, 2)],
                            examples=lambda ctx: ctx.by_profile(6, 20, 150))
 
@@ -266,8 +278,8 @@ def lemma21_statement(corrected: bool, min_nullity: int = 1):
                     if target[i, j] != 0 and not np.any(coefficients[i, j, 0] != 0)]
             if dead:
                 i, j = dead[0]
-                return (f"dim ker M = {nullity} ≥ 1, yet w_({i},{j}) = {target[i, j]} while Σ_J W2_iJ γ_J W1_Jj = 0 for "
-                        f"every γ (its coefficients vanish): not representable ({error})")
+                return (f"dim ker M = {nullity} ≥ 1, yet w_({i},{j}) = {target[i, j]} while Σ_J W2_iJ γ_J W1_Jj = 0 "
+                        f"for every γ (its coefficients vanish): not representable ({error})")
             return None
         if np.any(realized(expand(first), expand(second), gamma1, gamma2) != expand(target)):
             return "the pivot construction does not reproduce the target (exact)"
@@ -306,19 +318,21 @@ register(Claim(
     hypotheses=("two consecutive conv + normalization source layers, identity activation in between",
                 "target with nonzero output channels", "M of Eq. (2) with dim ker M ≥ 1"),
     checks=lemma21_checks(corrected=False),
-    broken=(Broken("pivot elimination without the ratio w_I / w_p", lemma21_checks(False, pivot_identity_without_rescaling)[:1],
+    broken=(Broken("pivot elimination without the ratio w_I / w_p",
+                   lemma21_checks(False, pivot_identity_without_rescaling)[:1],
                    refuted_by="the symbolic case c2 = 1, c0 = 2, c1 = 2"),
             Broken("kernel condition dropped (any M)", lemma21_checks(False, min_nullity=0)[1:],
                    refuted_by="the pinned counterexample W1 = [[1, 0], [−1, 0]], W2 = [[1, 1]], target [[2, 1]]"),),
-    notes="As printed the lemma is deterministic ('let two layers be given'): ker M ≠ {0} is not sufficient, because the "
-          "division by the pivot denominator Σ_J W2_iJ γ_J W1_J,j_i in App. A.1 (Eq. 5) is unchecked. Minimal counterexample "
-          "(exact): c0 = 2, c1 = 2, c2 = 1, W1 = [[1, 0], [−1, 0]], W2 = [[1, 1]], target [[2, 1]]: M = [[−1/2, 1/2]] has "
-          "kernel (1, 1), but column 2 of W1 is zero so the composite entry (1, 2) is 0 for every γ, while the target's is 1. "
-          "The randomized search reports a failure only with such a proof.",
+    notes="As printed the lemma is deterministic ('let two layers be given'): ker M ≠ {0} is not sufficient, because "
+          "the division by the pivot denominator Σ_J W2_iJ γ_J W1_J,j_i in App. A.1 (Eq. 5) is unchecked. Minimal "
+          "counterexample (exact): c0 = 2, c1 = 2, c2 = 1, W1 = [[1, 0], [−1, 0]], W2 = [[1, 1]], target [[2, 1]]: "
+          "M = [[−1/2, 1/2]] has kernel (1, 1), but column 2 of W1 is zero so the composite entry (1, 2) is 0 for "
+          "every γ, while the target's is 1. The randomized search reports a failure only with such a proof.",
     erratum=Erratum("as-printed",
-                    "ker M ≠ {0} does not suffice for given (non-random) layers: the pivot denominator can vanish on the whole "
-                    "kernel (c0 = c1 = 2, c2 = 1 counterexample). Adding 'some γ⁽¹⁾ ∈ ker M has nonzero pivot denominators' "
-                    "repairs it; Thm 2.2/2.3 use random layers, where that holds with probability 1.",
+                    "ker M ≠ {0} does not suffice for given (non-random) layers: the pivot denominator can vanish on "
+                    "the whole kernel (c0 = c1 = 2, c2 = 1 counterexample). Adding 'some γ⁽¹⁾ ∈ ker M has nonzero "
+                    "pivot denominators' repairs it; Thm 2.2/2.3 use random layers, where that holds with "
+                    "probability 1.",
                     corrected=("burkholz2024.lemma2_1.corrected",)),
 ))
 
@@ -326,16 +340,18 @@ register(Claim(
     id="burkholz2024.lemma2_1.corrected",
     variant_of="burkholz2024.lemma2_1",
     label="Lemma 2.1, nonzero pivot denominators",
-    statement="If ker M contains γ⁽¹⁾ with Σ_J W2_{iJ} γ⁽¹⁾_J W1_{J j_i k_i} ≠ 0 for every output channel i, then γ⁽²⁾ from "
-              "the pivots and this γ⁽¹⁾ represent the target exactly.",
+    statement="If ker M contains γ⁽¹⁾ with Σ_J W2_{iJ} γ⁽¹⁾_J W1_{J j_i k_i} ≠ 0 for every output channel i, then γ⁽²⁾ "
+              "from the pivots and this γ⁽¹⁾ represent the target exactly.",
     source=f"{SOURCE}, Lemma 2.1 with the hypothesis its proof uses",
     hypotheses=("as Lemma 2.1", "nonzero pivot denominators"),
     checks=lemma21_checks(corrected=True),
-    broken=(Broken("pivot elimination without the ratio w_I / w_p", lemma21_checks(True, pivot_identity_without_rescaling)[:1],
+    broken=(Broken("pivot elimination without the ratio w_I / w_p",
+                   lemma21_checks(True, pivot_identity_without_rescaling)[:1],
                    refuted_by="the symbolic case c2 = 1, c0 = 2, c1 = 2"),
             Broken("nonzero-denominator hypothesis dropped (the printed lemma)", lemma21_checks(False)[1:],
                    refuted_by="the pinned counterexample W1 = [[1, 0], [−1, 0]], W2 = [[1, 1]], target [[2, 1]]"),),
-    notes="Every small integer instance where the kernel vector has nonzero denominators is reconstructed exactly over Q.",
+    notes="Every small integer instance where the kernel vector has nonzero denominators is reconstructed "
+          "exactly over Q.",
 ))
 
 
@@ -356,6 +372,11 @@ def paper_width(c2, c0, k1, k2):
     return cm.burkholz_width(c2, c0, dim(k1, k2), "min")
 
 
+def off_by_one_width(c2, c0, k1, k2):
+    """The calculator with composite dimension k1 + k2 per axis (one too many)."""
+    return c2 * c0 * int(np.prod([a + b for a, b in zip(k1, k2, strict=True)])) - c2 + 1
+
+
 def thm22_checks(offset: int = 0, rule=paper_width):
     return (symbolic_identity("width calculator reproduces the paper's instance", width_cases, width_identity(rule),
                               describe_case=lambda c: c[0]),
@@ -370,10 +391,10 @@ register(Claim(
                 "c1 ≥ c2·c0·dim(k2, k1) − c2 + 1", "identity activation after the first source layer"),
     checks=thm22_checks(),
     broken=(Broken("first source layer one channel short (c1 = c2c0·dim − c2)", thm22_checks(-1)[1:],
-                   refuted_by="the first exact instance (c0 = c2 = 1: c1 = 0) and the pinned float shape 2 (c0 = c2 = 2, FC), "
-                              "seed 1: ker M = {0} exactly / numerically"),
+                   refuted_by="the first exact instance (c0 = c2 = 1: c1 = 0) and the pinned float shape 2 "
+                              "(c0 = c2 = 2, FC), seed 1: ker M = {0} exactly / numerically"),
             Broken("composite dimension k1 + k2 instead of k1 + k2 − 1 in the calculator",
-                   thm22_checks(0, lambda c2, c0, k1, k2: c2 * c0 * int(np.prod([a + b for a, b in zip(k1, k2)])) - c2 + 1)[:1],
+                   thm22_checks(0, off_by_one_width)[:1],
                    refuted_by="the paper's instance: 64²·16 − 63 ≠ 36801"),),
     notes="Δk > 0 instances (k1 = 1, k2 = 3, kt = 1; k1 = k2 = 2, kt = 3 centred) are covered: the composite positions "
           "outside the target filter are solved to zero. The paper's 36801 = 64²·9 − 64 + 1 is reproduced by "
@@ -394,10 +415,10 @@ register(Claim(
     hypotheses=("source tensors random", "Δk ≥ 0", "c1 ≥ c2·c0·dim(k2, k1)"),
     checks=thm23_checks(),
     broken=(Broken("first source layer one channel short (c1 = c2c0·dim − 1)", thm23_checks(-1),
-                   refuted_by="the first exact instance (c1 = 0 against a nonzero target) and the pinned float shape 2, "
-                              "seed 1: the overdetermined system is inconsistent"),),
-    notes="With γ⁽²⁾ = 1 the system (T reshaped to (c2c0·dim) × c1) is the Khatri–Rao system of giannou2023 Lemma 7 in the "
-          "fully connected case; every target, zero channels included, is represented.",
+                   refuted_by="the first exact instance (c1 = 0 against a nonzero target) and the pinned float "
+                              "shape 2, seed 1: the overdetermined system is inconsistent"),),
+    notes="With γ⁽²⁾ = 1 the system (T reshaped to (c2c0·dim) × c1) is the Khatri–Rao system of giannou2023 Lemma 7 in "
+          "the fully connected case; every target, zero channels included, is represented.",
 ))
 
 
@@ -435,7 +456,8 @@ RESIDUAL_SHAPES = [s for s in SHAPES if s[2] == s[3] == s[4] == ()][:3] + [(1, 1
 
 
 def residual_checks(skip_rule: str) -> tuple[Check]:
-    return (representation_check("exact representation with a skip connection", "min", 0, skip_rule, RESIDUAL_SHAPES, []),)
+    return (representation_check("exact representation with a skip connection", "min", 0, skip_rule,
+                                 RESIDUAL_SHAPES, []),)
 
 
 register(Claim(
@@ -445,7 +467,8 @@ register(Claim(
                 "skip filter compatible with the target"),
     checks=residual_checks("paper"),
     broken=(Broken("c without the pivot ratio (c_I = s_p − s_I)", residual_checks("no rescale"),
-                   refuted_by="the first exact instance (c0 = c2 = 1 has no non-pivot row, so the second, c0 = 2, FC)"),),
+                   refuted_by="the first exact instance (c0 = c2 = 1 has no non-pivot row, so the second, "
+                              "c0 = 2, FC)"),),
     notes="The OCR of Eq. (3) is partly garbled; the right-hand side implemented is the one pivot elimination gives, "
           "c_I = (w_I / w_p)·s_p − s_I, with the same M as Eq. (2). Skip filters are random integers in [−3, 3].",
     depends_on=("burkholz2024.lemma2_1",),

@@ -108,21 +108,26 @@ def condition_check(choice) -> Check:
                 for q1 in Q1S:
                     for q2 in Q2S:
                         gamma, b, m, c = choice(name, eps, q1, q2)
-                        bound = mpmath.iv.mpf(str(eps)) * mpmath.iv.mpf(str(gamma)) * mpmath.iv.mpf(str(m)) / mpmath.iv.mpf(str(q2))
+                        bound = (mpmath.iv.mpf(str(eps)) * mpmath.iv.mpf(str(gamma)) * mpmath.iv.mpf(str(m))
+                                 / mpmath.iv.mpf(str(q2)))
                         for x in (-q1, q1):
                             deviation = deviation_interval(name, gamma, b, m, c, x)
                             if deviation.a >= bound.b:
                                 case = {"activation": name, "epsilon": eps, "Q1": q1, "Q2": q2, "gamma": gamma, "b": b,
-                                        "m": m, "c": c, "x": x, "deviation_lower": str(deviation.a), "bound_upper": str(bound.b)}
+                                        "m": m, "c": c, "x": x, "deviation_lower": str(deviation.a),
+                                        "bound_upper": str(bound.b)}
                                 return Outcome(Verdict.REFUTED,
-                                               f"{name}, ε = {eps}, Q1 = {q1}, Q2 = {q2}: deviation ≥ {float(deviation.a):.3g} "
-                                               f"at x = {x} but εγm/Q2 = {float(bound.b):.3g}", {"checked": checked},
+                                               f"{name}, ε = {eps}, Q1 = {q1}, Q2 = {q2}: "
+                                               f"deviation ≥ {float(deviation.a):.3g} at x = {x} "
+                                               f"but εγm/Q2 = {float(bound.b):.3g}", {"checked": checked},
                                                counterexample=case)
                             checked += 1
-        return Outcome(Verdict.CERTIFIED, f"condition holds at both endpoints for {checked} (activation, ε, Q1, Q2, x) cases",
+        return Outcome(Verdict.CERTIFIED,
+                       f"condition holds at both endpoints for {checked} (activation, ε, Q1, Q2, x) cases",
                        {"epsilons": EPSILONS, "Q1": Q1S, "Q2": Q2S},
-                       certificate={"method": "mpmath interval arithmetic (40 digits) at x = ±Q1; the deviation of tanh and "
-                                              "sigmoid from the chord grows with |x| and ReLU/LeakyReLU are exact on the shifted range"})
+                       certificate={"method": "mpmath interval arithmetic (40 digits) at x = ±Q1; the deviation of "
+                                              "tanh and sigmoid from the chord grows with |x| and ReLU/LeakyReLU are "
+                                              "exact on the shifted range"})
 
     return Check("stated approximation condition on the (ε, Q1, Q2) grid", "certificate", run)
 
@@ -136,7 +141,8 @@ def random_network(rng: np.random.Generator):
     first = rng.standard_normal((c1, c0)) * scale
     second = rng.standard_normal((c2, c1))
     target = rng.standard_normal((c2, c0)) * scale
-    gamma1, gamma2 = cm.solve_two_layer(target[:, :, None], cm.composite_coefficients(second[:, :, None], first[:, :, None]))
+    gamma1, gamma2 = cm.solve_two_layer(target[:, :, None],
+                                        cm.composite_coefficients(second[:, :, None], first[:, :, None]))
     q1 = float(np.max(np.abs(gamma1) * np.abs(first).sum(axis=1)))
     q2 = float(np.max(np.abs(gamma2) * np.abs(second).sum(axis=1)))
     return first, second, target, gamma1, gamma2, q1, q2
@@ -167,8 +173,8 @@ def sup_error_check(choice, pinned) -> Check:
             return f"{name}, ε = {eps}, Q1 = {network[5]:.3g}, Q2 = {network[6]:.3g}: sup-norm error {error:.4g} > ε"
         return None
 
-    return property_search("sup-norm error of the proof's source", st.tuples(st.sampled_from(ACTIVATIONS), st.sampled_from(EPSILONS),
-                                                                              st.integers(0, 2**20)),
+    return property_search("sup-norm error of the proof's source",
+                           st.tuples(st.sampled_from(ACTIVATIONS), st.sampled_from(EPSILONS), st.integers(0, 2**20)),
                            prop, space="FC c0 = 2, c1 = 3, c2 = 2 (minimum width), Gaussian layers scaled by 0.5, 1, 3",
                            classify=lambda e: e[0], pinned=pinned, examples=lambda ctx: ctx.by_profile(20, 60, 400))
 
@@ -183,20 +189,23 @@ PINNED = [("tanh", 0.01, 18), ("relu", 0.01, 1)]
 register(Claim(
     id="burkholz2024.thm2_4",
     source=f"{SOURCE}, Sec. 2.3, Thm 2.4, the parameter choices after it, App. A.4",
-    hypotheses=("S meets Lemma 2.1; first source layer followed by φ", "Q1 = max_J |γ⁽¹⁾_J| Σ|w⁽¹⁾|, Q2 = max_i |γ⁽²⁾_i| Σ|w⁽²⁾|",
+    hypotheses=("S meets Lemma 2.1; first source layer followed by φ",
+                "Q1 = max_J |γ⁽¹⁾_J| Σ|w⁽¹⁾|, Q2 = max_i |γ⁽²⁾_i| Σ|w⁽²⁾|",
                 "inputs in [−1, 1]^{c0}", "the printed (γ, b, m, c) for ReLU, LeakyReLU, tanh, sigmoid"),
     checks=thm24_checks(printed_choice, PINNED),
     broken=(Broken("ReLU without the shift b = Q1", thm24_checks(shiftless_choice, PINNED),
-                   refuted_by="ReLU, ε = 0.1, Q1 = 0.5, Q2 = 0.5, x = −Q1 on the grid; the pinned ReLU network (ε = 0.01, seed 1)"),),
-    notes="The implication of Thm 2.4 holds (error ≤ Q2/(γm)·εγm/Q2 = ε in the fully connected case), and ReLU/LeakyReLU "
-          "are exact. The printed tanh and sigmoid parameters do not satisfy the condition when Q1 > 1 (minimal grid case: "
-          "tanh, ε = 0.1, Q1 = 2, Q2 = 0.5 or any with Q1 = 2 and the first branch of the min active). In zero-padded "
-          "convolutions a further effect appears that this check does not judge: the constant mb + c of the first layer "
-          "passes through the padded second convolution and is position dependent at the border.",
+                   refuted_by="ReLU, ε = 0.1, Q1 = 0.5, Q2 = 0.5, x = −Q1 on the grid; the pinned ReLU network "
+                              "(ε = 0.01, seed 1)"),),
+    notes="The implication of Thm 2.4 holds (error ≤ Q2/(γm)·εγm/Q2 = ε in the fully connected case), and "
+          "ReLU/LeakyReLU are exact. The printed tanh and sigmoid parameters do not satisfy the condition when Q1 > 1 "
+          "(minimal grid case: tanh, ε = 0.1, Q1 = 2, Q2 = 0.5 or any with Q1 = 2 and the first branch of the min "
+          "active). In zero-padded convolutions a further effect appears that this check does not judge: the constant "
+          "mb + c of the first layer passes through the padded second convolution and is position "
+          "dependent at the border.",
     erratum=Erratum("as-printed",
-                    "the tanh and sigmoid choices γ = min{(3ε/Q2)^{1/2}, 1/Q1} (12ε for sigmoid) miss a factor Q1³: the "
-                    "condition needs γ² < 3ε/(Q2Q1³); with Q1 > 1 the resulting error exceeds ε. The theorem's implication "
-                    "and the ReLU/LeakyReLU choices hold.",
+                    "the tanh and sigmoid choices γ = min{(3ε/Q2)^{1/2}, 1/Q1} (12ε for sigmoid) miss a factor Q1³: "
+                    "the condition needs γ² < 3ε/(Q2Q1³); with Q1 > 1 the resulting error exceeds ε. The theorem's "
+                    "implication and the ReLU/LeakyReLU choices hold.",
                     corrected=("burkholz2024.thm2_4.corrected",)),
     depends_on=("burkholz2024.lemma2_1",),
 ))
@@ -205,12 +214,14 @@ register(Claim(
     id="burkholz2024.thm2_4.corrected",
     variant_of="burkholz2024.thm2_4",
     label="Thm 2.4, choices with Q1³",
-    statement="With γ = min{(3ε/(Q2Q1³))^{1/2}, 1/Q1} for tanh and min{(12ε/(Q2Q1³))^{1/2}, 1/Q1} for sigmoid (ReLU and "
-              "LeakyReLU as printed), the condition of Thm 2.4 holds and the source is within ε of the target in sup norm.",
+    statement="With γ = min{(3ε/(Q2Q1³))^{1/2}, 1/Q1} for tanh and min{(12ε/(Q2Q1³))^{1/2}, 1/Q1} for sigmoid (ReLU "
+              "and LeakyReLU as printed), the condition of Thm 2.4 holds and the source is within ε of the target "
+              "in sup norm.",
     source=f"{SOURCE}, Thm 2.4 with the corrected constants",
     hypotheses=("as Thm 2.4",),
     checks=thm24_checks(corrected_choice, PINNED),
     broken=(Broken("Q1² instead of Q1³ in the tanh/sigmoid choice", thm24_checks(q1_squared, PINNED),
-                   refuted_by="tanh with Q1 = 2 on the (ε, Q1, Q2) grid; the pinned tanh network (ε = 0.01, seed 18, Q1 ≈ 5.2)"),),
+                   refuted_by="tanh with Q1 = 2 on the (ε, Q1, Q2) grid; the pinned tanh network "
+                              "(ε = 0.01, seed 18, Q1 ≈ 5.2)"),),
     notes="|tanh z − z| < |z|³/3 and |σ(z) − z/4 − 1/2| < |z|³/48 for z ≠ 0 give the corrected constants.",
 ))

@@ -54,7 +54,7 @@ def profile_cases(ctx: Context) -> list:
 
 def composite_size(kernels) -> tuple[int, ...]:
     """dim(k1, …, kL) per axis: Σ_l k_l − L + 1 (Sec. 2.1 applied L − 1 times)."""
-    return tuple(sum(axis) - len(kernels) + 1 for axis in zip(*kernels))
+    return tuple(sum(axis) - len(kernels) + 1 for axis in zip(*kernels, strict=True))
 
 
 def equations(case) -> int:
@@ -74,7 +74,7 @@ def forward(weights, gammas):
         return gamma.reshape((-1,) + (1,) * (weight.ndim - 1)) * weight
 
     product = scaled(gammas[0], weights[0])
-    for weight, gamma in zip(weights[1:], gammas[1:]):
+    for weight, gamma in zip(weights[1:], gammas[1:], strict=True):
         product = scaled(gamma, cm.compose_filters(weight, product))
     return product
 
@@ -85,7 +85,7 @@ def jacobian(weights, gammas) -> np.ndarray:
     with γ⁽ˡ⁾ left out."""
     exact = cm.is_exact(weights[0])
     blocks = []
-    for layer, (weight, gamma) in enumerate(zip(weights, gammas)):
+    for layer, (weight, gamma) in enumerate(zip(weights, gammas, strict=True)):
         unscaled = weight if layer == 0 else cm.compose_filters(weight, forward(weights[:layer], gammas[:layer]))
         if layer < len(weights) - 1:
             after = forward(weights[layer + 1:], gammas[layer + 1:])
@@ -94,7 +94,8 @@ def jacobian(weights, gammas) -> np.ndarray:
             for i in range(len(gamma)):
                 after[(i, i) + (0,) * (weight.ndim - 2)] = Fraction(1) if exact else 1.0
         coefficients = cm.composite_coefficients(after, unscaled)
-        blocks.append(coefficients.reshape(int(np.prod(coefficients.shape[:-1])), len(gamma)))  # a width-0 layer: no columns
+        # a width-0 layer: no columns
+        blocks.append(coefficients.reshape(int(np.prod(coefficients.shape[:-1])), len(gamma)))
     return np.hstack(blocks)
 
 
@@ -102,11 +103,12 @@ def draw_layers(rng, c0, c_last, hidden, exact, kernels=None):
     sizes = (c0,) + tuple(hidden) + (c_last,)
     kernels = kernels or FC * (len(sizes) - 1)
     if exact:
-        weights = [fraction_array(rng.integers(-99, 100, (b, a) + k)) for (a, b), k in zip(itertools.pairwise(sizes), kernels)]
+        weights = [fraction_array(rng.integers(-99, 100, (b, a) + k))
+                   for (a, b), k in zip(itertools.pairwise(sizes), kernels, strict=True)]
         gammas = [fraction_array(rng.integers(1, 100, b)) for b in sizes[1:]]
     else:
         weights = [rng.standard_normal((b, a) + k) / np.sqrt(a * int(np.prod(k, dtype=int)))
-                   for (a, b), k in zip(itertools.pairwise(sizes), kernels)]
+                   for (a, b), k in zip(itertools.pairwise(sizes), kernels, strict=True)]
         gammas = [rng.standard_normal(b) for b in sizes[1:]]
     return weights, gammas
 
@@ -134,14 +136,18 @@ def rank_check(offset: int, cases=profile_cases) -> Check:
             if rank < count:
                 structural = entry["rank_bound"] < count
                 return Outcome(Verdict.REFUTED if structural else Verdict.INCONCLUSIVE,
-                               f"widths {entry['widths']}, kernels {entry['kernels']}: Jacobian rank {rank} < {count} equations"
-                               + (" for every point (rank ≤ Σc_l − (L − 1)): generic targets are unreachable" if structural else
-                                  " at this point only"), {"entries": entries}, counterexample=entry if structural else None)
+                               f"widths {entry['widths']}, kernels {entry['kernels']}: Jacobian rank {rank} < "
+                               f"{count} equations"
+                               + (" for every point (rank ≤ Σc_l − (L − 1)): generic targets are unreachable"
+                                  if structural else " at this point only"),
+                               {"entries": entries}, counterexample=entry if structural else None)
             entries.append(entry)
-        return Outcome(Verdict.CERTIFIED, f"Jacobian of full row rank c_L·c0·dim (exact) for {len(entries)} width profiles "
+        return Outcome(Verdict.CERTIFIED,
+                       f"Jacobian of full row rank c_L·c0·dim (exact) for {len(entries)} width profiles "
                        f"({sum(bool(e['kernels'][0]) for e in entries)} convolutional)",
-                       {"entries": entries}, certificate={"method": "flint fmpq rank of the exact Jacobian at integer points",
-                                                          "points": "weights in [−99, 99], γ in [1, 99] from ctx.rng('rank', case)"})
+                       {"entries": entries},
+                       certificate={"method": "flint fmpq rank of the exact Jacobian at integer points",
+                                    "points": "weights in [−99, 99], γ in [1, 99] from ctx.rng('rank', case)"})
 
     # its own part: a submersion at one point gives an open image, not every target
     return Check("exact Jacobian rank at the printed width", "certificate", run, part="local surjectivity")
@@ -201,7 +207,8 @@ def torch_equivalence(weights, gammas, target, kernels, rng) -> float:
     paddings = [tuple(k - 1 for k in kernel) for kernel in kernels]
     size = composite_size(kernels)
     source = torch_source(weights, gammas, betas, dims, rng, paddings)
-    reference = torch_target(target, bias, dims, tuple(d - 1 - (d - k) // 2 for d, k in zip(size, target.shape[2:])) or "same")
+    reference = torch_target(target, bias, dims,
+                             tuple(d - 1 - (d - k) // 2 for d, k in zip(size, target.shape[2:], strict=True)) or "same")
     x = torch.from_numpy(rng.uniform(-1, 1, (8, target.shape[1]) + (6,) * dims))
     with torch.no_grad():
         return float((source(x) - reference(x)).abs().max())
@@ -228,19 +235,25 @@ def solve_check(offset: int, cases=profile_cases) -> Check:
                 entry = describe(case, hidden) | {"residual": residual, "condition": condition, "tolerance": tolerance}
                 if not condition < 1e12 or residual > tolerance:  # a singular Jacobian would excuse any residual
                     if sum(sizes) - len(hidden) < equations(case):  # the exact rank bound proves it
-                        return Outcome(Verdict.REFUTED, f"widths {sizes}, kernels {entry['kernels']}: no solution (residual "
+                        return Outcome(Verdict.REFUTED,
+                                       f"widths {sizes}, kernels {entry['kernels']}: no solution (residual "
                                        f"{residual:.1e}); rank ≤ Σc_l − (L − 1) = {sum(sizes) - len(hidden)} < "
                                        f"{equations(case)} equations", {"solved": solved}, counterexample=entry)
-                    return Outcome(Verdict.INCONCLUSIVE, f"widths {sizes}, kernels {entry['kernels']}: residual {residual:.1e} "
+                    return Outcome(Verdict.INCONCLUSIVE,
+                                   f"widths {sizes}, kernels {entry['kernels']}: residual {residual:.1e} "
                                    f"> {tolerance:.1e} after 16 starts", {"solved": solved})
                 entry["max_error"] = torch_equivalence(weights, gammas, target, kernels, rng)
                 if entry["max_error"] > tolerance:
-                    return Outcome(Verdict.REFUTED, f"widths {sizes}, kernels {entry['kernels']}: torch source differs from the "
-                                   f"target by {entry['max_error']:.1e} > {tolerance:.1e}", {"solved": solved}, counterexample=entry)
+                    return Outcome(Verdict.REFUTED,
+                                   f"widths {sizes}, kernels {entry['kernels']}: torch source differs from the "
+                                   f"target by {entry['max_error']:.1e} > {tolerance:.1e}", {"solved": solved},
+                                   counterexample=entry)
                 solved.append(entry)
         worst = max(solved, key=lambda e: e["max_error"] / e["tolerance"])
-        return Outcome(Verdict.SUPPORTED, f"{len(solved)} random targets reached ({sum(bool(e['kernels'][0]) for e in solved)} "
-                       f"convolutional); worst torch error {worst['max_error']:.1e} (tolerance {worst['tolerance']:.1e})",
+        return Outcome(Verdict.SUPPORTED,
+                       f"{len(solved)} random targets reached ({sum(bool(e['kernels'][0]) for e in solved)} "
+                       f"convolutional); worst torch error {worst['max_error']:.1e} "
+                       f"(tolerance {worst['tolerance']:.1e})",
                        {"solved": solved})
 
     return Check("numerical representation of random targets by torch sources", "randomized", run)
@@ -257,19 +270,20 @@ register(Claim(
                 "zero padding)", "Δk = dim(k1, …, kL) − kt ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L", "c_l ≥ c0"),
     checks=thm25_checks(),
     broken=(Broken("two channels short of the bound (Σ c_l = c_L c0 + L − 2)", thm25_checks(-2),
-                   refuted_by="the first profile c0 = c_L = 2, widths (2, 2) (c_l ≥ c0 still holds): rank ≤ 4 − 1 = 3 < 4 "
-                              "equations, exactly, and the solve cannot reach the target"),
+                   refuted_by="the first profile c0 = c_L = 2, widths (2, 2) (c_l ≥ c0 still holds): "
+                              "rank ≤ 4 − 1 = 3 < 4 equations, exactly, and the solve cannot reach the target"),
             Broken("convolutional source two channels short (Σ c_l = c_L c0 dim + L − 2)",
                    thm25_checks(-2, lambda ctx: CONV_CASES[:2]),
                    refuted_by="the pinned 1-D profile c0 = c_L = 1, kernels (1, 3), target kernel 3, widths (2, 1): "
                               "rank ≤ 3 − 1 = 2 < 3 = c_L c0 dim equations, exactly"),),
-    notes="The bound has slack 1: L − 1 (not L) rescalings are lost, so Σ c_l = c_L c0 dim + L − 1 still gives a square "
-          "Jacobian (exact ranks one short are full for these fully connected and convolutional profiles); two short is the first width the count "
-          "excludes. Convolutional sources use full zero padding (k_l − 1 per side), under which stride-1 convolutions "
-          "compose exactly (burkholz2024.composition); 'same' padding composes exactly only with 1×1 filters. Targets with "
-          "Δk > 0 sit in the centre of the composite filter, the other composite entries solved to zero. Existence for every "
-          "target (not only an open set) is supported by the numerical solves, not certified. Measured at ci (seed 2023): "
-          "residuals ≤ 1e-14 at κ(J) ≤ 7e2, torch sources within 5e-14 of the target (conv) against tolerances ≥ 1.3e-12; at "
-          "large (c1 = 36 for a 2 × 2 × 3×3 target) within 2e-13 at κ ≈ 1e3.",
+    notes="The bound has slack 1: L − 1 (not L) rescalings are lost, so Σ c_l = c_L c0 dim + L − 1 still gives a "
+          "square Jacobian (exact ranks one short are full for these fully connected and convolutional profiles); two "
+          "short is the first width the count excludes. Convolutional sources use full zero padding (k_l − 1 per "
+          "side), under which stride-1 convolutions compose exactly (burkholz2024.composition); 'same' padding "
+          "composes exactly only with 1×1 filters. Targets with Δk > 0 sit in the centre of the composite filter, the "
+          "other composite entries solved to zero. Existence for every target (not only an open set) is supported by "
+          "the numerical solves, not certified. Measured at ci (seed 2023): residuals ≤ 1e-14 at κ(J) ≤ 7e2, torch "
+          "sources within 5e-14 of the target (conv) against tolerances ≥ 1.3e-12; at large (c1 = 36 for a 2 × 2 × 3×3 "
+          "target) within 2e-13 at κ ≈ 1e3.",
     depends_on=("burkholz2024.thm2_2", "burkholz2024.composition"),
 ))

@@ -47,7 +47,8 @@ class DeltaBound:
     quadratic_power: int = 2
 
     def value(self, d: int, b: float, gamma: float) -> float:
-        return math.sqrt(self.linear_sq) * d**self.linear_power * b * gamma + self.quadratic * d**self.quadratic_power * b**2 * gamma**2
+        return (math.sqrt(self.linear_sq) * d**self.linear_power * b * gamma
+                + self.quadratic * d**self.quadratic_power * b**2 * gamma**2)
 
     def exceeded_by(self, delta: flint.fmpq, d: int, b: flint.fmpq, gamma: flint.fmpq) -> bool:
         """Exactly whether |delta| > the bound (the √ handled by squaring)."""
@@ -72,7 +73,8 @@ def unit_rows_exact(t: np.ndarray) -> flint.fmpq_mat:
     return flint.fmpq_mat(rows)
 
 
-def delta_m_exact(u: flint.fmpq_mat, s: flint.fmpq_mat, w: flint.fmpq_mat, gamma: flint.fmpq, b: flint.fmpq) -> flint.fmpq_mat:
+def delta_m_exact(u: flint.fmpq_mat, s: flint.fmpq_mat, w: flint.fmpq_mat, gamma: flint.fmpq,
+                  b: flint.fmpq) -> flint.fmpq_mat:
     """ΔM = γWK + γKᵀWᵀ + γ²WPWᵀ (Eq. 95) for H = √N U and F(H) = B·H∘S entrywise: then
     K = F(H)Hᵀ/N = B(U∘S)Uᵀ and P = F(H)F(H)ᵀ/N = B²(U∘S)(U∘S)ᵀ are rational."""
     us = flint.fmpq_mat([[u[i, j] * s[i, j] for j in range(u.ncols())] for i in range(u.nrows())])
@@ -120,7 +122,8 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
     t = torch.where(near_rank_one[:, None, None], t0[:, :1, :] + 0.05 * t0, t0).requires_grad_(True)
     sigma = torch.randn(batch, d, n, **draw).requires_grad_(True)
     omega = torch.randn(batch, d, d, **draw).requires_grad_(True)
-    scale = torch.tensor([bound.value(d, c[1], c[0]) for c in configs for _ in range(restarts)], dtype=torch.float64, device=device)
+    scale = torch.tensor([bound.value(d, c[1], c[0]) for c in configs for _ in range(restarts)], dtype=torch.float64,
+                         device=device)
     optimizer = torch.optim.Adam([t, sigma, omega], lr=0.05)
 
     def evaluate():
@@ -139,7 +142,7 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
         (-ratio.sum()).backward()
         optimizer.step()
     with torch.no_grad():
-        ratio, u, s, w = evaluate()
+        ratio, _u, s, w = evaluate()
     results = []
     for index, (g, bb, i, j) in enumerate(configs):
         best = index * restarts + int(torch.argmax(ratio[index * restarts : (index + 1) * restarts]))
@@ -209,7 +212,8 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
         for d, n in ctx.progress(shapes, "shapes"):
             configs = [(g, bb, 0, j) for g in gammas for bb in slopes for j in sorted({0, d - 1})]
             results = _ascend_group(d, n, configs, bound, ctx, restarts, steps)
-            table.append({"d": d, "N": n, "configs": len(configs), "max_ratio": round_sig(max(r.ratio for r in results))})
+            table.append({"d": d, "N": n, "configs": len(configs),
+                          "max_ratio": round_sig(max(r.ratio for r in results))})
             violations += [r for r in results if r.violated]
             top = max(results, key=lambda r: r.ratio)
             best = top if best is None or top.ratio > best.ratio else best
@@ -286,7 +290,8 @@ RATIONAL_ODD_ACTIVATIONS = (
     _linear(Fraction(1)),
     _linear(Fraction(1, 2)),
     _linear(Fraction(-2)),
-    OddActivation("hardtanh", Fraction(1), lambda x: max(min(x, flint.fmpq(1)), flint.fmpq(-1)), torch.nn.functional.hardtanh),
+    OddActivation("hardtanh", Fraction(1), lambda x: max(min(x, flint.fmpq(1)), flint.fmpq(-1)),
+                  torch.nn.functional.hardtanh),
     OddActivation("softsign x/(1+|x|)", Fraction(1), lambda x: x / (1 + abs(x)), torch.nn.functional.softsign),
 )
 FLOAT_ODD_ACTIVATIONS = (
@@ -305,7 +310,7 @@ def sphere_point(t: Sequence[int]) -> list[flint.fmpq]:
     if norm_sq == 0:
         return ones
     inner = sum(t, flint.fmpq(0))
-    return [o - 2 * inner / norm_sq * x for o, x in zip(ones, t)]
+    return [o - 2 * inner / norm_sq * x for o, x in zip(ones, t, strict=True)]
 
 
 def parallel_under(activation: OddActivation, v: Sequence[flint.fmpq]) -> bool:
@@ -361,14 +366,15 @@ def one_step_exact(start: RankOneStart, gamma_scale: Fraction) -> tuple[flint.fm
 
 def lemma21_printed(start: RankOneStart, gamma_scale: Fraction) -> str | None:
     """Footnote 12 (rank does not increase) and M(H_{k+1}) = M(H_k), entries ±1."""
-    h, h_gamma = one_step_exact(start, gamma_scale)
+    _h, h_gamma = one_step_exact(start, gamma_scale)
     if h_gamma.rank() > 1:
         return f"rank(H_k+1) = {h_gamma.rank()} > 1 = rank(H_k) with F = {start.activation.name}"
     g = h_gamma * h_gamma.transpose()
     for i, j in itertools.combinations(range(g.nrows()), 2):
         same_sign = (g[i, j] > 0) == (start.signs[i] * start.signs[j] > 0)
         if g[i, j] ** 2 != g[i, i] * g[j, j] or not same_sign:
-            return f"M(H_k+1)[{i},{j}] ≠ M(H_k)[{i},{j}] = {start.signs[i] * start.signs[j]} with F = {start.activation.name}"
+            return (f"M(H_k+1)[{i},{j}] ≠ M(H_k)[{i},{j}] = {start.signs[i] * start.signs[j]} "
+                    f"with F = {start.activation.name}")
     return None
 
 
@@ -378,8 +384,8 @@ def lemma21_corrected(start: RankOneStart, gamma_scale: Fraction) -> str | None:
     n = h.ncols()
     for i in range(h.nrows()):
         row, base = [h_gamma[i, j] for j in range(n)], [h[i, j] for j in range(n)]
-        inner = sum((x * y for x, y in zip(row, base)), flint.fmpq(0))
-        if inner <= 0 or any(x * n != inner * y for x, y in zip(row, base)):
+        inner = sum((x * y for x, y in zip(row, base, strict=True)), flint.fmpq(0))
+        if inner <= 0 or any(x * n != inner * y for x, y in zip(row, base, strict=True)):
             return f"row {i} of H_k+1 differs from row {i} of H_k (F = {start.activation.name})"
     return None
 
@@ -394,7 +400,8 @@ RANK_GROWING_START = RankOneStart(
     _CORNER * flint.fmpq_mat([[1, -1], [1, 1]]),
 )
 ROW_FLIPPING_START = RankOneStart(
-    RATIONAL_ODD_ACTIVATIONS[0], (1, 1), (flint.fmpq(1), flint.fmpq(1)), -_CORNER * flint.fmpq_mat([[1, 1], [1, 1]]),
+    RATIONAL_ODD_ACTIVATIONS[0], (1, 1), (flint.fmpq(1), flint.fmpq(1)),
+    -_CORNER * flint.fmpq_mat([[1, 1], [1, 1]]),
 )
 
 
@@ -405,8 +412,8 @@ def lemma21_exact_step(predicate, gamma_scale: Fraction, premise_only: bool) -> 
         rank_one_starts(premise_only),
         lambda start: predicate(start, gamma_scale),
         space=f"rank-one H = s vᵀ ∈ 𝓗 with rational v (d ≤ 5, N ≤ 6), odd rational F (linear, hardtanh, "
-        f"softsign){', restricted to F(v) ∥ v' if premise_only else ''}, W near a corner of the box or uniform on a 1/1000 grid, "
-        f"γ = ({gamma_scale})/(Bd); one FBN step in exact arithmetic",
+        f"softsign){', restricted to F(v) ∥ v' if premise_only else ''}, W near a corner of the box or uniform on "
+        f"a 1/1000 grid, γ = ({gamma_scale})/(Bd); one FBN step in exact arithmetic",
         classify=lambda start: [start.activation.name,
                                 "F(v) ∥ v" if parallel_under(start.activation, start.direction) else "F(v) not ∥ v"],
         describe=RankOneStart.describe,
@@ -449,12 +456,14 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
                     worst.append((deviation, float(singular[1] / singular[0])))
                     if deviation > CHAIN_TOLERANCE:
                         record = {"start": start_name, "F": activation.name, "gamma": gamma, "step": step,
-                                  "max_abs_M_change": round_sig(deviation), "sigma2_over_sigma1": round_sig(worst[-1][1]),
+                                  "max_abs_M_change": round_sig(deviation),
+                                  "sigma2_over_sigma1": round_sig(worst[-1][1]),
                                   "H_k": to_jsonable(h0.numpy())}
                         return Outcome(
                             Verdict.REFUTED,
-                            f"{activation.name} from a rank-one H ({start_name}): M(H_ℓ) moves by {deviation:.3g} at step {step} "
-                            f"(σ₂/σ₁ = {worst[-1][1]:.3g}), above the float tolerance {CHAIN_TOLERANCE:g}",
+                            f"{activation.name} from a rank-one H ({start_name}): M(H_ℓ) moves by {deviation:.3g} "
+                            f"at step {step} (σ₂/σ₁ = {worst[-1][1]:.3g}), above the float tolerance "
+                            f"{CHAIN_TOLERANCE:g}",
                             {"steps": steps, "tolerance": CHAIN_TOLERANCE},
                             counterexample=record,
                         )
@@ -485,19 +494,20 @@ register(
         hypotheses=_LEMMA21_HYPOTHESES,
         checks=lemma21_checks(lemma21_printed, PAPER_GAMMA, premise_only=False),
         broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_printed, Fraction(8), premise_only=False),
-                       refuted_by="the pinned hardtanh start v = (−1/5, −7/5, 1), s = (1, 1), W = 1.732·[[1, −1], [1, 1]] "
-                                  "(rank 2 after one step, exactly) and the float chain from a Gaussian v with tanh"),),
+                       refuted_by="the pinned hardtanh start v = (−1/5, −7/5, 1), s = (1, 1), "
+                                  "W = 1.732·[[1, −1], [1, 1]] (rank 2 after one step, exactly) and the float chain "
+                                  "from a Gaussian v with tanh"),),
         depends_on=("daneshmand2020.lemma20", "daneshmand2020.lemma1"),
         erratum=Erratum(
             "substantive",
             "Footnote 12 ('FBN_γ ... does not increase the rank') and with it Lemma 21 hold only when F(v) ∥ v for "
-            "H_k = s vᵀ (always for linear F). For odd nonlinear F such as tanh or hardtanh, H_γ = s vᵀ + γ(Ws)F(v)ᵀ has "
-            "rank 2 for almost every W as soon as |v| is not constant, and M(H_k+1) ≠ M(H_k) after one step (exact "
+            "H_k = s vᵀ (always for linear F). For odd nonlinear F such as tanh or hardtanh, H_γ = s vᵀ + γ(Ws)F(v)ᵀ "
+            "has rank 2 for almost every W as soon as |v| is not constant, and M(H_k+1) ≠ M(H_k) after one step (exact "
             "counterexample pinned). The proof of Theorem 5 (Sec. 4.5) argues by contradiction through exactly this "
-            "lemma for general odd F — 'assume rank(H_k) = 1, then by Lemma 7 the averages of M_ij are ±1, contradicting "
-            "the symmetry (8)' — so for nonlinear F the contradiction is not reached and Theorem 5's proof has a gap; "
-            "the corrected reading (F(v) ∥ v) covers linear F only. Theorem 5's conclusion itself is not refuted by "
-            "our chains (daneshmand2020.thm5 is supported in its soft-rank form).",
+            "lemma for general odd F — 'assume rank(H_k) = 1, then by Lemma 7 the averages of M_ij are ±1, "
+            "contradicting the symmetry (8)' — so for nonlinear F the contradiction is not reached and Theorem 5's "
+            "proof has a gap; the corrected reading (F(v) ∥ v) covers linear F only. Theorem 5's conclusion itself is "
+            "not refuted by our chains (daneshmand2020.thm5 is supported in its soft-rank form).",
             corrected=("daneshmand2020.lemma21.corrected",),
         ),
         notes="Footnote 12 ('FBN_γ is obtained by matrix multiplications, hence it does not increase the "
@@ -523,9 +533,9 @@ register(
         checks=lemma21_checks(lemma21_corrected, PAPER_GAMMA, premise_only=True),
         broken=(Broken("step size γ ≤ 8/(Bd) (the 1/8 of the hypothesis read as 8)",
                        lemma21_checks(lemma21_corrected, Fraction(8), premise_only=True),
-                       refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row of "
-                                  "H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the float chains flip "
-                                  "rows within a few steps"),),
+                       refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row "
+                                  "of H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the float chains "
+                                  "flip rows within a few steps"),),
         depends_on=("daneshmand2020.lemma20",),
         notes="With F(v) = cv, H_γ = (I + γcW)s vᵀ and each row is a multiple 1 + γc s_i(Ws)_i ≥ 1 − √3/8 > 0 "
         "of the same row of H_k, so normalization returns H_k: one exact step suffices by induction. "
@@ -628,7 +638,8 @@ def prop8_gradient_statement(bound: Callable[[RankOneHead], int]):
         for k in range(gradients.shape[1]):
             rank = exact.rank_exact(gradients[:, k, :].numpy().astype(np.int64))
             if rank > bound(example):
-                return f"F = {example.activation}: the per-example gradients of neuron {k} span {rank} dimensions, predicted ≤ {bound(example)}"
+                return (f"F = {example.activation}: the per-example gradients of neuron {k} span {rank} dimensions, "
+                        f"predicted ≤ {bound(example)}")
         return None
 
     return prop
@@ -640,7 +651,10 @@ _PROP8_PINNED = [RankOneHead("relu", (1, -1), (1, -1), ((1, 1),), ((0, 0),))]
 def prop8_checks(bound: Callable[[RankOneHead], int]) -> tuple[Check, ...]:
     space = ("rank-one Ĥ = u wᵀ with integer u ∈ Z^{d_h}, w ∈ Z^n (entries in [−3, 3], d_h ≤ 4, 2 ≤ n ≤ 5), "
              "F linear or ReLU, integer head W_L and targets; ranks over Q")
-    classify = lambda e: [e.activation, "u or w one-signed" if one_signed(e.u) or one_signed(e.w) else "u and w mixed signs"]
+
+    def classify(e: RankOneHead) -> list[str]:
+        return [e.activation, "u or w one-signed" if one_signed(e.u) or one_signed(e.w) else "u and w mixed signs"]
+
     return (
         property_search("rank of F(Ĥ) (exact)", rank_one_heads(), prop8_features_statement(bound), space=space,
                         classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
@@ -663,8 +677,8 @@ register(
             "as-printed",
             "As printed the alignment F(Ĥ_i) = α_ij F(Ĥ_j) fails for ReLU: ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has "
             "rank 2 when u and w both have entries of both signs (minimal counterexample Ĥ = [[1, −1], [−1, 1]], "
-            "ReLU(Ĥ) = I, per-example gradients e₁, e₂). The nearby reading holds: the columns are parallel for linear F "
-            "and for ReLU when u or w is one-signed, and span at most two directions in general "
+            "ReLU(Ĥ) = I, per-example gradients e₁, e₂). The nearby reading holds: the columns are parallel for "
+            "linear F and for ReLU when u or w is one-signed, and span at most two directions in general "
             "(daneshmand2020.prop8.corrected). In the setting Sec. 5.3 has in mind — rank collapse through a deep ReLU "
             "MLP, where the features feeding the last layer are a nonnegative rank-one matrix a bᵀ, so w = b is "
             "one-signed — the corrected reading gives the printed conclusion. Nothing later is derived from Prop. 8; "
@@ -672,7 +686,8 @@ register(
             corrected=("daneshmand2020.prop8.corrected",),
         ),
         broken=(Broken("the gradients vanish (span 0 dimensions)", prop8_checks(vanishing_alignment),
-                       refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]], F = ReLU, W_L = [[1, 1]], y = 0: gradients e₁, e₂"),),
+                       refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]], F = ReLU, W_L = [[1, 1]], y = 0: "
+                                  "gradients e₁, e₂"),),
         notes="'F(Ĥ_i) = α_ij F(Ĥ_j)' is read as linear dependence of every pair (so that a zero column, "
         "for which no α_ij exists, does not count against the claim). True for linear F. False for ReLU: "
         "ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has rank 2 whenever u and w both have entries of both "

@@ -75,16 +75,19 @@ def table_outcome(rows: list[dict], what: str, evidence: dict, figures: dict | N
     """One outcome from per-instance rows (each with a "verdict"): refuted by the first
     refuted row, supported when every row is, inconclusive otherwise."""
     verdicts = [row["verdict"] for row in rows]
-    evidence = {**evidence, "rows": [{k: str(v) if isinstance(v, Verdict) else v for k, v in row.items()} for row in rows]}
+    evidence = {**evidence,
+                "rows": [{k: str(v) if isinstance(v, Verdict) else v for k, v in row.items()} for row in rows]}
     figures = figures or {}
     refuted = [row for row in rows if row["verdict"] is Verdict.REFUTED]
     if refuted:
         first = {k: v for k, v in refuted[0].items() if k != "verdict"}
         return Outcome(Verdict.REFUTED, f"{what} fails: {first}", evidence, counterexample=first, figures=figures)
     if all(v is Verdict.SUPPORTED for v in verdicts):
-        return Outcome(Verdict.SUPPORTED, f"{what} holds in all {len(rows)} instances ({basis})", evidence, figures=figures)
+        return Outcome(Verdict.SUPPORTED, f"{what} holds in all {len(rows)} instances ({basis})", evidence,
+                       figures=figures)
     open_rows = sum(v is Verdict.INCONCLUSIVE for v in verdicts)
-    return Outcome(Verdict.INCONCLUSIVE, f"{what}: {open_rows} of {len(rows)} instances undecided (intervals overlap)", evidence, figures=figures)
+    return Outcome(Verdict.INCONCLUSIVE, f"{what}: {open_rows} of {len(rows)} instances undecided (intervals overlap)",
+                   evidence, figures=figures)
 
 
 def interval_pair(interval: stats.Interval) -> list[float]:
@@ -275,7 +278,8 @@ def stationarity_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
         for d in linear_design(ctx).dims_at(gamma):
             r = linear_series(ctx, d, gamma).r.mean(axis=1)
             half = r.size // 2
-            out[f"d={d}, γ={fmt_gamma(gamma)}"] = [stats.round_sig(r[:half].mean(), 4), stats.round_sig(r[half:].mean(), 4)]
+            out[f"d={d}, γ={fmt_gamma(gamma)}"] = [stats.round_sig(r[:half].mean(), 4),
+                                                   stats.round_sig(r[half:].mean(), 4)]
     return {"r_first_half_vs_second_half": out}
 
 
@@ -354,7 +358,8 @@ register(
             rank_lower_bound_statement(0.5),
         ),
         broken=(
-            Broken("factor (1+τ)² instead of (1−τ)² (sign slip)", (soft_rank_statement(lambda tau: (1 + tau) ** 2, "(1+τ)²"),),
+            Broken("factor (1+τ)² instead of (1−τ)² (sign slip)",
+                   (soft_rank_statement(lambda tau: (1 + tau) ** 2, "(1+τ)²"),),
                    refuted_by="the design row d = 8, τ = 0.75: avg rank_τ ≈ 2.8 < (1.75)² · avg r ≈ 7.7"),
             Broken("bound √(1−α)·d (Ω(d) instead of Ω(√d))", (rank_lower_bound_statement(1.0),),
                    refuted_by="the design row d = 32: avg r ≈ 5.1 < √(1−α)·32 ≈ 11.8"),
@@ -363,8 +368,8 @@ register(
         notes=(
             "Checked: Eq. (63) at N = d for the widths of the profile, γ = 0.1, from Gaussian X, on ergodic "
             "averages of long chains with batch-means intervals, decided sequentially (more chains while an "
-            "interval straddles its threshold, error budget spent over the looks); α is measured on the same chain, as the "
-            "formal statement asks. The first inequality holds pathwise by Lemma 2, so its check tests the "
+            "interval straddles its threshold, error budget spent over the looks); α is measured on the same chain, as "
+            "the formal statement asks. The first inequality holds pathwise by Lemma 2, so its check tests the "
             "averages as computed. What finite evidence cannot show: the L → ∞ limits (we show stable averages "
             "with intervals), 'almost surely' (a few chains), all γ below an unspecified threshold, and Ω(√d) "
             "as d → ∞ (the fitted exponent of avg r is evidence only; fig2 tests the scaling). Hypothesis as "
@@ -389,7 +394,8 @@ def secant_exponent(series_of, d0: int, d1: int, gamma: float, observable: Calla
     return {
         "gamma": fmt_gamma(gamma), "d": [d0, d1],
         "exponent": stats.round_sig(math.log(i1.estimate / i0.estimate) / scale, 4),
-        "interval": [stats.round_sig(math.log(i1.low / i0.high) / scale, 4), stats.round_sig(math.log(i1.high / i0.low) / scale, 4)],
+        "interval": [stats.round_sig(math.log(i1.low / i0.high) / scale, 4),
+                     stats.round_sig(math.log(i1.high / i0.low) / scale, 4)],
     }
 
 
@@ -441,7 +447,8 @@ def scaling_statement(exponent: float) -> Check:
             secant_exponent(series_of, d0, d1, SMALL_GAMMA, lambda series: series.r, stats.FALSE_ALARM, design.batches)
             for d0, d1 in itertools.pairwise(design.doubling_dims_at(SMALL_GAMMA))
         ]
-        return table_outcome(rows, f"avg rank_1/2 grows at least like d^{exponent:g}", evidence, {"rank scaling vs d": scaling_figure(ctx)})
+        return table_outcome(rows, f"avg rank_1/2 grows at least like d^{exponent:g}", evidence,
+                             {"rank scaling vs d": scaling_figure(ctx)})
 
     return Check("rank_1/2 scaling exponent", "randomized", run)
 
@@ -450,17 +457,18 @@ register(
     Claim(
         id="daneshmand2020.fig2",
         source=f"{SOURCE}, Sec. 3.3 and Figure 2",
-        hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]", "γ ∈ {0.1, 0.5, ∞} (∞ = no skip connection)"),
+        hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
+                    "γ ∈ {0.1, 0.5, ∞} (∞ = no skip connection)"),
         checks=(scaling_statement(0.5),),
         broken=(Broken("linear growth d^1 instead of √d", (scaling_statement(1.0),),
                        refuted_by="the design row γ = 0.5, d = 16 → 32: secant exponent ≈ 0.65 ± 0.03 < 1"),),
         notes=(
             "The text says the curves 'validate the Ω(√d) dependency'; we test that reading on the grid: between "
             "every two consecutive widths the depth-averaged rank_{1/2} grows with exponent ≥ 1/2 (interval from the "
-            "two averages' batch-means intervals, decided sequentially). The least-squares exponents are recorded with 95% intervals. "
-            "Finding: rank_{1/2} grows faster than √d on the grid (exponent ≈ 0.6), while r(H), the quantity "
-            "Thm 3 bounds, grows like d^0.5; so the √d curve of Fig. 2 is a lower bound, not the growth rate of "
-            "rank_{1/2}. Depth: the paper uses L = 10⁶; we use the profile's L (records after burn-in)."
+            "two averages' batch-means intervals, decided sequentially). The least-squares exponents are recorded with "
+            "95% intervals. Finding: rank_{1/2} grows faster than √d on the grid (exponent ≈ 0.6), while r(H), the "
+            "quantity Thm 3 bounds, grows like d^0.5; so the √d curve of Fig. 2 is a lower bound, not the growth rate "
+            "of rank_{1/2}. Depth: the paper uses L = 10⁶; we use the profile's L (records after burn-in)."
         ),
     )
 )
@@ -512,7 +520,8 @@ def alpha_statement(threshold: float, sense: str, min_d: int, name: str, part: s
         rows = alpha_rows(ctx, threshold, sense, min_d)
         figures = {"alpha vs d": alpha_figure(ctx)} if with_figure else {}
         relation = {"<=": "≤", ">=": "≥"}[sense]
-        return table_outcome(rows, f"α {relation} {threshold:g} " + (f"for d > {min_d}" if min_d else "for every d"), design_evidence(ctx, FIG2_GAMMAS), figures)
+        return table_outcome(rows, f"α {relation} {threshold:g} " + (f"for d > {min_d}" if min_d else "for every d"),
+                             design_evidence(ctx, FIG2_GAMMAS), figures)
 
     return Check(name, "randomized", run, part=part)
 
@@ -520,7 +529,8 @@ def alpha_statement(threshold: float, sense: str, min_d: int, name: str, part: s
 def lemma15_checks(threshold_all: float, threshold_wide: float, sense: str) -> tuple[Check, Check]:
     return (
         alpha_statement(threshold_all, sense, 0, "alpha < 1", part="alpha < 1", with_figure=True),
-        alpha_statement(threshold_wide, sense, 10, "alpha < 0.9 for d > 10", part="measured < 0.9 for d > 10", with_figure=False),
+        alpha_statement(threshold_wide, sense, 10, "alpha < 0.9 for d > 10", part="measured < 0.9 for d > 10",
+                        with_figure=False),
     )
 
 
@@ -528,7 +538,8 @@ register(
     Claim(
         id="daneshmand2020.lemma15",
         source=f"{SOURCE}, App. 7.5 Definition 7, Lemma 15, Eq. (54) and Figure 9",
-        hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]", "unique invariant law (read as in thm3)"),
+        hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
+                    "unique invariant law (read as in thm3)"),
         checks=lemma15_checks(1.0, 0.9, "<="),
         broken=(
             Broken("flipped: α ≥ 1, and α ≥ 0.9 for d > 10", lemma15_checks(1.0, 0.9, ">="),
@@ -592,8 +603,9 @@ register(
         depends_on=("daneshmand2020.lemma12", "daneshmand2020.lemma15"),
         notes=(
             "E‖M‖_F² is the ergodic average of ‖M(H_ℓ)‖_F² (Eq. 54), α from the same chain; the bound's interval "
-            "comes from α's, decided sequentially as in thm3. The evidence also lists avg‖M‖_F²/d^{3/2} (Fig. 10's comparison with d^{1.5}). "
-            "Finite evidence: the widths of the profile, γ = 0.1; the proof needs γ → 0 (O(γ) term of Lemma 12)."
+            "comes from α's, decided sequentially as in thm3. The evidence also lists avg‖M‖_F²/d^{3/2} (Fig. 10's "
+            "comparison with d^{1.5}). Finite evidence: the widths of the profile, γ = 0.1; the proof needs γ → 0 "
+            "(O(γ) term of Lemma 12)."
         ),
     )
 )
@@ -686,7 +698,8 @@ def law_equality_statement(
         cache: dict[tuple, tuple[torch.Tensor, torch.Tensor]] = {}
         for d, activation, statistic in ctx.progress(tests, "tests"):
             if (d, activation) not in cache:
-                cache[d, activation] = tuple(law_samples(ctx, d, activation, law, layers, design.samples, g) for g in "AB")
+                cache[d, activation] = tuple(law_samples(ctx, d, activation, law, layers, design.samples, g)
+                                             for g in "AB")
             group_a, group_b = cache[d, activation]
             a = statistic.plain(group_a).cpu().numpy()
             b = statistic.transformed(group_b).cpu().numpy()
@@ -698,8 +711,8 @@ def law_equality_statement(
                 "verdict": Verdict.REFUTED if test.pvalue < level else Verdict.SUPPORTED,
             })
         evidence = {
-            "chains": f"{design.samples} independent chains per group, two groups per test, depth {layers}, γ = {LAW_GAMMA}, "
-                      f"W iid {law}, the same clustered X for all (rows 1, 2 nearly parallel)",
+            "chains": f"{design.samples} independent chains per group, two groups per test, depth {layers}, "
+                      f"γ = {LAW_GAMMA}, W iid {law}, the same clustered X for all (rows 1, 2 nearly parallel)",
             "test": f"two-sample Kolmogorov–Smirnov, Bonferroni over {len(tests)} tests: refute below {level:.2e}",
             "detectable_ks_distance": stats.round_sig(ks_critical_distance(design.samples, design.samples, level), 3),
         }
@@ -718,7 +731,8 @@ def _symbolic_fbn(h: sympy.Matrix, w: sympy.Matrix, gamma: sympy.Symbol, activat
     """FBN_γ(H, W) = diag(M(H_γ))^{−1/2} H_γ, H_γ = H + γ W F(H), entrywise F, in sympy."""
     h_gamma = h + gamma * w * h.applyfunc(activation)
     n = h.cols
-    return sympy.Matrix(h.rows, n, lambda i, j: h_gamma[i, j] / sympy.sqrt(sum(h_gamma[i, k] ** 2 for k in range(n)) / n))
+    return sympy.Matrix(h.rows, n,
+                        lambda i, j: h_gamma[i, j] / sympy.sqrt(sum(h_gamma[i, k] ** 2 for k in range(n)) / n))
 
 
 def sign_flip_equivariance(parity: str, law: str) -> Check:
@@ -741,17 +755,23 @@ def sign_flip_equivariance(parity: str, law: str) -> Check:
         w = sympy.Matrix(d, d, lambda i, j: sympy.Symbol(f"w{i + 1}{j + 1}"))
         s = sympy.diag(-1, *[1] * (d - 1))
         gamma = sympy.Symbol("gamma", positive=True)
-        lhs = (s * _symbolic_fbn(h, w, gamma, activation)).T.tolist() + [[_law_moment(law, k) * (-1) ** k for k in range(1, 5)]]
-        rhs = _symbolic_fbn(s * h, s * w * s, gamma, activation).T.tolist() + [[_law_moment(law, k) for k in range(1, 5)]]
+        lhs = ((s * _symbolic_fbn(h, w, gamma, activation)).T.tolist()
+               + [[_law_moment(law, k) * (-1) ** k for k in range(1, 5)]])
+        rhs = (_symbolic_fbn(s * h, s * w * s, gamma, activation).T.tolist()
+               + [[_law_moment(law, k) for k in range(1, 5)]])
         width = max(len(row) for row in lhs)
-        pad = lambda rows: [row + [0] * (width - len(row)) for row in rows]
+
+        def pad(rows):
+            return [row + [0] * (width - len(row)) for row in rows]
+
         return pad(lhs), pad(rhs)
 
     return symbolic_identity(
         "sign-flip equivariance of one step (sympy)",
         lambda ctx: ctx.by_profile([(2, 1), (2, 2)], [(2, 1), (2, 2), (3, 2)], [(2, 1), (2, 2), (3, 2), (3, 3)]),
         build,
-        describe_case=lambda case: f"d = {case[0]}, N = {case[1]}: S·FBN_γ(H, W) = FBN_γ(SH, SWS) and E(−w)^k = E w^k, k ≤ 4",
+        describe_case=lambda case: f"d = {case[0]}, N = {case[1]}: S·FBN_γ(H, W) = FBN_γ(SH, SWS) and "
+                                   "E(−w)^k = E w^k, k ≤ 4",
         part="the proof's step: S·FBN_γ(H, W) = FBN_γ(SH, SWS), SWS ~ W",
     )
 
@@ -797,10 +817,10 @@ register(
             "reason, the global flip H → −H, so it would test nothing). Finite evidence: the law at a depth well past "
             "the mixing time (M_12 starts at ≈ +1 and is symmetric after ~100 layers), a KS test that detects the "
             "stated distance; not the exact invariant law. The broken variants show the test has power: at depth 2, "
-            "and with the non-centred weights of Sec. 5.2 (the hypothesis W symmetric dropped), it refutes. The symbolic "
-            "check certifies the step the proof rests on: S·FBN_γ(H, W) = FBN_γ(SH, SWS) for odd F with symbolic H, W, γ "
-            "(d ≤ 3), and SWS has the law of W (moments ≤ 4 of the symmetric entries); so the chain from SX is S times "
-            "the chain from X, and S preserves the (unique) invariant law."
+            "and with the non-centred weights of Sec. 5.2 (the hypothesis W symmetric dropped), it refutes. The "
+            "symbolic check certifies the step the proof rests on: S·FBN_γ(H, W) = FBN_γ(SH, SWS) for odd F with "
+            "symbolic H, W, γ (d ≤ 3), and SWS has the law of W (moments ≤ 4 of the symmetric entries); so the chain "
+            "from SX is S times the chain from X, and S preserves the (unique) invariant law."
         ),
     )
 )
@@ -809,7 +829,8 @@ register(
     Claim(
         id="daneshmand2020.lemma11",
         source=f"{SOURCE}, App. 7.4 Lemma 11 and Eqs. (28)–(36)",
-        hypotheses=("W iid uniform[−√3, √3]", "any activation F (linear, tanh, leaky ReLU here)", "unique invariant law"),
+        hypotheses=("W iid uniform[−√3, √3]", "any activation F (linear, tanh, leaky ReLU here)",
+                    "unique invariant law"),
         checks=(permutation_law_check(),),
         broken=(
             Broken("law at depth 2 instead of the invariant law", (
@@ -819,11 +840,12 @@ register(
         ),
         notes=(
             "ΠH and H have the same law for Π swapping rows 1 ↔ 3 and 2 ↔ 4, tested through M_12 vs M_34 and the row "
-            "'participation' Σ_k M_1k² vs Σ_k M_3k², from an input where rows 1, 2 are nearly parallel and 3, 4 are not. "
-            "Leaky ReLU (slope 0.1) is included because the lemma claims any F. ReLU itself violates the uniqueness "
-            "hypothesis: ReLU(H) = 0 for every entrywise non-positive H, which is then a fixed point; at d = N = 4 "
-            "chains from the clustered input are absorbed within a few hundred layers (M frozen), and the absorbed law "
-            "remembers the input, so no permutation invariance is implied there. Finite evidence as for lemma6."
+            "'participation' Σ_k M_1k² vs Σ_k M_3k², from an input where rows 1, 2 are nearly parallel and 3, 4 are "
+            "not. Leaky ReLU (slope 0.1) is included because the lemma claims any F. ReLU itself violates the "
+            "uniqueness hypothesis: ReLU(H) = 0 for every entrywise non-positive H, which is then a fixed point; at "
+            "d = N = 4 chains from the clustered input are absorbed within a few hundred layers (M frozen), and the "
+            "absorbed law remembers the input, so no permutation invariance is implied there. Finite evidence as "
+            "for lemma6."
         ),
     )
 )
@@ -920,8 +942,8 @@ def rank_one_fixed_point(ctx: Context, d: int, n: int, activation: str, steps: i
     signs = torch.tensor([(-1.0) ** i for i in range(d)], dtype=torch.float64, device=ctx.device)
     X = signs[:, None].expand(d, n).clone()[None]
     gamma = 1 / (8 * d)
-    run = bn_chain.run_chain(X, steps, gamma, ctx.torch_generator("fixed point", d, n), activation=ACTIVATIONS[activation],
-                             observe=lambda H: (H - X).abs().amax((-2, -1)))
+    run = bn_chain.run_chain(X, steps, gamma, ctx.torch_generator("fixed point", d, n),
+                             activation=ACTIVATIONS[activation], observe=lambda H: (H - X).abs().amax((-2, -1)))
     return {
         "start": f"s·1ᵀ, d = {d}, N = {n}, F = {activation}, γ = 1/(8d)",
         "layers": steps,
@@ -962,15 +984,16 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
                     })
         evidence = {
             "chain": chain.name,
-            "decision": f"soft rank: σ_{k}/σ_1 of every iterate H_ℓ (the relative distance to rank < {k}); supported when "
-                        f"≥ {KEEP_MARGIN:g} at every layer, refuted when < {COLLAPSED_MARGIN:g} at some layer (numerically "
-                        "collapsed), inconclusive in between",
-            "why_not_exact_rank": "float iterates have full exact rank almost surely whatever the dynamics: a vanilla residual "
-                                  "chain with σ₂/σ₁ ≈ 1e−16 still has exact rank 4",
+            "decision": f"soft rank: σ_{k}/σ_1 of every iterate H_ℓ (the relative distance to rank < {k}); "
+                        f"supported when ≥ {KEEP_MARGIN:g} at every layer, refuted when < {COLLAPSED_MARGIN:g} at some "
+                        "layer (numerically collapsed), inconclusive in between",
+            "why_not_exact_rank": "float iterates have full exact rank almost surely whatever the dynamics: a vanilla "
+                                  "residual chain with σ₂/σ₁ ≈ 1e−16 still has exact rank 4",
             "excluded_rank_one_start": rank_one_fixed_point(ctx, 4, 3, "tanh", design.steps),
         }
         return table_outcome(rows, f"σ_{k}/σ_1 ≥ {KEEP_MARGIN:g} at every layer", evidence,
-                             basis=f"soft rank σ_{k}/σ_1 of every iterate, thresholds {KEEP_MARGIN:g} / {COLLAPSED_MARGIN:g}")
+                             basis=f"soft rank σ_{k}/σ_1 of every iterate, thresholds {KEEP_MARGIN:g} / "
+                                   f"{COLLAPSED_MARGIN:g}")
 
     return Check("soft rank along odd chains", "randomized", run)
 
@@ -995,15 +1018,15 @@ register(
         depends_on=("daneshmand2020.lemma6", "daneshmand2020.lemma21"),
         notes=(
             "Checked in its soft form, the one float evidence can support or refute: σ₂(H_ℓ)/σ₁(H_ℓ), the relative "
-            f"distance of H_ℓ to the rank-one matrices, stays ≥ {KEEP_MARGIN:g} at every layer of long chains, from inputs "
-            "that make rank 2 fragile (nearly dependent rows, exactly-rank-2 two-column inputs, N = 2). The exact rank of "
-            "float iterates cannot fail (a collapsing vanilla chain keeps exact rank 4), so it is not used; the broken "
-            "variant runs the vanilla residual chain, which collapses, through the same check. 'Almost surely for all ℓ' "
-            "is shown only for the chains and depths run. Hypothesis as printed: the chain never has a unique invariant "
-            "distribution on 𝓗 — for every odd F and γ ≤ 1/(8Bd), H = s·1ᵀ (s ∈ {±1}^d) is a fixed point of FBN_γ "
-            "(F(H) = F(1)·H and the row signs cannot flip), so each δ_H is invariant; the evidence records such a chain "
-            "staying rank one. Taken literally Thm 5 is vacuous; from H = s·1ᵀ its conclusion fails. We test the "
-            "reading the proof supports: inputs of rank ≥ 2 (as Thm 3's rank(X) = d)."
+            f"distance of H_ℓ to the rank-one matrices, stays ≥ {KEEP_MARGIN:g} at every layer of long chains, from "
+            "inputs that make rank 2 fragile (nearly dependent rows, exactly-rank-2 two-column inputs, N = 2). The "
+            "exact rank of float iterates cannot fail (a collapsing vanilla chain keeps exact rank 4), so it is not "
+            "used; the broken variant runs the vanilla residual chain, which collapses, through the same check. "
+            "'Almost surely for all ℓ' is shown only for the chains and depths run. Hypothesis as printed: the chain "
+            "never has a unique invariant distribution on 𝓗 — for every odd F and γ ≤ 1/(8Bd), H = s·1ᵀ (s ∈ {±1}^d) "
+            "is a fixed point of FBN_γ (F(H) = F(1)·H and the row signs cannot flip), so each δ_H is invariant; the "
+            "evidence records such a chain staying rank one. Taken literally Thm 5 is vacuous; from H = s·1ᵀ its "
+            "conclusion fails. We test the reading the proof supports: inputs of rank ≥ 2 (as Thm 3's rank(X) = d)."
         ),
     )
 )
@@ -1057,7 +1080,8 @@ def rank_vs_depth_figure(ctx: Context, design: LyapunovDesign) -> tuple[Figure, 
     for gamma in (0.1, 0.5):
         X = bn_chain.gaussian_inputs(d, d, ctx.torch_generator("figure input", gamma), device=ctx.device)
         bn = bn_chain.run_chain(X, depth, gamma, ctx.torch_generator("figure bn", gamma), observe=observe)
-        vanilla = bn_chain.run_vanilla_chain(X, depth, gamma, ctx.torch_generator("figure vanilla", gamma), observe=observe)
+        vanilla = bn_chain.run_vanilla_chain(X, depth, gamma, ctx.torch_generator("figure vanilla", gamma),
+                                             observe=observe)
         steps = np.array(bn.recorded_steps)
         axes.semilogy(steps, rank_half(bn.series).cpu().numpy(), label=f"BN, γ = {gamma:g}")
         ranks = rank_half(vanilla.series).cpu().numpy()
@@ -1104,7 +1128,8 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
                 rows.append({
                     "d": d, "gamma": gamma, "gap_per_layer": stats.round_sig(interval.estimate, 4),
                     "interval": interval_pair(interval), "look": look, "chains": sum(g.shape[1] for g in gaps),
-                    "layers_for_sigma2/sigma1_to_fall_1e-9": stats.round_sig(math.log(1e9) / interval.estimate, 3) if interval.estimate > 0 else None,
+                    "layers_for_sigma2/sigma1_to_fall_1e-9": (stats.round_sig(math.log(1e9) / interval.estimate, 3)
+                                                              if interval.estimate > 0 else None),
                     "verdict": verdict,
                 })
         evidence = {
@@ -1112,12 +1137,14 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
                       f"{design.chains} chains at the first look; batch means ({design.batches} batches)",
             "sequential_design": {
                 "looks": looks,
-                "chains_per_look_cumulative": [design.chains * (1 + sum(LYAPUNOV_GROWTH[: k - 1])) for k in range(1, looks + 1)],
+                "chains_per_look_cumulative": [design.chains * (1 + sum(LYAPUNOV_GROWTH[: k - 1]))
+                                               for k in range(1, looks + 1)],
                 "false_alarm_per_look": [stats.round_sig(b, 3) for b in stats.spending_schedule(looks)],
                 "design_false_alarm_per_decision": stats.FALSE_ALARM,
                 "positive_gap_means": f"interval above {GAP_FLOOR:g} per layer (rounding cannot reach it)",
             },
-            "chain": "zero-gap control: I + γ(aI + bK), K a rotation" if conformal else "I + γW, W iid uniform[−√3, √3]",
+            "chain": ("zero-gap control: I + γ(aI + bK), K a rotation" if conformal
+                      else "I + γW, W iid uniform[−√3, √3]"),
         }
         figures = {}
         if not conformal:
@@ -1133,7 +1160,8 @@ register(
     Claim(
         id="daneshmand2020.lemma4",
         source=f"{SOURCE}, Sec. 3.5 Lemma 4, Figure 1, proof in App. 7.3",
-        hypotheses=("vanilla linear residual chain B_ℓ X, B_ℓ = Π(I + γW_k), W iid uniform[−√3, √3]", "γ ∈ (0, 1): 0.1, 0.5, 0.9"),
+        hypotheses=("vanilla linear residual chain B_ℓ X, B_ℓ = Π(I + γW_k), W iid uniform[−√3, √3]",
+                    "γ ∈ (0, 1): 0.1, 0.5, 0.9"),
         checks=(lyapunov_gap_statement(">="),),
         broken=(Broken("no collapse: λ_1 − λ_2 ≤ 0 (rank ≥ 2 kept)", (lyapunov_gap_statement("<="),),
                        refuted_by="the design row d = 4, γ = 0.5: gap ≈ 0.15 ± 0.03 per layer, far above 0"),),
@@ -1141,13 +1169,14 @@ register(
             "B_ℓX/‖B_ℓ‖ approaches rank one iff σ_2/σ_1 → 0, and σ_2(B_ℓ)/σ_1(B_ℓ) = exp(−ℓ(λ_1 − λ_2) + o(ℓ)): we "
             "estimate the Lyapunov gap λ_1 − λ_2 by Benettin's QR method as an ergodic average with a batch-means "
             "interval, decided sequentially (more chains while the interval straddles the band [0, 1e−9]; design "
-            "false-alarm rate 1e-9 per row), so a positive gap shows collapse along the whole sequence (stronger than the "
-            "subsequence of Lemma 4, as Fig. 1 suggests). The gap is never negative, so the check cannot refute Lemma 4; "
-            "its power is shown the other way: on a chain whose gap is exactly zero (conformal updates I + γ(aI + bK), "
-            "all singular values equal) it does not call the gap positive (tests/papers/daneshmand2020), and the negation "
-            "is refuted. The evidence adds the direct view: rank_{1/2} of the vanilla chain (scaled to "
-            "Tr M = d) reaching 1 and staying there, beside the BN chain (figure). Finite evidence: the widths and γ of "
-            "the profile; the interval's tail accuracy rests on the normal approximation of batch means."
+            "false-alarm rate 1e-9 per row), so a positive gap shows collapse along the whole sequence (stronger than "
+            "the subsequence of Lemma 4, as Fig. 1 suggests). The gap is never negative, so the check cannot refute "
+            "Lemma 4; its power is shown the other way: on a chain whose gap is exactly zero (conformal updates "
+            "I + γ(aI + bK), all singular values equal) it does not call the gap positive "
+            "(tests/papers/daneshmand2020), and the negation is refuted. The evidence adds the direct view: "
+            "rank_{1/2} of the vanilla chain (scaled to Tr M = d) reaching 1 and staying there, beside the BN chain "
+            "(figure). Finite evidence: the widths and γ of the profile; the interval's tail accuracy rests on the "
+            "normal approximation of batch means."
         ),
     )
 )

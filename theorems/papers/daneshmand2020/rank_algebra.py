@@ -84,7 +84,7 @@ def nonnegative_eigenvalue_count(a: flint.fmpq_mat) -> int:
     coefficients = a.charpoly().coeffs()
     reflected = [c if k % 2 == 0 else -c for k, c in enumerate(coefficients)]
     signs = [c > 0 for c in reflected if c != 0]
-    negative = sum(left != right for left, right in zip(signs, signs[1:]))
+    negative = sum(left != right for left, right in itertools.pairwise(signs))
     return a.nrows() - negative
 
 
@@ -225,16 +225,20 @@ class RankRatioStatement:
         ratio = trace(g) ** 2 / frobenius_sq(g)
         if not RELATIONS[self.relation](rank, ratio + self.margin):
             shift = f" + {self.margin}" if self.margin else ""
-            return f"rank(H) = {rank}, r(H) = {exact.fmpq_to_fraction(ratio)}: rank(H) {self.relation} r(H){shift} fails"
+            return (f"rank(H) = {rank}, r(H) = {exact.fmpq_to_fraction(ratio)}: "
+                    f"rank(H) {self.relation} r(H){shift} fails")
         if self.equality_case and (ratio == rank) != equal_nonzero_eigenvalues(g):
             negation = "not " if ratio == rank else ""
-            return f"r(H) = {exact.fmpq_to_fraction(ratio)}, rank(H) = {rank}, but the nonzero singular values are {negation}all equal"
+            return (f"r(H) = {exact.fmpq_to_fraction(ratio)}, rank(H) = {rank}, but the nonzero singular values are "
+                    f"{negation}all equal")
         return None
 
 
 any_nonzero_matrix = st.one_of(
     nonzero_row_matrices(5, 6),
-    matrices(st.integers(1, 5), st.integers(1, 6)).filter(lambda a: bool(np.any(a))).map(lambda a: ("with zero rows allowed", a)),
+    (matrices(st.integers(1, 5), st.integers(1, 6))
+     .filter(lambda a: bool(np.any(a)))
+     .map(lambda a: ("with zero rows allowed", a))),
 )
 
 
@@ -282,11 +286,11 @@ register(
         erratum=Erratum(
             "as-printed",
             "The strict inequality fails whenever the nonzero singular values of H are equal (every rank-one H; "
-            "minimal counterexample H = [[1]], rank 1 = r). The paper's own proof (App. 7.2, Eq. 16–18, Cauchy–Schwarz) "
-            "establishes rank(H) ≥ r(H), and every later use needs only that: Lemma 2 and Theorem 3 use r as a lower "
-            "bound, and the proof of Lemma 21 / Lemma 7 uses the equality case (rank one gives r = 1, ‖M‖_F² = d²), "
-            "which the strict reading would even forbid. The corrected, non-strict statement with its equality case "
-            "is certified (daneshmand2020.lemma1.corrected).",
+            "minimal counterexample H = [[1]], rank 1 = r). The paper's own proof (App. 7.2, Eq. 16–18, "
+            "Cauchy–Schwarz) establishes rank(H) ≥ r(H), and every later use needs only that: Lemma 2 and Theorem 3 "
+            "use r as a lower bound, and the proof of Lemma 21 / Lemma 7 uses the equality case "
+            "(rank one gives r = 1, ‖M‖_F² = d²), which the strict reading would even forbid. The corrected, "
+            "non-strict statement with its equality case is certified (daneshmand2020.lemma1.corrected).",
             corrected=("daneshmand2020.lemma1.corrected",),
         ),
         notes="As printed the inequality is strict, and it fails whenever the nonzero singular values of H "
@@ -336,7 +340,8 @@ def soft_rank_statement(factor: Callable[[flint.fmpq], flint.fmpq], text: str):
         bound = factor(tau) * projected_effective_rank(h)
         if soft >= bound:
             return None
-        return f"rank_τ(H) = {soft} < {text} = {float(exact.fmpq_to_fraction(bound)):.6g} at τ = {exact.fmpq_to_fraction(tau)}"
+        return (f"rank_τ(H) = {soft} < {text} = {float(exact.fmpq_to_fraction(bound)):.6g} "
+                f"at τ = {exact.fmpq_to_fraction(tau)}")
 
     return prop
 
@@ -352,7 +357,8 @@ def _classify_soft_rank(example) -> list[str]:
     return labels
 
 
-taus = st.one_of(st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1)]), st.fractions(0, 1, max_denominator=64))
+taus = st.one_of(st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1)]),
+                 st.fractions(0, 1, max_denominator=64))
 
 
 # H = [[1, 0], [3, 4]] projected onto 𝓗 has M = [[1, 3/5], [3/5, 1]], eigenvalues 8/5 and 2/5: at
@@ -369,7 +375,8 @@ def soft_rank_search(factor, text: str) -> Check:
         space="H up to 8×8 of every kind, projected exactly onto 𝓗; τ ∈ {0, 1/4, 1/2, 1} or a fraction "
         "in [0, 1]; rank_τ by exact inertia of HHᵀ − τ diag(HHᵀ), r(H) exact",
         classify=_classify_soft_rank,
-        pinned=[(("identity", np.eye(3, dtype=np.int64)), Fraction(1)), (("rank_one", np.ones((3, 2), dtype=np.int64)), Fraction(1, 2)),
+        pinned=[(("identity", np.eye(3, dtype=np.int64)), Fraction(1)),
+                (("rank_one", np.ones((3, 2), dtype=np.int64)), Fraction(1, 2)),
                 SPREAD_SPECTRUM_CASE],
     )
 
@@ -408,7 +415,7 @@ def delta_f_terms(d, frob_sq, trace_cube, diag_sq_sum) -> tuple:
 
 
 def delta_f(coefficients: Sequence, terms: Sequence):
-    return sum(c * t for c, t in zip(coefficients, terms))
+    return sum(c * t for c, t in zip(coefficients, terms, strict=True))
 
 
 def _uniform_moment(k: int):
@@ -451,7 +458,8 @@ def symbolic_gamma_coefficients(d: int) -> tuple[sympy.Expr, sympy.Expr, sympy.M
 def symbolic_delta_f(m: sympy.Matrix, coefficients) -> sympy.Expr:
     d = m.rows
     m2 = m * m
-    return delta_f(coefficients, delta_f_terms(d, sum(x**2 for x in m), (m2 * m).trace(), sum(m2[i, i] ** 2 for i in range(d))))
+    return delta_f(coefficients, delta_f_terms(d, sum(x**2 for x in m), (m2 * m).trace(),
+                                               sum(m2[i, i] ** 2 for i in range(d))))
 
 
 def lemma12_symbolic(coefficients) -> Check:
@@ -472,7 +480,7 @@ def torch_delta_f(m: torch.Tensor, coefficients) -> tuple[float, float]:
     m2 = m @ m
     terms = delta_f_terms(m.shape[-1], (m**2).sum(), torch.trace(m2 @ m), (torch.diagonal(m2) ** 2).sum())
     value = delta_f(coefficients, terms)
-    return float(value), float(sum(abs(c) * abs(float(t)) for c, t in zip(coefficients, terms)))
+    return float(value), float(sum(abs(c) * abs(float(t)) for c, t in zip(coefficients, terms, strict=True)))
 
 
 def hessian_gamma2_coefficient(h: torch.Tensor) -> float:
@@ -501,7 +509,8 @@ def lemma12_hessian(coefficients) -> Check:
         predicted, scale = torch_delta_f(gram(hcal), coefficients)
         if abs(coefficient - predicted) <= HESSIAN_RELATIVE_TOLERANCE * scale:
             return None
-        return f"Hessian γ² coefficient {coefficient:.12g} ≠ δ_F(M) = {predicted:.12g} (tolerance {HESSIAN_RELATIVE_TOLERANCE:g} × {scale:.3g})"
+        return (f"Hessian γ² coefficient {coefficient:.12g} ≠ δ_F(M) = {predicted:.12g} "
+                f"(tolerance {HESSIAN_RELATIVE_TOLERANCE:g} × {scale:.3g})")
 
     return property_search(
         "autodiff Hessian against δ_F",
@@ -510,13 +519,15 @@ def lemma12_hessian(coefficients) -> Check:
         space="H up to 8×8 of every kind projected onto 𝓗 (float64); torch.func.hessian at W = 0, "
         f"agreement to {HESSIAN_RELATIVE_TOLERANCE:g} × Σ|terms of δ_F|",
         classify=classify_kind,
-        pinned=[("rank_one", np.ones((3, 4), dtype=np.int64)), ("gaussian", np.random.default_rng(0).standard_normal((4, 5)))],
+        pinned=[("rank_one", np.ones((3, 4), dtype=np.int64)),
+                ("gaussian", np.random.default_rng(0).standard_normal((4, 5)))],
         examples=lambda ctx: ctx.by_profile(20, 60, 600, 1500),
     )
 
 
 def _mc_inputs(generator: torch.Generator) -> dict[str, torch.Tensor]:
-    near_rank_one = torch.ones(3, 4, dtype=torch.float64) + 0.1 * torch.randn(3, 4, generator=generator, dtype=torch.float64)
+    near_rank_one = (torch.ones(3, 4, dtype=torch.float64)
+                     + 0.1 * torch.randn(3, 4, generator=generator, dtype=torch.float64))
     return {
         "Gaussian d=4, N=6": project_rows(torch.randn(4, 6, generator=generator, dtype=torch.float64)),
         "identity d=N=3": torch.eye(3, dtype=torch.float64) * math.sqrt(3),
@@ -535,7 +546,8 @@ def antithetic_quotients(h: torch.Tensor, w: torch.Tensor, gammas: Sequence[floa
     def frobenius(weights: torch.Tensor) -> torch.Tensor:
         return (gram(fbn_step(stacked, weights, 1.0)) ** 2).sum((-2, -1))
 
-    return {gamma: (((frobenius(gamma * w) + frobenius(-gamma * w)) / 2 - base) / gamma**2).cpu().numpy() for gamma in gammas}
+    return {gamma: (((frobenius(gamma * w) + frobenius(-gamma * w)) / 2 - base) / gamma**2).cpu().numpy()
+            for gamma in gammas}
 
 
 def _mean_interval(values: np.ndarray, confidence: float = 0.95) -> list[float]:
@@ -565,7 +577,8 @@ def lemma12_monte_carlo(coefficients) -> Check:
             extrapolated = (4 * by_gamma[MC_GAMMAS[-1]] - by_gamma[MC_GAMMAS[-2]]) / 3
             test = scipy_stats.ttest_1samp(extrapolated, predicted)
             remainders = [{"gamma": gamma, "remainder": round_sig((values - extrapolated).mean()),
-                           "remainder_ci95": _mean_interval(values - extrapolated)} for gamma, values in by_gamma.items()]
+                           "remainder_ci95": _mean_interval(values - extrapolated)}
+                          for gamma, values in by_gamma.items()]
             sizes = [abs(r["remainder"]) for r in remainders]
             rows.append({
                 "input": name,
@@ -574,13 +587,15 @@ def lemma12_monte_carlo(coefficients) -> Check:
                 "gamma2_coefficient_ci95": _mean_interval(extrapolated),
                 "p_value": round_sig(test.pvalue),
                 "remainder": remainders,
-                "remainder_exponent": fit_power_law(np.array(MC_GAMMAS), np.array(sizes)).exponent.as_dict() if all(sizes) else None,
+                "remainder_exponent": (fit_power_law(np.array(MC_GAMMAS), np.array(sizes)).exponent.as_dict()
+                                       if all(sizes) else None),
             })
             axes.plot(MC_GAMMAS, sizes, "o-", label=name)
             if test.pvalue < FALSE_ALARM:
                 return Outcome(
                     Verdict.REFUTED,
-                    f"{name}: Monte Carlo γ² coefficient {extrapolated.mean():.6g} ≠ δ_F = {predicted:.6g} (p = {test.pvalue:.1e})",
+                    f"{name}: Monte Carlo γ² coefficient {extrapolated.mean():.6g} ≠ δ_F = {predicted:.6g} "
+                    f"(p = {test.pvalue:.1e})",
                     {"samples": samples, "gammas": list(MC_GAMMAS), "inputs": rows},
                     counterexample={"input": name, "H": to_jsonable(h.cpu().numpy()), **rows[-1]},
                 )
@@ -611,10 +626,11 @@ register(
         broken=(
             Broken("sign of the Tr(diag(M²)²) term flipped", lemma12_checks((2, -2, -8, -8)),
                    refuted_by="sympy at d = 1 (δ_F = 0, variant −16), the pinned H = 1 (3×4) for the Hessian "
-                              "(variant −54 against 0), the fixed input √3·I (d = N = 3) for Monte Carlo (24 against −24)"),
+                              "(variant −54 against 0), the fixed input √3·I (d = N = 3) for Monte Carlo "
+                              "(24 against −24)"),
             Broken("constant of the d² term halved: d² instead of 2d²", lemma12_checks((1, -2, -8, 8)),
-                   refuted_by="sympy at d = 1 (variant −1 against 0), the pinned H = 1 (3×4) for the Hessian (−9 against "
-                              "0), the fixed input √3·I for Monte Carlo (3 against 12)"),
+                   refuted_by="sympy at d = 1 (variant −1 against 0), the pinned H = 1 (3×4) for the Hessian "
+                              "(−9 against 0), the fixed input √3·I for Monte Carlo (3 against 12)"),
         ),
         notes="Read as: the γ¹ coefficient of E_W‖M₊‖_F² vanishes and the γ² coefficient is δ_F(M). "
         "The sympy check derives both for a symbolic unit-diagonal M with d = 1..3 (1..5 at thorough). That is a proof "
@@ -803,8 +819,10 @@ register(
 
 def regularity_constant(atoms: Sequence[EqualRowNormGram], weights: Sequence[int]) -> flint.fmpq:
     """α(ν) = E_ν Tr(diag(M²)²) / E_ν Tr(M³) (Def. 7) for ν = Σ_k p_k δ_{H_k} (weights unnormalized)."""
-    numerator = sum((exact.to_fmpq(p) * sum((x**2 for x in _row_norms_sq(a.matrix)), flint.fmpq(0)) for a, p in zip(atoms, weights)), flint.fmpq(0))
-    denominator = sum((exact.to_fmpq(p) * trace(a.matrix * a.matrix * a.matrix) for a, p in zip(atoms, weights)), flint.fmpq(0))
+    numerator = sum((exact.to_fmpq(p) * sum((x**2 for x in _row_norms_sq(a.matrix)), flint.fmpq(0))
+                     for a, p in zip(atoms, weights, strict=True)), flint.fmpq(0))
+    denominator = sum((exact.to_fmpq(p) * trace(a.matrix * a.matrix * a.matrix)
+                       for a, p in zip(atoms, weights, strict=True)), flint.fmpq(0))
     return numerator / denominator
 
 
@@ -818,7 +836,8 @@ def example16_statement(threshold: Fraction, conclusion: Callable[[flint.fmpq_ma
             return None
         for index, atom in enumerate(atoms):
             if not conclusion(atom.matrix):
-                return f"α = {exact.fmpq_to_fraction(alpha)} ≥ {threshold} but atom {index} ({atom.kind}) does not have {text}"
+                return (f"α = {exact.fmpq_to_fraction(alpha)} ≥ {threshold} but atom {index} ({atom.kind}) "
+                        f"does not have {text}")
         return None
 
     return prop
@@ -885,7 +904,8 @@ register(
             ), refuted_by="the pinned one-atom ν with λ = (7/5, 3/5): α = 841/925 ≈ 0.909 ≥ 9/10, eigenvalues unequal"),
             Broken("perturbed gap identity (weights (λ_i + λ_j)²/4 instead of λ_iλ_j)", (
                 spectral_gap_identity(lambda x, y: (x + y) ** 2 / 4),
-            ), refuted_by="sympy at d = 2: (λ₁ + λ₂)(λ₁³ + λ₂³) − (λ₁² + λ₂²)² = λ₁λ₂(λ₁ − λ₂)², not (λ₁ + λ₂)²(λ₁ − λ₂)²/4"),
+            ), refuted_by="sympy at d = 2: (λ₁ + λ₂)(λ₁³ + λ₂³) − (λ₁² + λ₂²)² = λ₁λ₂(λ₁ − λ₂)², "
+                          "not (λ₁ + λ₂)²(λ₁ − λ₂)²/4"),
         ),
         depends_on=("daneshmand2020.prop13",),
         notes="For one H, Prop. 13 gives α = ‖λ‖₂⁴/(d‖λ‖₃³) and Σλ = d; the sympy identity shows the gap "
