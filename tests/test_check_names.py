@@ -33,8 +33,8 @@ def check_name_literals(tree: ast.AST) -> Counter:
 
 @pytest.mark.parametrize("module", sorted(PAPERS.rglob("*.py")), ids=lambda path: str(path.relative_to(PAPERS)))
 def test_each_check_name_is_written_once_per_module(module):
-    repeated = {name: count for name, count in check_name_literals(ast.parse(module.read_text(encoding="utf-8"))).items()
-                if count > 1}
+    literals = check_name_literals(ast.parse(module.read_text(encoding="utf-8")))
+    repeated = {name: count for name, count in literals.items() if count > 1}
     assert not repeated, f"theorems/papers/{module.relative_to(PAPERS)} writes check names more than once: {repeated}"
 
 

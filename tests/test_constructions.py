@@ -9,7 +9,8 @@ from theorems.constructions import ConstructionFailed, build_source
 
 def user_network(dtype=torch.float64, seed=0):
     torch.manual_seed(seed)
-    net = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 3), nn.ReLU(), nn.Linear(3, 2)).to(dtype)
+    net = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 3), nn.ReLU(),
+                        nn.Linear(3, 2)).to(dtype)
     net[1].running_mean.uniform_(-1, 1)
     net[1].running_var.uniform_(0.5, 2)
     return net.eval()
@@ -21,9 +22,9 @@ def ball_points(d, dtype, count=500, seed=1):
     return x / x.norm(dim=1, keepdim=True) * torch.rand(count, 1, generator=g, dtype=dtype)
 
 
-METHODS = [{"method": "wide"}, {"method": "low_rank"}, {"method": "low_rank", "rank": 4}, {"method": "deep", "k": 1},
-           {"method": "deep", "k": 2}, {"method": "deep", "k": 4}, {"method": "sparse", "p": 1.0}, {"method": "burkholz"},
-           {"method": "burkholz", "width": "max"}]
+METHODS = [{"method": "wide"}, {"method": "low_rank"}, {"method": "low_rank", "rank": 4},
+           {"method": "deep", "k": 1}, {"method": "deep", "k": 2}, {"method": "deep", "k": 4},
+           {"method": "sparse", "p": 1.0}, {"method": "burkholz"}, {"method": "burkholz", "width": "max"}]
 
 
 @pytest.mark.parametrize("options", METHODS, ids=lambda o: "-".join(map(str, o.values())))
@@ -42,7 +43,8 @@ def test_source_equals_target_on_the_ball(options, dtype, tolerance):
 def test_only_normalization_scales_and_shifts_are_trainable(options):
     source = build_source(user_network(), seed=0, **options)
     trainable = {name for name, p in source.named_parameters() if p.requires_grad}
-    norms = {f"{name}.{kind}" for name, m in source.named_modules() if isinstance(m, nn.BatchNorm1d) for kind in ("weight", "bias")}
+    norms = {f"{name}.{kind}" for name, m in source.named_modules() if isinstance(m, nn.BatchNorm1d)
+             for kind in ("weight", "bias")}
     assert trainable == norms and norms
     for module in source.modules():
         if isinstance(module, nn.BatchNorm1d):
@@ -59,12 +61,13 @@ def test_radius_extends_the_domain():
 
 def test_the_seed_fixes_the_source():
     a, b = build_source(user_network(), seed=5), build_source(user_network(), seed=5)
-    assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
+    assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
 
 
 @pytest.mark.parametrize("target, options, message", [
     (nn.Sequential(nn.Linear(3, 3), nn.Tanh()), {}, r"layer 1 \(Tanh\): unsupported layer type"),
-    (nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(3, 2)), {}, r"layer 2 \(Linear\): in_features 3 does not match"),
+    (nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(3, 2)), {},
+     r"layer 2 \(Linear\): in_features 3 does not match"),
     (nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(4)).eval(), {}, r"layer 1 \(BatchNorm1d\): num_features 4"),
     (nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3).train()), {}, "eval mode"),
     (nn.Sequential(nn.ReLU(), nn.Linear(3, 3)), {}, r"layer 0 \(ReLU\)"),
@@ -100,7 +103,7 @@ def test_mixed_dtypes_are_rejected():
 
 
 def test_sparse_construction_fails_loudly_when_masks_are_degenerate():
-    with pytest.raises(ConstructionFailed, match="target layer 0: .*perfect matching"):
+    with pytest.raises(ConstructionFailed, match=r"target layer 0: .*perfect matching"):
         build_source(nn.Sequential(nn.Linear(3, 3)).double(), method="sparse", p=0.05, seed=0)
 
 
@@ -135,10 +138,12 @@ def test_cli_bench_construction(capsys):
 def test_convolutional_targets_with_burkholz(dims, width):
     torch.manual_seed(0)
     conv = nn.Conv1d if dims == 1 else nn.Conv2d
-    target = nn.Sequential(conv(2, 3, 3, padding="same"), nn.ReLU(), conv(3, 2, 1), nn.ReLU(), conv(2, 1, 3, padding=1)).double().eval()
+    target = nn.Sequential(conv(2, 3, 3, padding="same"), nn.ReLU(), conv(3, 2, 1), nn.ReLU(),
+                           conv(2, 1, 3, padding=1)).double().eval()
     source = build_source(target, method="burkholz", width=width, seed=0)
     assert {n for n, p in source.named_parameters() if p.requires_grad} == {
-        f"{n}.{kind}" for n, m in source.named_modules() if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)) for kind in ("weight", "bias")}
+        f"{n}.{kind}" for n, m in source.named_modules() if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d))
+        for kind in ("weight", "bias")}
     x = torch.randn((4, 2) + (7,) * dims, dtype=torch.float64)
     with torch.no_grad():
         assert (source(x) - target(x)).abs().max() < 1e-9
@@ -146,7 +151,8 @@ def test_convolutional_targets_with_burkholz(dims, width):
 
 @pytest.mark.parametrize("target, options, message", [
     (nn.Sequential(nn.Conv1d(2, 2, 3, padding="same")), {"method": "wide"}, "need method='burkholz'"),
-    (nn.Sequential(nn.Conv1d(2, 2, 3, stride=2, padding=1)), {"method": "burkholz"}, r"layer 0 \(Conv1d\): only stride 1"),
+    (nn.Sequential(nn.Conv1d(2, 2, 3, stride=2, padding=1)), {"method": "burkholz"},
+     r"layer 0 \(Conv1d\): only stride 1"),
     (nn.Sequential(nn.Conv1d(2, 2, 2, padding="same")), {"method": "burkholz"}, "odd kernels"),
     (nn.Sequential(nn.Conv1d(2, 2, 3)), {"method": "burkholz"}, "'same' zero padding"),
     (nn.Sequential(nn.Conv1d(2, 3, 1), nn.Conv1d(2, 2, 1)), {"method": "burkholz"}, "in_channels 2 does not match"),

@@ -37,7 +37,8 @@ __all__ = ["ConstructionFailed", "ConstructionInputError", "build_source"]
 def _dtype_of(target: nn.Module) -> torch.dtype:
     dtypes = {p.dtype for p in target.parameters()}
     if len(dtypes) != 1 or next(iter(dtypes)) not in (torch.float32, torch.float64):
-        raise ConstructionInputError(f"target parameters must all be float32 or all float64, got {sorted(map(str, dtypes))}")
+        raise ConstructionInputError(f"target parameters must all be float32 or all float64, "
+                                     f"got {sorted(map(str, dtypes))}")
     return next(iter(dtypes))
 
 
@@ -47,11 +48,13 @@ def _check_parameters(layers: list[cm.Affine], method: str, k, p, rank, width) -
     for index, layer in enumerate(layers):
         d_in = layer.weight.shape[1]
         if method == "deep" and index == 0 and not (isinstance(k, int) and 1 <= k <= d_in):
-            raise ConstructionInputError(f"target layer 0: k = {k!r} outside [1, {d_in}] (k ∈ [d], d the input width, for method 'deep')")
+            raise ConstructionInputError(f"target layer 0: k = {k!r} outside [1, {d_in}] "
+                                         f"(k ∈ [d], d the input width, for method 'deep')")
         if method == "low_rank" and rank is not None:
             actual = int(np.linalg.matrix_rank(layer.weight))
             if not (isinstance(rank, int) and rank >= 1):
-                raise ConstructionInputError(f"rank = {rank!r} must be an integer ≥ 1 (each layer uses min(rank, its width))")
+                raise ConstructionInputError(f"rank = {rank!r} must be an integer ≥ 1 "
+                                             f"(each layer uses min(rank, its width))")
             if actual > rank:
                 raise ConstructionInputError(f"target layer {index}: weight has rank {actual} > rank = {rank}")
     if method == "sparse" and not (isinstance(p, (int, float)) and 0 < p <= 1):
@@ -63,9 +66,10 @@ def _check_parameters(layers: list[cm.Affine], method: str, k, p, rank, width) -
 def build_source(target: nn.Sequential, method: str = "wide", seed: int = 0, *, k: int | None = None,
                  p: float | None = None, rank: int | None = None, width: str = "min", radius: float = 1.0,
                  log: cm.SolveLog | None = None) -> nn.Module:
-    """A frozen random source whose BatchNorm parameters make it equal ``target`` on
-    ‖x‖₂ ≤ ``radius`` (everywhere for convolutional targets, which take ``method="burkholz"``). ConstructionInputError (a ValueError) for bad input (naming the layer); ConstructionFailed when
-    the random draw is degenerate for this target (probability 0, except for ``"sparse"``)."""
+    ("""A frozen random source whose BatchNorm parameters make it equal ``target`` on
+    ‖x‖₂ ≤ ``radius`` (everywhere for convolutional targets, which take ``method="burkholz"``). """
+     """ConstructionInputError (a ValueError) for bad input (naming the layer); ConstructionFailed when
+    the random draw is degenerate for this target (probability 0, except for ``"sparse"``).""")
     dtype = _dtype_of(target)
     if isinstance(target, nn.Sequential) and any(isinstance(m, (nn.Conv1d, nn.Conv2d)) for m in target):
         if method != "burkholz":
@@ -77,4 +81,5 @@ def build_source(target: nn.Sequential, method: str = "wide", seed: int = 0, *, 
     _check_parameters(layers, method, k, p, rank, width)
     if not (isinstance(radius, (int, float)) and 0 < radius < float("inf")):
         raise ConstructionInputError(f"radius = {radius!r} must be positive and finite")
-    return cm.source_module(layers, method, seed, dtype, k=k, p=p, rank=rank, width=width, radius=radius, log=log)
+    return cm.source_module(layers, method, seed, dtype, k=k, p=p, rank=rank, width=width, radius=radius,
+                            log=log)

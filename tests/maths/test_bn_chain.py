@@ -228,7 +228,7 @@ def test_spectral_observables_match_their_definitions():
         assert float(observed.diag_square[i]) == pytest.approx((np.diag(m @ m) ** 2).sum())
         for tau in (0.5, 1.0):
             assert int(observed.soft_rank(tau)[i]) == int((eigenvalues >= tau).sum())
-    with pytest.raises(ValueError, match="not for τ = 0.25"):
+    with pytest.raises(ValueError, match=r"not for τ = 0\.25"):
         observed.soft_rank(0.25)
 
 
@@ -244,8 +244,10 @@ def test_chain_records_spectral_observables_as_series_per_step():
 
 def test_linear_chain_keeps_the_rank_of_its_input():
     # (I + γW) is invertible when γ√3·d < 1, so a rank-2 input stays rank 2 (up to rounding).
-    a, b = torch.randn(6, 1, generator=generator(), dtype=torch.float64), torch.randn(1, 9, generator=generator(1), dtype=torch.float64)
-    X = a @ b + torch.randn(6, 1, generator=generator(2), dtype=torch.float64) @ torch.randn(1, 9, generator=generator(3), dtype=torch.float64)
+    a = torch.randn(6, 1, generator=generator(), dtype=torch.float64)
+    b = torch.randn(1, 9, generator=generator(1), dtype=torch.float64)
+    X = a @ b + (torch.randn(6, 1, generator=generator(2), dtype=torch.float64)
+                 @ torch.randn(1, 9, generator=generator(3), dtype=torch.float64))
     run = bc.run_chain(X, 50, 0.05, generator(4))
     singular = torch.linalg.svdvals(run.final)
     assert singular[1] / singular[0] > 1e-3 and singular[2] / singular[0] < 1e-12

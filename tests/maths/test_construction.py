@@ -140,7 +140,8 @@ def test_compose_filters_sums_the_composite_coefficients():
     first, second = rng.standard_normal((3, 2, 2, 1)), rng.standard_normal((2, 3, 2, 3))
     expected = cm.composite_coefficients(second, first).sum(axis=-1).reshape(2, 2, 3, 3)
     assert np.allclose(cm.compose_filters(second, first), expected)
-    assert np.allclose(cm.compose_filters(second[:, :, 0, 0], first[:, :, 0, 0]), second[:, :, 0, 0] @ first[:, :, 0, 0])
+    assert np.allclose(cm.compose_filters(second[:, :, 0, 0], first[:, :, 0, 0]),
+                       second[:, :, 0, 0] @ first[:, :, 0, 0])
 
 
 # ---------------------------------------------------------------- methods and torch modules
@@ -156,7 +157,8 @@ def float_target():
 def test_target_layers_fold_batchnorm_into_the_linear_before_it():
     target = float_target()
     layers = cm.target_layers(target)
-    assert [layer.weight.shape for layer in layers] == [(4, 3), (2, 4)] and [layer.relu for layer in layers] == [True, False]
+    assert [layer.weight.shape for layer in layers] == [(4, 3), (2, 4)]
+    assert [layer.relu for layer in layers] == [True, False]
     x = torch.randn(20, 3, dtype=torch.float64)
     with torch.no_grad():
         assert np.allclose(cm.run_target(layers, x.numpy()), target(x).numpy(), rtol=0, atol=1e-12)
@@ -180,10 +182,11 @@ def test_module_of_computes_its_plan(method, options):
 def test_source_module_is_fixed_by_the_seed():
     layers = cm.target_layers(float_target())
     first, second = (cm.source_module(layers, "wide", 5, torch.float64) for _ in range(2))
-    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values(),
+                                                 strict=True))
 
 
 def test_sparse_support_check_names_the_layer_of_a_singular_mask():
-    with pytest.raises(cm.ConstructionFailed, match="target layer 3: .*perfect matching"):
+    with pytest.raises(cm.ConstructionFailed, match=r"target layer 3: .*perfect matching"):
         cm.sparse_support_check(3, np.zeros((4, 2)), np.ones((2, 4)))
     cm.sparse_support_check(0, np.ones((4, 2)), np.ones((2, 4)))

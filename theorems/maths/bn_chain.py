@@ -415,7 +415,8 @@ def lyapunov_log_growth(
     with threads_for(chains * d * d * top):
         for _ in range(steps):
             if conformal:
-                a, b = sample_weights(2, generator, law, dtype, device, (chains,)).reshape(chains, 4)[:, :2, None, None].unbind(1)
+                a, b = (sample_weights(2, generator, law, dtype, device, (chains,))
+                        .reshape(chains, 4)[:, :2, None, None].unbind(1))
                 W = a * eye + b * rotation
             else:
                 W = sample_weights(d, generator, law, dtype, device, (chains,))
@@ -473,7 +474,8 @@ def ratio_of_averages(numerator, denominator, confidence: float = 0.95, batches:
     return stats.Interval(ratio, ratio - half, ratio + half, confidence)
 
 
-def regularity_constant(run: ChainRun[SpectralObservables], confidence: float = 0.95, batches: int = 40) -> stats.Interval:
+def regularity_constant(run: ChainRun[SpectralObservables], confidence: float = 0.95,
+                        batches: int = 40) -> stats.Interval:
     """α of Def. 7 estimated along a chain recorded with ``spectral_observables``."""
     return ratio_of_averages(run.series.diag_square, run.series.trace_cube, confidence, batches)
 
@@ -486,7 +488,8 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _best_rates(works: dict[str, Callable[[], None]], repetitions: int, rounds: int, device: torch.device) -> dict[str, float]:
+def _best_rates(works: dict[str, Callable[[], None]], repetitions: int, rounds: int,
+                device: torch.device) -> dict[str, float]:
     """Repetitions per second of each work, best of ``rounds`` rounds. The works alternate
     within every round so that a load change on a shared machine hits them alike."""
     best = {name: math.inf for name in works}

@@ -210,7 +210,8 @@ def feature_singular_values(w1, w2, device: str = "cpu") -> np.ndarray:
     if w1.ndim != 2 or w2.ndim != 2 or w2.shape[1] != w1.shape[0]:
         raise ValueError(f"expected W⁽¹⁾ c1×c0 and W⁽²⁾ c2×c1, got shapes {tuple(w1.shape)}, {tuple(w2.shape)}")
     if w1.shape[0] > w1.shape[1] * w2.shape[0]:
-        raise ValueError(f"c1 = {w1.shape[0]} > c0·c2 = {w1.shape[1] * w2.shape[0]}: MᵀM is singular, use singular_values")
+        raise ValueError(f"c1 = {w1.shape[0]} > c0·c2 = {w1.shape[1] * w2.shape[0]}: "
+                         f"MᵀM is singular, use singular_values")
     gram = (w2.T @ w2).mul_(w1 @ w1.T)
     eigenvalues = torch.linalg.eigvalsh(gram).clamp_(min=0).sqrt_()
     return eigenvalues.flip(0).cpu().numpy()
@@ -287,7 +288,8 @@ def _torch_modules():
             super().__init__()
             weight = torch.as_tensor(weight)
             if weight.ndim != 2 or not weight.is_floating_point():
-                raise ValueError(f"weight must be a 2-D floating tensor, got shape {tuple(weight.shape)}, dtype {weight.dtype}")
+                raise ValueError(f"weight must be a 2-D floating tensor, "
+                                 f"got shape {tuple(weight.shape)}, dtype {weight.dtype}")
             self.register_buffer("weight", weight)
 
         def forward(self, x):
@@ -332,5 +334,5 @@ def _torch_modules():
 def __getattr__(name: str):
     # torch is imported only when a module is asked for: the exact machinery needs no torch.
     if name in ("FrozenLinear", "Scale", "FeatureLayer"):
-        return dict(zip(("FrozenLinear", "Scale", "FeatureLayer"), _torch_modules()))[name]
+        return dict(zip(("FrozenLinear", "Scale", "FeatureLayer"), _torch_modules(), strict=True))[name]
     raise AttributeError(name)

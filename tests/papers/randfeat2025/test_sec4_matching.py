@@ -17,7 +17,8 @@ def test_identity_target_polynomial_is_2p2_minus_p4():
 
 def test_sign_decision_is_exact():
     assert mt.nonnegative_on_unit_interval(sympy.Poly(mt.P**2 * (1 - mt.P) ** 2, mt.P)) == (True, None)
-    ok, witness = mt.nonnegative_on_unit_interval(sympy.Poly((mt.P - sympy.Rational(1, 3)) * (mt.P - sympy.Rational(1, 2)), mt.P))
+    product = (mt.P - sympy.Rational(1, 3)) * (mt.P - sympy.Rational(1, 2))
+    ok, witness = mt.nonnegative_on_unit_interval(sympy.Poly(product, mt.P))
     assert not ok and sympy.Rational(1, 3) < witness < sympy.Rational(1, 2)
 
 

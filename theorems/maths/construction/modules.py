@@ -93,7 +93,8 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
             same = module.padding == "same" or tuple(module.padding) == tuple((k - 1) // 2 for k in kernel)
             if (any(s != 1 for s in module.stride) or any(d != 1 for d in module.dilation) or module.groups != 1
                     or any(k % 2 == 0 for k in kernel) or not same or module.padding_mode != "zeros"):
-                raise ConstructionInputError(f"{where}: only stride 1, dilation 1, groups 1, odd kernels and 'same' zero padding are supported")
+                raise ConstructionInputError(f"{where}: only stride 1, dilation 1, groups 1, odd kernels and "
+                                             f"'same' zero padding are supported")
             if layers and layers[-1][0].shape[0] != module.in_channels:
                 raise ConstructionInputError(f"{where}: in_channels {module.in_channels} does not match the previous "
                                  f"layer's {layers[-1][0].shape[0]} outputs")
@@ -106,7 +107,8 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
                 raise ConstructionInputError(f"{where}: ReLU must follow a convolution")
             layers[-1] = (layers[-1][0], layers[-1][1], True)
         else:
-            raise ConstructionInputError(f"{where}: unsupported layer type in a convolutional target (Conv1d/Conv2d and ReLU)")
+            raise ConstructionInputError(f"{where}: unsupported layer type in a convolutional target "
+                                         f"(Conv1d/Conv2d and ReLU)")
     return layers
 
 
@@ -138,7 +140,8 @@ def stages_module(stages: list[Stage], draws: Draws, dtype) -> nn.Sequential:
     modules: list[nn.Module] = []
     for stage in stages:
         stats = draws.statistics(*stage.weight.shape)
-        modules += [_frozen_linear(stage.weight, stats["linear_bias"], dtype), _batchnorm(stage.gamma, stage.beta, stats, dtype)]
+        modules += [_frozen_linear(stage.weight, stats["linear_bias"], dtype),
+                    _batchnorm(stage.gamma, stage.beta, stats, dtype)]
         if stage.relu:
             modules.append(nn.ReLU())
     return nn.Sequential(*modules)
@@ -154,7 +157,7 @@ class SkipBlocks(nn.Module):
         self.register_buffer("order", torch.tensor(block.order))
         self.lifts = nn.ModuleList(_frozen_linear(a, None, dtype) for a in block.lifts)
         self.weights, self.norms = nn.ModuleList(), nn.ModuleList()
-        for weight, gamma, beta in zip(block.weights, block.gammas, block.betas):
+        for weight, gamma, beta in zip(block.weights, block.gammas, block.betas, strict=True):
             stats = draws.statistics(*weight.shape)
             self.weights.append(_frozen_linear(weight, stats["linear_bias"], dtype))
             self.norms.append(_batchnorm(gamma, beta, stats, dtype))

@@ -153,7 +153,8 @@ def solve_system(system: np.ndarray, rhs: np.ndarray, log: SolveLog | None = Non
     residual = np.abs(system @ x - rhs).max() if rows else 0.0
     scale = (np.abs(system).max() * np.abs(x).max() + np.abs(rhs).max()) if rows else 0.0
     if not np.isfinite(condition) or condition > 1e13 or residual > 1e-8 * max(1.0, scale) * min(condition, 1e8):
-        raise ConstructionFailed(f"{rows}×{cols} system has no accurate solution (condition {condition:.1e}, residual {residual:.1e})")
+        raise ConstructionFailed(f"{rows}×{cols} system has no accurate solution "
+                                 f"(condition {condition:.1e}, residual {residual:.1e})")
     if log is not None:
         log.record(started, max(rows, cols), condition)
     return x
@@ -181,7 +182,8 @@ def nullspace_vector(system: np.ndarray, log: SolveLog | None = None) -> np.ndar
     if rows >= cols:
         _, singular, vt = np.linalg.svd(system)
         if singular[-1] > 1e-10 * singular[0]:
-            raise ConstructionFailed(f"{rows}×{cols} system has trivial kernel (σ_min/σ_max = {singular[-1] / singular[0]:.1e})")
+            raise ConstructionFailed(f"{rows}×{cols} system has trivial kernel "
+                                     f"(σ_min/σ_max = {singular[-1] / singular[0]:.1e})")
         x, condition = vt[-1], float(singular[0] / singular[-2]) if cols > 1 and singular[-2] > 0 else float("inf")
     else:
         # a wide system: the last column of the complete QR of its transpose spans ker when the rows are independent
@@ -253,7 +255,7 @@ def plan_wide(layers: list[Affine], draw: Draw, radius=1, recipe: Recipe = DEFAU
     """giannou2023 Thm 8 (Lemma 7 layer by layer); with ``mask``, Thm 11's sparsified weights
     (``precheck(layer index, first, second)`` may reject a draw before the solve)."""
     stages: list[Stage] = []
-    for index, (layer, bound) in enumerate(zip(layers, input_bound(layers, radius))):
+    for index, (layer, bound) in enumerate(zip(layers, input_bound(layers, radius), strict=True)):
         d_out, d_in = layer.weight.shape
         width = d_out * d_in + recipe.width_offset
         first, second = draw((width, d_in)), draw((d_out, width))
@@ -290,7 +292,7 @@ def plan_low_rank(layers: list[Affine], draw: Draw, rank_r: int, radius=1, recip
     """giannou2023 Cor 2: W* = A* B*; two stages realize B* x + c (c ≥ 0 keeps the ReLU after
     them on), two more realize A*(B* x + c) − A* c + b*. Widths r·d_in, r, d_out·r, d_out."""
     stages: list[Stage] = []
-    for layer, bound in zip(layers, input_bound(layers, radius)):
+    for layer, bound in zip(layers, input_bound(layers, radius), strict=True):
         d_out, d_in = layer.weight.shape
         r = min(rank_r, d_out, d_in)
         a, b = rank_factorization(layer.weight, r)
@@ -327,7 +329,7 @@ def plan_deep(layers: list[Affine], draw: Draw, k_requested: int, radius=1, reci
     blocks: such a block forces Γ_i = 0, which as printed (fixed order) would cut off every
     earlier block."""
     blocks = []
-    for layer, bound in zip(layers, input_bound(layers, radius)):
+    for layer, bound in zip(layers, input_bound(layers, radius), strict=True):
         d_out, d_in = layer.weight.shape
         exact = is_exact(layer.weight)
         k = min(k_requested, d_in)  # a narrower later layer gets one block
@@ -345,7 +347,8 @@ def plan_deep(layers: list[Affine], draw: Draw, k_requested: int, radius=1, reci
         product = block.out  # W_out Γ_K W_K … Γ_{i+1} W_{i+1}
         for i in reversed(range(count)):
             if np.any(chunks[order[i]] != 0):
-                block.gammas[i] = diagonal_solve(product, block.weights[i] @ block.lifts[i], chunks[order[i]], recipe, log)
+                block.gammas[i] = diagonal_solve(product, block.weights[i] @ block.lifts[i], chunks[order[i]],
+                                                 recipe, log)
             else:  # the unique solution whenever the system is nonsingular, and a solution always
                 block.gammas[i] = zeros_like_field(width, exact)
             product = product @ (block.gammas[i][:, None] * block.weights[i])
@@ -380,11 +383,11 @@ def composite_coefficients(second: np.ndarray, first: np.ndarray) -> np.ndarray:
     k2, k1 = second.shape[2:], first.shape[2:]
     if len(k1) != len(k2):
         raise ValueError(f"kernels of different ranks: {k1} and {k2}")
-    size = tuple(a + b - 1 for a, b in zip(k1, k2))
+    size = tuple(a + b - 1 for a, b in zip(k1, k2, strict=True))
     out = zeros_like_field((c2, c0) + size + (c1,), is_exact(second))
     for p in np.ndindex(*k2):
         for q in np.ndindex(*k1):
-            t = tuple(a + b for a, b in zip(p, q))
+            t = tuple(a + b for a, b in zip(p, q, strict=True))
             # second[:, :, p] is c2 × c1, first[:, :, q] is c1 × c0
             out[(slice(None), slice(None)) + t] += np.einsum("iJ,Jj->ijJ", second[(slice(None), slice(None)) + p],
                                                              first[(slice(None), slice(None)) + q])
@@ -398,12 +401,13 @@ def compose_filters(second: np.ndarray, first: np.ndarray) -> np.ndarray:
     k2, k1 = second.shape[2:], first.shape[2:]
     if len(k1) != len(k2):
         raise ValueError(f"kernels of different ranks: {k1} and {k2}")
-    out = zeros_like_field(second.shape[:1] + first.shape[1:2] + tuple(a + b - 1 for a, b in zip(k1, k2)),
+    out = zeros_like_field(second.shape[:1] + first.shape[1:2] + tuple(a + b - 1 for a, b in zip(k1, k2, strict=True)),
                            is_exact(second) or is_exact(first))
     for p in np.ndindex(*k2):
         for q in np.ndindex(*k1):
-            t = tuple(a + b for a, b in zip(p, q))
-            out[(slice(None), slice(None)) + t] += second[(slice(None), slice(None)) + p] @ first[(slice(None), slice(None)) + q]
+            t = tuple(a + b for a, b in zip(p, q, strict=True))
+            out[(slice(None), slice(None)) + t] += (second[(slice(None), slice(None)) + p]
+                                                    @ first[(slice(None), slice(None)) + q])
     return out
 
 
@@ -412,11 +416,11 @@ def embed_target(target: np.ndarray, size: tuple[int, ...]) -> np.ndarray:
     (Δk > 0 adds composite positions that must come out zero)."""
     c2, c0 = target.shape[:2]
     kt = target.shape[2:]
-    if any(s < k for s, k in zip(size, kt)):
+    if any(s < k for s, k in zip(size, kt, strict=True)):
         raise ValueError(f"composite kernel {size} smaller than the target kernel {kt} (Δk < 0)")
     out = zeros_like_field((c2, c0) + tuple(size), is_exact(target))
-    offset = tuple((s - k) // 2 for s, k in zip(size, kt))
-    out[(slice(None), slice(None)) + tuple(slice(o, o + k) for o, k in zip(offset, kt))] = target
+    offset = tuple((s - k) // 2 for s, k in zip(size, kt, strict=True))
+    out[(slice(None), slice(None)) + tuple(slice(o, o + k) for o, k in zip(offset, kt, strict=True))] = target
     return out.reshape(c2, c0, int(np.prod(size, dtype=int)))
 
 
@@ -441,7 +445,10 @@ def pivot_system(target: np.ndarray, coefficients: np.ndarray, pivot: str = "arg
         for position_other in range(c0 * size):
             if position_other != position:
                 rows.append(t[position_other] - flat[position_other] / flat[position] * t[position])
-    system = np.array(rows, dtype=coefficients.dtype).reshape(len(rows), c1) if rows else zeros_like_field((0, c1), is_exact(coefficients))
+    if rows:
+        system = np.array(rows, dtype=coefficients.dtype).reshape(len(rows), c1)
+    else:
+        system = zeros_like_field((0, c1), is_exact(coefficients))
     return system, pivots
 
 
@@ -457,14 +464,18 @@ def solve_two_layer(target: np.ndarray, coefficients: np.ndarray, width: str = "
         gamma1 = solve_system(coefficients.reshape(c2 * c0 * size, c1), target.reshape(-1), log)
         return gamma1, np.array([one] * c2, dtype=object if exact else float)
     system, pivots = pivot_system(target, coefficients, pivot)
-    gamma1 = nullspace_vector(system, log) if system.shape[0] else np.array([one] * c1, dtype=object if exact else float)
+    if system.shape[0]:
+        gamma1 = nullspace_vector(system, log)
+    else:
+        gamma1 = np.array([one] * c1, dtype=object if exact else float)
     gamma2 = []
     for i, position in enumerate(pivots):
         if position is None:
             gamma2.append(0 * one)
             continue
         denominator = coefficients[i].reshape(c0 * size, c1)[position] @ gamma1
-        if denominator == 0 or (not exact and abs(denominator) < 1e-12 * np.abs(coefficients[i]).max() * np.abs(gamma1).max()):
+        if denominator == 0 or (not exact and abs(denominator)
+                                < 1e-12 * np.abs(coefficients[i]).max() * np.abs(gamma1).max()):
             raise ConstructionFailed(f"output channel {i}: the kernel vector γ⁽¹⁾ gives pivot denominator 0")
         gamma2.append(target[i].reshape(-1)[position] / denominator)
     return gamma1, np.array(gamma2, dtype=object if exact else float)
@@ -480,13 +491,15 @@ def plan_burkholz(layers: list[Affine], draw: Draw, width: str = "min", radius=1
     """Two source layers per fully connected target layer; the first has a ReLU kept linear
     by the shift of Thm 2.4 (γ = 1, b = Q1, m = 1, c = 0: zero error)."""
     stages: list[Stage] = []
-    for layer, bound in zip(layers, input_bound(layers, radius)):
+    for layer, bound in zip(layers, input_bound(layers, radius), strict=True):
         d_out, d_in = layer.weight.shape
         c1 = burkholz_width(d_out, d_in, 1, width) + recipe.width_offset
         first, second = draw((c1, d_in)), draw((d_out, c1))
-        gamma1, gamma2 = solve_two_layer(layer.weight[:, :, None], composite_coefficients(second[:, :, None], first[:, :, None]), width, log)
+        coefficients = composite_coefficients(second[:, :, None], first[:, :, None])
+        gamma1, gamma2 = solve_two_layer(layer.weight[:, :, None], coefficients, width, log)
         beta1 = linearizing_shift(gamma1, first, bound, recipe)
-        stages += [Stage(first, gamma1, beta1, True), Stage(second, gamma2, layer.bias - gamma2 * (second @ beta1), layer.relu)]
+        stages += [Stage(first, gamma1, beta1, True),
+                   Stage(second, gamma2, layer.bias - gamma2 * (second @ beta1), layer.relu)]
     return stages
 
 
@@ -538,7 +551,7 @@ def switching_points(layers: list[Affine], radius, count_limit: int = 64) -> np.
     points where a target ReLU switches (−b w/‖w‖², when inside the ball)."""
     weight, bias = layers[0].weight, layers[0].bias
     points = []
-    for w, b in zip(weight[:count_limit], bias[:count_limit]):
+    for w, b in zip(weight[:count_limit], bias[:count_limit], strict=True):
         norm1 = np.abs(w).sum()
         if norm1 == 0:
             continue
@@ -581,7 +594,8 @@ def _identity(n: int, exact: bool) -> np.ndarray:
     return eye
 
 
-def affine_forms(group: list, d_in: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], bool]:
+def affine_forms(group: list, d_in: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],
+                                                  tuple[np.ndarray, np.ndarray], bool]:
     """For the source stages (or skip block) standing for one target layer: the affine forms
     (G, t) of every hidden ReLU pre-activation as a function of the layer input h, assuming
     the earlier hidden ReLUs are on, the final form and whether a ReLU follows it."""
@@ -603,7 +617,8 @@ def affine_forms(group: list, d_in: int) -> tuple[list[tuple[np.ndarray, np.ndar
     for i in range(count):
         lifted = block_lift(block, i, d_in)
         u_g, u_t = (lifted, zeros_like_field(lifted.shape[0], exact)) if g is None else (g + lifted, t)
-        g, t = block.gammas[i][:, None] * (block.weights[i] @ u_g), block.gammas[i] * (block.weights[i] @ u_t) + block.betas[i]
+        g, t = (block.gammas[i][:, None] * (block.weights[i] @ u_g),
+                block.gammas[i] * (block.weights[i] @ u_t) + block.betas[i])
         if i < count - 1:
             hidden.append((g, t))
     return hidden, (block.out @ g, block.out @ t), block.relu
@@ -615,7 +630,7 @@ def verify_exact(layers: list[Affine], groups: list[list], radius=1) -> str | No
     on (t_j ≥ ‖G_j‖₁·bound over the ℓ∞ bound of the layer input). Returns None when proved,
     else the first reason."""
     bounds = input_bound(layers, radius)
-    for index, (layer, group, bound) in enumerate(zip(layers, groups, bounds)):
+    for index, (layer, group, bound) in enumerate(zip(layers, groups, bounds, strict=True)):
         hidden, (g, t), relu = affine_forms(group, layer.weight.shape[1])
         if relu != layer.relu:
             return f"target layer {index}: the source's last activation differs from the target's"
@@ -627,7 +642,8 @@ def verify_exact(layers: list[Affine], groups: list[list], radius=1) -> str | No
             slack = ht - abs_row_sums(hg) * bound
             if np.any(slack < 0):
                 neuron = int(np.flatnonzero(slack < 0)[0])
-                return f"target layer {index}, hidden stage {position}, neuron {neuron}: not provably on (slack {float(slack[neuron]):.3g})"
+                return (f"target layer {index}, hidden stage {position}, neuron {neuron}: "
+                        f"not provably on (slack {float(slack[neuron]):.3g})")
     return None
 
 
@@ -636,7 +652,7 @@ def exact_mismatch(layers: list[Affine], run: Callable[[np.ndarray], np.ndarray]
     if len(points) == 0:
         return None
     difference = run(points) - run_target(layers, points)
-    for point, row in zip(points, difference):
+    for point, row in zip(points, difference, strict=True):
         if np.any(row != 0):
             return point, row
     return None

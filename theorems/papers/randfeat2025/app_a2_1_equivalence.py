@@ -127,7 +127,7 @@ def _symbolic_sides(parameterization: Parameterization, c0: int, c2: int, activa
 
     student = loss(g2 * (w2.astype(object) * g1[None, :]).dot(w1.astype(object)).dot(hidden))
     original = loss(g2 * w.dot(hidden))
-    substitution = dict(zip(w.ravel(), parameterization.to_weight(g1, c0, c2).ravel()))
+    substitution = dict(zip(w.ravel(), parameterization.to_weight(g1, c0, c2).ravel(), strict=True))
     original_at = original.subs(substitution)
     pair = parameterization.pair(c0, c2)
     grad_w = [sympy.diff(original, w.ravel()[pair[k]]).subs(substitution) for k in range(c1)]
@@ -144,7 +144,7 @@ WITNESS_DIGITS = 50
 def _first_nonzero_at_point(lhs, rhs) -> tuple[int, sympy.Expr] | None:
     """(entry, value) where lhs − rhs is nonzero at a fixed rational point, evaluated to 50
     digits (a value above 10⁻³⁰ is nonzero beyond doubt); None when every entry vanishes there."""
-    expressions = [l - r for l, r in zip(lhs[0], rhs[0])]
+    expressions = [l - r for l, r in zip(lhs[0], rhs[0], strict=True)]
     symbols = sorted(set().union(*(e.free_symbols for e in expressions)), key=str)
     point = {symbol: sympy.Rational(index % 7 + 2, index % 5 + 3) for index, symbol in enumerate(symbols)}
     for index, expression in enumerate(expressions):
@@ -166,14 +166,16 @@ def symbolic_check(name: str, parameterization: Parameterization) -> Check:
                 case = f"c0 = {c0}, c2 = {c2}, {activation} layers before/after, {parameterization.label}"
                 lhs, rhs = _symbolic_sides(parameterization, c0, c2, activation)
                 found = _first_nonzero_at_point(lhs, rhs)
-                if found is None and any(sympy.expand(l - r) != 0 for l, r in zip(lhs[0], rhs[0])):
+                if found is None and any(sympy.expand(l - r) != 0 for l, r in zip(lhs[0], rhs[0], strict=True)):
                     found = (-1, "nonzero polynomial vanishing at the test point")
                 if found is not None:
                     entry, value = found
                     what = "loss" if entry == 0 else f"gradient entry {entry - 1}"
                     return Outcome(Verdict.REFUTED, f"{case}: student and original differ in the {what} "
-                                   f"(difference {sympy.N(value, 8) if entry >= 0 else value} at the rational test point)",
-                                   {"cases_checked": checked}, counterexample={"case": case, "entry": what, "difference": str(value)})
+                                   f"(difference {sympy.N(value, 8) if entry >= 0 else value} "
+                                   f"at the rational test point)",
+                                   {"cases_checked": checked},
+                                   counterexample={"case": case, "entry": what, "difference": str(value)})
                 checked.append(case)
         return Outcome(Verdict.CERTIFIED, f"loss and all gradients identical as expressions in {len(checked)} cases",
                        {"method": "sympy.expand(student − original) == 0 with symbolic inputs, weights, γ and target",
@@ -231,7 +233,7 @@ def _compare_gradients(parameterization, student, original, c0, c2) -> tuple[flo
             (s_layer.scale2.gamma.grad - o_layer.gamma2.grad).abs().max()]
     scale = max(float(o_layer.weight.grad.abs().max()), float(o_layer.gamma2.grad.abs().max()), 1e-300)
     for s_param, o_param in zip((*student[0].parameters(), *student[4].parameters()),
-                                (*original[0].parameters(), *original[4].parameters())):
+                                (*original[0].parameters(), *original[4].parameters()), strict=True):
         gaps.append((s_param.grad - o_param.grad).abs().max())
         scale = max(scale, float(o_param.grad.abs().max()))
     return float(max(gaps)) / scale
@@ -248,7 +250,8 @@ def random_point_check(name: str, parameterization: Parameterization) -> Check:
         import torch
 
         generator = ctx.torch_generator("points", device="cpu")
-        sizes = ctx.by_profile([(2, 2), (3, 4)], [(2, 2), (3, 4), (8, 5), (16, 16)], None, [(2, 2), (3, 4), (8, 5), (16, 16), (64, 32)])
+        sizes = ctx.by_profile([(2, 2), (3, 4)], [(2, 2), (3, 4), (8, 5), (16, 16)], None,
+                               [(2, 2), (3, 4), (8, 5), (16, 16), (64, 32)])
         rows = []
         for c0, c2 in sizes:
             for trial in range(ctx.by_profile(2, 5)):
@@ -262,10 +265,11 @@ def random_point_check(name: str, parameterization: Parameterization) -> Check:
                     losses.append(float(loss.detach()))
                 loss_gap = abs(losses[0] - losses[1]) / max(abs(losses[1]), 1e-300)
                 grad_gap = _compare_gradients(parameterization, student, original, c0, c2)
-                rows.append({"c0": c0, "c2": c2, "trial": trial, "loss_gap": float(f"{loss_gap:.3g}"), "grad_gap": float(f"{grad_gap:.3g}")})
+                rows.append({"c0": c0, "c2": c2, "trial": trial, "loss_gap": float(f"{loss_gap:.3g}"),
+                             "grad_gap": float(f"{grad_gap:.3g}")})
                 if max(loss_gap, grad_gap) > FLOAT_TOLERANCE:
-                    return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: relative loss gap {loss_gap:.3g}, gradient gap "
-                                   f"{grad_gap:.3g} > {FLOAT_TOLERANCE:g} ({parameterization.label})",
+                    return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: relative loss gap {loss_gap:.3g}, "
+                                   f"gradient gap {grad_gap:.3g} > {FLOAT_TOLERANCE:g} ({parameterization.label})",
                                    {"points": rows}, counterexample=rows[-1])
         worst = max(max(r["loss_gap"], r["grad_gap"]) for r in rows)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} random networks (tanh before, ReLU after, c0c2 up to "
@@ -302,16 +306,18 @@ def trajectory_check(name: str, parameterization: Parameterization) -> Check:
                 if gap > FLOAT_TOLERANCE:
                     rows.append({"optimizer": optimizer_name, "step": step, "relative_weight_gap": float(f"{gap:.3g}")})
                     return Outcome(Verdict.REFUTED, f"{optimizer_name}, step {step}: the effective weights differ by "
-                                   f"{gap:.3g} (relative) ({parameterization.label})", {"runs": rows}, counterexample=rows[-1])
+                                   f"{gap:.3g} (relative) ({parameterization.label})", {"runs": rows},
+                                   counterexample=rows[-1])
                 if step == steps:
                     break
-                for network, optimizer in zip((student, original), optimizers):
+                for network, optimizer in zip((student, original), optimizers, strict=True):
                     optimizer.zero_grad()
                     ((network(x) - target) ** 2).mean().backward()
                     optimizer.step()
             rows.append({"optimizer": optimizer_name, "steps": steps, "max_relative_weight_gap": float(f"{worst:.3g}")})
-        return Outcome(Verdict.SUPPORTED, f"SGD and Adam, {steps} steps each (c0 = {c0}, c2 = {c2}): the effective weights "
-                       f"agree to {max(r['max_relative_weight_gap'] for r in rows):.2g} relative at every step",
+        return Outcome(Verdict.SUPPORTED, f"SGD and Adam, {steps} steps each (c0 = {c0}, c2 = {c2}): "
+                       f"the effective weights agree to {max(r['max_relative_weight_gap'] for r in rows):.2g} "
+                       f"relative at every step",
                        {"runs": rows, "tolerance": FLOAT_TOLERANCE})
 
     return Check(name, "randomized", run, part="training trajectory")
@@ -332,7 +338,7 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
             for c2 in range(1, largest + 1):
                 w1, w2 = layers(c0, c2)
                 for layer_name, layer in (("W1", w1), ("W2", w2)):
-                    for position in zip(*np.nonzero(layer)):
+                    for position in zip(*np.nonzero(layer), strict=True):
                         cut = layer.copy()
                         cut[position] = 0
                         m = features.feature_matrix(cut, w2) if layer_name == "W1" else features.feature_matrix(w1, cut)
@@ -341,14 +347,16 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
                         if zero_rows.size:
                             continue
                         rank = exact.rank_exact(m)
-                        link = {"c0": c0, "c2": c2, "layer": layer_name, "link": [int(p) for p in position], "rank_after": rank}
+                        link = {"c0": c0, "c2": c2, "layer": layer_name, "link": [int(p) for p in position],
+                                "rank_after": rank}
                         if rank == c0 * c2:
-                            return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: removing {layer_name}{list(map(int, position))} "
+                            return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: removing "
+                                           f"{layer_name}{list(map(int, position))} "
                                            f"leaves rank M = c0c2 = {rank}: every target is still reachable",
                                            {"removals_checked": removals}, counterexample=link)
                         raise AssertionError(f"undecided removal {link}: rank deficient without a zero row")
-        return Outcome(Verdict.CERTIFIED, f"all {removals} single-link removals (c0, c2 ≤ {largest}) zero a row (i, j) of M: "
-                       "the target e_ij is unreachable for every γ⁽¹⁾, γ⁽²⁾",
+        return Outcome(Verdict.CERTIFIED, f"all {removals} single-link removals (c0, c2 ≤ {largest}) "
+                       "zero a row (i, j) of M: the target e_ij is unreachable for every γ⁽¹⁾, γ⁽²⁾",
                        {"removals": removals, "sizes": f"1 ≤ c0, c2 ≤ {largest}"})
 
     return Check("removing any link loses a target", "symbolic", run, part="maximally sparse")
@@ -376,8 +384,8 @@ register(Claim(
         Broken("column-major correspondence k_ij = j·c2 + i", _checks(COLUMN_MAJOR),
                refuted_by="every case from c0 = c2 = 2 on: w_01 is paired with γ⁽¹⁾_2, which drives w_10"),
         Broken("Ortho cond features are equivalent too (same gradients, same Adam run)", _checks(ORTHO_COND),
-               refuted_by="the fixed rational rotations (Cayley transforms of the skew matrix with 1/2 above the diagonal) at c0 = c2 = 2: ∇γ = Mᵀ∇W "
-                          "≠ ∇W; SGD agrees (MMᵀ = I), Adam does not"),
+               refuted_by="the fixed rational rotations (Cayley transforms of the skew matrix with 1/2 above the "
+                          "diagonal) at c0 = c2 = 2: ∇γ = Mᵀ∇W ≠ ∇W; SGD agrees (MMᵀ = I), Adam does not"),
         Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too", _checks(MINIMAL),
                refuted_by="c0 = c2 = 2: ∂L/∂γ⁽¹⁾_{k₁} = Σ_i ∂L/∂w_i1 ≠ ∂L/∂w_11"),
         Broken("ID cond with one duplicated feature (c1 = c0c2 + 1) is maximally sparse",

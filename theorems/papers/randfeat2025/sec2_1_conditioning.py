@@ -68,16 +68,19 @@ def exact_rows_check(layers: Callable) -> Check:
                 raise AssertionError("the rational layers are not orthogonal (up to scale)")
             m = exact.fmpq_matrix(features.feature_matrix(w1, w2))
             gram = m * m.transpose()
-            off_diagonal = [(i, j) for i in range(gram.nrows()) for j in range(gram.ncols()) if i != j and gram[i, j] != 0]
+            off_diagonal = [(i, j) for i in range(gram.nrows()) for j in range(gram.ncols())
+                            if i != j and gram[i, j] != 0]
             diagonal = {str(gram[i, i]) for i in range(gram.nrows())}
-            rows.append({"c0": c0, "c2": c2, "nonzero_off_diagonal": len(off_diagonal), "diagonal_values": sorted(diagonal)})
+            rows.append({"c0": c0, "c2": c2, "nonzero_off_diagonal": len(off_diagonal),
+                         "diagonal_values": sorted(diagonal)})
             if not off_diagonal and len(diagonal) == 1:
-                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: MMᵀ = {diagonal.pop()}·I exactly, rows orthogonal",
-                               {"sizes": rows}, counterexample=rows[-1])
-        return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), yet MMᵀ is not a multiple of I",
-                       {"sizes": rows})
+                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: MMᵀ = {diagonal.pop()}·I exactly, "
+                               "rows orthogonal", {"sizes": rows}, counterexample=rows[-1])
+        return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), "
+                       "yet MMᵀ is not a multiple of I", {"sizes": rows})
 
-    return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run, part="rows not orthogonal")
+    return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run,
+                 part="rows not orthogonal")
 
 
 def _multiple_of_identity(gram: np.ndarray) -> bool:
@@ -103,13 +106,16 @@ def conditioning_check(layers: Callable) -> Check:
         rows = []
         for c0, c2 in ctx.progress(sizes, "sizes"):
             rng = ctx.rng("haar", c0, c2)
-            kappas = np.array([features.condition_number(features.feature_matrix(*layers(rng, c0, c2))) for _ in range(draws)])
+            kappas = np.array([features.condition_number(features.feature_matrix(*layers(rng, c0, c2)))
+                               for _ in range(draws)])
             low, high = median_interval(kappas)
             rows.append({"c0": c0, "c2": c2, "c1": c0 * c2, "draws": draws, "min_kappa": stats.round_sig(kappas.min()),
-                         "median_kappa": stats.round_sig(np.median(kappas)), "median_95": [stats.round_sig(low), stats.round_sig(high)]})
+                         "median_kappa": stats.round_sig(np.median(kappas)),
+                         "median_95": [stats.round_sig(low), stats.round_sig(high)]})
             if kappas.min() < ILL_CONDITIONED:
-                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c0 * c2}: a draw has κ(M) = {kappas.min():.4g} "
-                               f"< {ILL_CONDITIONED:g}", {"sizes": rows}, counterexample=rows[-1])
+                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c0 * c2}: a draw has "
+                               f"κ(M) = {kappas.min():.4g} < {ILL_CONDITIONED:g}", {"sizes": rows},
+                               counterexample=rows[-1])
         return Outcome(Verdict.SUPPORTED, f"every Haar draw at c1 = c0c2 has κ(M) ≥ {ILL_CONDITIONED:g}; medians "
                        + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows), {"sizes": rows})
 
@@ -136,8 +142,9 @@ register(Claim(
     broken=(Broken("orthogonal weights arranged as a Kronecker product (Ortho cond) are ill conditioned too",
                    (exact_rows_check(kronecker_orthogonal_layers), conditioning_check(haar_kronecker_layers)),
                    refuted_by="c0 = c2 = 2 (exact: MMᵀ = I) and the first draw at c0 = c2 = 4 (κ = 1)"),),
-    notes="The paper also says 'the columns of M are orthogonal'; they are not either (column Gram = (W⁽²⁾ᵀW⁽²⁾) ∘ "
-          "(W⁽¹⁾W⁽¹⁾ᵀ), products of projections), which the exact check's nonzero off-diagonal counts reflect for rows.",
+    notes="The paper also says 'the columns of M are orthogonal'; they are not either "
+          "(column Gram = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ), products of projections), which the exact check's "
+          "nonzero off-diagonal counts reflect for rows.",
 ))
 
 
@@ -202,7 +209,8 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
             for look, budget in enumerate(budgets, start=1):
                 target = first_draws * 4 ** (look - 1)
                 for c1 in widths:
-                    fresh = [features.condition_number(features.feature_matrix(*features.random_layers(family, rng, side, c1, side)))
+                    fresh = [features.condition_number(
+                                 features.feature_matrix(*features.random_layers(family, rng, side, c1, side)))
                              for _ in range(target - drawn)]
                     kappas[c1] = np.concatenate([kappas[c1], fresh])
                 drawn = target
@@ -215,9 +223,9 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
             return stats.round_sig(value) if np.isfinite(value) else None  # None: n too small for the confidence
 
         evidence = {"c0": side, "c2": side, "claimed_peak": peak, "widths": widths,
-                    "design": f"up to {DESCENT_LOOKS} looks of {first_draws}·4^(look−1) draws per width; every 'low'/'high' "
-                              f"is a distribution-free median interval, all looks and comparisons together at error "
-                              f"≤ {DESCENT_FALSE_ALARM:g} (union bound, alpha spending)",
+                    "design": f"up to {DESCENT_LOOKS} looks of {first_draws}·4^(look−1) draws per width; "
+                              f"every 'low'/'high' is a distribution-free median interval, all looks and comparisons "
+                              f"together at error ≤ {DESCENT_FALSE_ALARM:g} (union bound, alpha spending)",
                     "decisions": decisions, "looks": looks,
                     "curves": {f: [{"c1": p["c1"], "draws": p["draws"], "median": stats.round_sig(p["median"]),
                                     "low": bound(p["low"]), "high": bound(p["high"])} for p in pts]
@@ -237,9 +245,9 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
         if unresolved:
             return Outcome(Verdict.INCONCLUSIVE, f"peak or monotone fall not resolved for {unresolved} after "
                            f"{DESCENT_LOOKS} looks", evidence, figures={"condition number vs c1": figure})
-        return Outcome(Verdict.SUPPORTED, f"{len(families)} families, c0 = c2 = {side}: the median κ(M) peaks at c1 = {peak} "
-                       "and falls monotonically on both sides (intervals disjoint at every step)", evidence,
-                       figures={"condition number vs c1": figure})
+        return Outcome(Verdict.SUPPORTED, f"{len(families)} families, c0 = c2 = {side}: the median κ(M) peaks at "
+                       f"c1 = {peak} and falls monotonically on both sides (intervals disjoint at every step)",
+                       evidence, figures={"condition number vs c1": figure})
 
     return Check("κ(M) peaks at c1 = c0c2 and falls on both sides", "randomized", run)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import sympy
@@ -106,7 +106,8 @@ FACTORS = {
     "gaussian": lambda rng, shape: rng.standard_normal(shape),
     "rademacher": lambda rng, shape: rng.choice(np.array([-1.0, 1.0]), shape),
     "uniform": lambda rng, shape: rng.uniform(-np.sqrt(3), np.sqrt(3), shape),
-    "ER sign (½-masked, rescaled)": lambda rng, shape: rng.choice(np.array([-1.0, 1.0]), shape) * (rng.random(shape) < 0.5) * np.sqrt(2),
+    "ER sign (½-masked, rescaled)": lambda rng, shape: (rng.choice(np.array([-1.0, 1.0]), shape)
+                                                        * (rng.random(shape) < 0.5) * np.sqrt(2)),
 }
 
 
@@ -144,7 +145,7 @@ def _configurations(ctx: Context) -> list[tuple[str, int, int, float]]:
                                                          if ctx.device == "cuda" else [("gaussian", 100, 100, 0.7)]))
     capped = []
     for factor, wanted, _, ratio in wide:
-        side = ctx.capped_size(f"c0 = c2 ({factor}, c1 = {ratio:g}·c0c2)", wanted, lambda s: gram_bytes(s, ratio),
+        side = ctx.capped_size(f"c0 = c2 ({factor}, c1 = {ratio:g}·c0c2)", wanted, partial(gram_bytes, ratio=ratio),
                                shrink=lambda s: s * 3 // 4, smallest=32)
         capped.append((factor, side, side, ratio))
     return grid + capped
@@ -164,7 +165,8 @@ def ks_check(name: str, law: SpectralLaw, pinned: tuple[str, int, int, float] | 
             n = c0 * c2
             c1 = round(ratio * n)
             lam = max(n / c1, c1 / n)
-            values = sample_singular_values(ctx.rng("spectrum", factor, c0, c2, c1), factor, c0, c2, c1, matrices, ctx.device)
+            values = sample_singular_values(ctx.rng("spectrum", factor, c0, c2, c1), factor, c0, c2, c1, matrices,
+                                            ctx.device)
             scaled = values * law.scale(n, c1)
             test = scipy_stats.kstest(scaled, cdf(law, lam))
             rows.append({"factor": factor, "c0": c0, "c2": c2, "c1": c1, "lambda": stats.round_sig(lam),
@@ -174,13 +176,15 @@ def ks_check(name: str, law: SpectralLaw, pinned: tuple[str, int, int, float] | 
                 figure_data = (scaled, lam, factor, c0, c2, c1)
             if test.pvalue < stats.FALSE_ALARM:
                 return Outcome(Verdict.REFUTED, f"{factor}, c0 = {c0}, c2 = {c2}, c1 = {c1}: KS statistic "
-                               f"{test.statistic:.3f}, p = {test.pvalue:.2g} < {stats.FALSE_ALARM:g} against {law.label}",
+                               f"{test.statistic:.3f}, p = {test.pvalue:.2g} < {stats.FALSE_ALARM:g} "
+                               f"against {law.label}",
                                {"tests": rows}, counterexample=rows[-1])
         evidence = {"tests": rows, "law": law.label}
         figures = {"spectrum vs laws": _figure(*figure_data)} if figure_data else {}
         weakest = min(r["p_value"] for r in rows)
         if weakest < 1e-3:
-            return Outcome(Verdict.INCONCLUSIVE, f"smallest KS p-value {weakest:.2g}: between 10⁻⁹ and 10⁻³", evidence, figures=figures)
+            return Outcome(Verdict.INCONCLUSIVE, f"smallest KS p-value {weakest:.2g}: between 10⁻⁹ and 10⁻³", evidence,
+                           figures=figures)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} KS tests against {law.label}: smallest p-value {weakest:.3g}",
                        evidence, figures=figures)
 
@@ -217,16 +221,16 @@ register(Claim(
     broken=(Broken("only the typo fixed (λ₊ = 1 + √λ), the printed normalizer 1/(λπx) kept",
                    (normalization_check(PRINTED_MASS_CHECK, PRINTED_NORMALIZER),
                     ks_check(PRINTED_KS_CHECK, PRINTED_NORMALIZER, ("gaussian", 8, 8, 1.5))),
-                   refuted_by="λ = 4 (every profile) in the exact normalization (mass 1/4) and the pinned Gaussian c0 = c2 = 8, c1 = 96 "
-                              "(λ = 1.5, mass 2/3) in the KS test"),),
-    erratum=Erratum("as-printed", "the printed p(x) is no density: with λ₊² = 1 + √λ its mass at λ = 1 is 1/2 (exact), and "
-                    "the factor 1/λ leaves mass 1/λ. The Marchenko–Pastur singular-value law the proof invokes has λ₊ = "
-                    "1 + √λ and normalizer 1/(πx) for the nonzero singular values (M rescaled by √(c0c2/c1) when c1 < "
-                    "c0c2); the simulations follow it, and Fig. 3 (c1 ≥ c0c2) plots it.",
+                   refuted_by="λ = 4 (every profile) in the exact normalization (mass 1/4) and the pinned Gaussian "
+                              "c0 = c2 = 8, c1 = 96 (λ = 1.5, mass 2/3) in the KS test"),),
+    erratum=Erratum("as-printed", "the printed p(x) is no density: with λ₊² = 1 + √λ its mass at λ = 1 is 1/2 "
+                    "(exact), and the factor 1/λ leaves mass 1/λ. The Marchenko–Pastur singular-value law the proof "
+                    "invokes has λ₊ = 1 + √λ and normalizer 1/(πx) for the nonzero singular values (M rescaled by "
+                    "√(c0c2/c1) when c1 < c0c2); the simulations follow it, and Fig. 3 (c1 ≥ c0c2) plots it.",
                     corrected=("randfeat2025.thm2_2.corrected",)),
-    notes="Also out of scope of the printed hypotheses: c0c2 → ∞ with c2 fixed does not give the law for non-constant "
-          "|w| (c2 = 1, Gaussian: M = W1ᵀdiag(w2), a χ²-weighted Marchenko–Pastur); the corrected variant lets c0 and c2 "
-          "both grow.",
+    notes="Also out of scope of the printed hypotheses: c0c2 → ∞ with c2 fixed does not give the law for "
+          "non-constant |w| (c2 = 1, Gaussian: M = W1ᵀdiag(w2), a χ²-weighted Marchenko–Pastur); the corrected "
+          "variant lets c0 and c2 both grow.",
 ))
 
 register(Claim(

@@ -104,7 +104,8 @@ def _classify(instance) -> list[str]:
         m = features.feature_matrix(w1, w2)
         rank = exact.rank_exact(m)
         labels.append("M full row rank" if rank == m.shape[0] else "M rank deficient")
-        labels.append("0/1 layers" if set(np.unique(np.concatenate([w1.ravel(), w2.ravel()]))) <= {0, 1} else "integer layers")
+        entries = set(np.unique(np.concatenate([w1.ravel(), w2.ravel()])))
+        labels.append("0/1 layers" if entries <= {0, 1} else "integer layers")
     return labels
 
 
@@ -146,8 +147,8 @@ def gamma2_property(admissible):
             return None
         reachable, why = reachable_with_gamma2(features.feature_matrix(w1, w2), target)
         if not reachable:
-            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}: full-rank layers, yet no γ1, γ2 reach "
-                    f"the target (target rows {why['rows_forced_to_zero']} forced to zero)")
+            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}: full-rank layers, "
+                    f"yet no γ1, γ2 reach the target (target rows {why['rows_forced_to_zero']} forced to zero)")
         return None
 
     return prop
@@ -156,16 +157,19 @@ def gamma2_property(admissible):
 # Features whose links miss each other: W1 = [[1], [0]], W2 = [[0, 1]] are full rank, M = [0, 0].
 DISJOINT = (np.array([[1], [0]]), np.array([[0, 1]]), np.array([[1]]))
 # Repeated features: links (0,0), (0,0), (1,1), (1,1) give full-rank W1, W2 and rank M = 2 < 4.
-REPEATED = (np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), np.array([[1, 1], [1, 1]]))
+REPEATED = (np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), np.array([[1, 1, 0, 0], [0, 0, 1, 1]]),
+            np.array([[1, 1], [1, 1]]))
 
 
 def _searches(admissible, pinned_plain, pinned_gamma2) -> tuple[Check, Check]:
     return (property_search("γ2 = 1, γ1 = M⁺v reconstructs (printed hypotheses)", layer_instances(2, False),
-                            pseudo_inverse_property(admissible), space="c0, c2 ≤ 3, c1 = c0c2 + 0..2, integer/0-1/sparse/structured/"
+                            pseudo_inverse_property(admissible),
+                            space="c0, c2 ≤ 3, c1 = c0c2 + 0..2, integer/0-1/sparse/structured/"
                             "repeated-row layers, full rank decided exactly", classify=_classify, describe=_describe,
                             pinned=pinned_plain, part="γ2 = 1, c1 ≥ c0c2"),
             property_search("with γ2, c1 ≥ c2(c0 − 1) + 1 suffices (printed hypotheses)", layer_instances(2, True),
-                            gamma2_property(admissible), space="c0, c2 ≤ 3, c1 = c2(c0 − 1) + 1 + 0..2, layers of every exact kind",
+                            gamma2_property(admissible),
+                            space="c0, c2 ≤ 3, c1 = c2(c0 − 1) + 1 + 0..2, layers of every exact kind",
                             classify=_classify, describe=_describe, pinned=pinned_gamma2, part="γ2 trained"))
 
 
@@ -176,7 +180,8 @@ register(Claim(
     checks=_searches(full_rank_factors, [DISJOINT, REPEATED], [DISJOINT]),
     broken=(Broken("repaired by also asking every feature to have an input and an output link — still not enough",
                    _searches(full_rank_linked_factors, [REPEATED], [REPEATED]),
-                   refuted_by="the pinned repeated features (links (0,0),(0,0),(1,1),(1,1)), c0 = c2 = 2, c1 = 4: rank M = 2"),),
+                   refuted_by="the pinned repeated features (links (0,0),(0,0),(1,1),(1,1)), c0 = c2 = 2, c1 = 4: "
+                              "rank M = 2"),),
     erratum=Erratum("as-printed", "full rank of W⁽¹⁾ and W⁽²⁾ does not make M full rank: W1 = [[1],[0]], W2 = [[0,1]] "
                     "(c0 = c2 = 1, c1 = 2) give M = 0, and no γ reaches w = 1. The cited sources and the paper's use "
                     "(random features) need W with iid continuous entries, where it holds almost surely.",
@@ -216,14 +221,15 @@ def generic_check(name: str, features_for: callable, use_gamma2: bool, part: str
                     return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c1}: the random instance's target is "
                                    "unreachable (exactly), so the width does not suffice on a set of positive measure",
                                    {"sizes": rows}, counterexample={**rows[-1], **why, "target": target.tolist()})
-        return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes up to c0 = c2 = {largest}: exact reconstruction at a random "
-                       "integer point, so the solvability polynomials are nonzero and it holds almost surely",
+        return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes up to c0 = c2 = {largest}: exact reconstruction at a "
+                       "random integer point, so the solvability polynomials are nonzero and it holds almost surely",
                        {"sizes": rows, "points": "iid integers in [−2^30, 2^30)"})
 
     return Check(name, "certificate", run, part=part)
 
 
-def generic_checks(plain_width: Callable[[int, int], int], gamma2_width: Callable[[int, int], int]) -> tuple[Check, Check]:
+def generic_checks(plain_width: Callable[[int, int], int],
+                   gamma2_width: Callable[[int, int], int]) -> tuple[Check, Check]:
     """The corrected claim's two widths c1(c0, c2): with γ⁽²⁾ = 1, and with γ⁽²⁾ trained."""
     return (generic_check("c1 = c0c2, γ1 = M⁺v (generic)", plain_width, False, "γ2 = 1"),
             generic_check("c1 = c2(c0 − 1) + 1 with γ2 (generic)", gamma2_width, True, "γ2 trained"))

@@ -138,9 +138,9 @@ register(Claim(
     broken=(Broken("P_r read as the first r components",
                    (alignment_search(PRINTED_RESIDUAL_CHECK, first_r, [ONE]),),
                    refuted_by="the pinned M = [1] (W1 = W2 = [[1]]), v = [1]: residual 0, first component 1"),),
-    erratum=Erratum("as-printed", "P_r must project onto the last N − r components of Uᵀv (N = c0c2), the complement of "
-                    "range M, not the last r: for M = [1], v = [1] the residual is 0 and the printed formula gives 1. The "
-                    "proof's own S(SᵀS)⁻¹Sᵀ − I and the appendix code (U[:, ss:]) use the complement.",
+    erratum=Erratum("as-printed", "P_r must project onto the last N − r components of Uᵀv (N = c0c2), the complement "
+                    "of range M, not the last r: for M = [1], v = [1] the residual is 0 and the printed formula gives "
+                    "1. The proof's own S(SᵀS)⁻¹Sᵀ − I and the appendix code (U[:, ss:]) use the complement.",
                     corrected=("randfeat2025.thm4_1.corrected",)),
 ))
 
@@ -148,13 +148,13 @@ register(Claim(
     id="randfeat2025.thm4_1.corrected",
     variant_of="randfeat2025.thm4_1",
     label="Thm 4.1, corrected projection",
-    statement="min_P min_γ ‖Mγ − vec(PW⁽ᵗ⁾)‖² = min_P ‖U₂ᵀ vec(PW⁽ᵗ⁾)‖² with U₂ = U[:, r:], the last N − r left singular "
-              "vectors (N = c0c2), for M of every rank r.",
+    statement="min_P min_γ ‖Mγ − vec(PW⁽ᵗ⁾)‖² = min_P ‖U₂ᵀ vec(PW⁽ᵗ⁾)‖² with U₂ = U[:, r:], the last N − r left "
+              "singular vectors (N = c0c2), for M of every rank r.",
     source=f"{SOURCE}, App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
     hypotheses=("M = USVᵀ of rank r (full SVD, U square)",),
     checks=(alignment_search(RESIDUAL_CHECK, last_n_minus_r, [ONE, RANK_DEFICIENT]),),
     broken=(Broken("the appendix code's U[:, ss:] with ss = min(c0c2, c1) singular values instead of the rank",
                    (alignment_search(RESIDUAL_CHECK, after_singular_values, [RANK_DEFICIENT]),),
-                   refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: residual 1, "
-                              "U[:, 2:] is empty"),),
+                   refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: "
+                              "residual 1, U[:, 2:] is empty"),),
 ))

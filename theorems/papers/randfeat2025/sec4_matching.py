@@ -86,7 +86,8 @@ def nonnegative_on_unit_interval(poly: sympy.Poly) -> tuple[bool, sympy.Rational
     """
     if poly.is_zero:
         return True, None
-    candidates = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(2, 3), sympy.Rational(1, 7), sympy.Rational(6, 7)]
+    candidates = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(2, 3), sympy.Rational(1, 7),
+                  sympy.Rational(6, 7)]
     odd_interior = 0
     for factor, multiplicity in poly.sqf_list()[1]:
         if multiplicity % 2:
@@ -94,7 +95,8 @@ def nonnegative_on_unit_interval(poly: sympy.Poly) -> tuple[bool, sympy.Rational
     if odd_interior:
         roots = sorted({float(a + b) / 2 for (a, b), _ in poly.intervals(inf=0, sup=1, eps=sympy.Rational(1, 10**12))})
         edges = [0.0, *roots, 1.0]
-        candidates = [sympy.Rational(sympy.nsimplify((lo + hi) / 2, rational=True)) for lo, hi in itertools.pairwise(edges)] + candidates
+        candidates = [sympy.Rational(sympy.nsimplify((lo + hi) / 2, rational=True))
+                      for lo, hi in itertools.pairwise(edges)] + candidates
     for point in candidates:
         if 0 < point < 1 and poly.eval(point) < 0:
             return False, point
@@ -115,8 +117,8 @@ def exact_bound_check(bound: Callable) -> Check:
                 checked += 1
                 if not ok:
                     value = matching_polynomial(pattern).eval(witness)
-                    return Outcome(Verdict.REFUTED, f"c2 = {c2}, c0 = {c0}, target {target.tolist()}: at p = {witness}, "
-                                   f"P(match) = {value} > bound {bound(degrees, c2, witness)}",
+                    return Outcome(Verdict.REFUTED, f"c2 = {c2}, c0 = {c0}, target {target.tolist()}: "
+                                   f"at p = {witness}, P(match) = {value} > bound {bound(degrees, c2, witness)}",
                                    {"targets_checked": checked},
                                    counterexample={"target": target.tolist(), "p": str(witness), "P_match": str(value),
                                                    "bound": str(bound(degrees, c2, witness)),
@@ -170,22 +172,25 @@ def monte_carlo_bound_check(bound: Callable, pinned: str = "disjoint singletons"
                 value = float(bound(target.sum(axis=1), n, p))
                 lower = stats.clopper_pearson_lower(hits, trials, 1 - stats.FALSE_ALARM)
                 interval = stats.clopper_pearson(hits, trials)
-                rows.append({"target": label, "p": p, "trials": trials, "matched": hits, "estimate_95": interval.as_dict(),
-                             "bound": stats.round_sig(value)})
+                rows.append({"target": label, "p": p, "trials": trials, "matched": hits,
+                             "estimate_95": interval.as_dict(), "bound": stats.round_sig(value)})
                 if lower > value:
-                    return Outcome(Verdict.REFUTED, f"{label} (c0 = c2 = {n}), p = {p}: {hits}/{trials} matched, lower "
-                                   f"confidence bound {lower:.4f} (level 1 − {stats.FALSE_ALARM:g}) > bound {value:.4f}",
+                    return Outcome(Verdict.REFUTED, f"{label} (c0 = c2 = {n}), p = {p}: {hits}/{trials} matched, "
+                                   f"lower confidence bound {lower:.4f} (level 1 − {stats.FALSE_ALARM:g}) "
+                                   f"> bound {value:.4f}",
                                    {"points": rows}, counterexample=rows[-1])
         figure = _bound_figure(ctx, targets["disjoint singletons"], n, bound, trials)
-        return Outcome(Verdict.SUPPORTED, f"{len(rows)} (target, p) points at c0 = c2 = {n}: no estimate above the bound "
-                       f"(level 1 − {stats.FALSE_ALARM:g})", {"points": rows}, figures={"matching probability vs bound": figure})
+        return Outcome(Verdict.SUPPORTED, f"{len(rows)} (target, p) points at c0 = c2 = {n}: no estimate above the "
+                       f"bound (level 1 − {stats.FALSE_ALARM:g})", {"points": rows},
+                       figures={"matching probability vs bound": figure})
 
     return Check("Monte Carlo, Hopcroft–Karp (c0 = c2 up to 12)", "randomized", run, corroborating=True)
 
 
 def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, trials: int) -> Figure:
     grid = np.linspace(0.3, 1.0, 8)
-    estimates = [stats.clopper_pearson(match_frequency(ctx.rng("figure", p), target, n, p, trials // 3), trials // 3) for p in grid]
+    estimates = [stats.clopper_pearson(match_frequency(ctx.rng("figure", p), target, n, p, trials // 3), trials // 3)
+                 for p in grid]
     figure = Figure(figsize=(5, 3.5))
     axes = figure.subplots()
     axes.errorbar(grid, [e.estimate for e in estimates], yerr=[[e.estimate - e.low for e in estimates],
@@ -208,8 +213,8 @@ register(Claim(
                    (exact_bound_check(greedy_bound), monte_carlo_bound_check(greedy_bound)),
                    refuted_by="target I₂ (c0 = c2 = 2, visited by every profile): P = 2p² − p⁴ > 2p² − p³; the pinned "
                               "disjoint-singleton target I_6 at p = 0.5 in the Monte Carlo"),),
-    notes="The statement holds (certified for every pattern with c2·c0 ≤ 9 at ci); its proof does not (see thm4_2.attained). "
-          "Targets are enumerated up to row permutations (the event is invariant).",
+    notes="The statement holds (certified for every pattern with c2·c0 ≤ 9 at ci); its proof does not "
+          "(see thm4_2.attained). Targets are enumerated up to row permutations (the event is invariant).",
 ))
 
 
@@ -258,11 +263,13 @@ register(Claim(
     checks=(attained_check(MATCH_ATTAINED_CHECK, _matching_expr),),
     broken=(Broken("attained for every target (supports may overlap)",
                    (attained_check(MATCH_ATTAINED_CHECK, _matching_expr, False),),
-                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: P = p², bound (2p − p²)²"),),
-    erratum=Erratum("substantive", "for disjoint supports Π_i(1 − (1 − p^{d_i})^{c2}) is the probability that every target "
-                    "row fits some feature row; a matching needs distinct rows, so for c0 = c2 = 2, W⁽ᵗ⁾ = I, P(match) = "
-                    "2p² − p⁴ < (2p − p²)² (gap 2p²(1 − p)²). The proof of Thm 4.2 rests on this case attaining and "
-                    "maximizing the bound; the bound itself survives (thm4_2, by exhaustive enumeration).",
+                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: "
+                              "P = p², bound (2p − p²)²"),),
+    erratum=Erratum("substantive", "for disjoint supports Π_i(1 − (1 − p^{d_i})^{c2}) is the probability that every "
+                    "target row fits some feature row; a matching needs distinct rows, so for c0 = c2 = 2, W⁽ᵗ⁾ = I, "
+                    "P(match) = 2p² − p⁴ < (2p − p²)² (gap 2p²(1 − p)²). The proof of Thm 4.2 rests on this "
+                    "case attaining and maximizing the bound; the bound itself survives (thm4_2, by exhaustive "
+                    "enumeration).",
                     corrected=("randfeat2025.thm4_2.attained.corrected",)),
 ))
 
@@ -278,7 +285,8 @@ register(Claim(
     checks=(attained_check(COVER_ATTAINED_CHECK, cover_polynomial),),
     broken=(Broken("also for overlapping supports (the events are then positively correlated)",
                    (attained_check(COVER_ATTAINED_CHECK, cover_polynomial, False),),
-                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: 1 − (1 − p)² vs its square"),),
+                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: "
+                              "1 − (1 − p)² vs its square"),),
 ))
 
 
@@ -293,7 +301,8 @@ def printed_success(c0: int, p: Fraction, q: Fraction, k: int) -> Fraction:
 
 def exact_success(c0: int, p: Fraction, q: Fraction, k: int) -> Fraction:
     """E[1 − (1 − p^d)^k], d ~ Bin(c0, q): one random target row against k candidate rows."""
-    return sum((math.comb(c0, d) * q**d * (1 - q) ** (c0 - d) * (1 - (1 - p**d) ** k) for d in range(c0 + 1)), Fraction(0))
+    return sum((math.comb(c0, d) * q**d * (1 - q) ** (c0 - d) * (1 - (1 - p**d) ** k) for d in range(c0 + 1)),
+               Fraction(0))
 
 
 def printed_k(c0: int, c2t: int, p: Fraction, q: Fraction, delta: Fraction) -> int:
@@ -324,8 +333,9 @@ def exact_match_probability(c0: int, c2t: int, k: int, p: Fraction, q: Fraction)
 
 HALF = Fraction(1, 2)
 # (c0, c2t, p, q, δ); the first is the minimal counterexample: k = 2, P = 7/8 < 15/16.
-EXACT_GRID = [(1, 1, HALF, HALF, Fraction(1, 16)), (2, 1, HALF, HALF, Fraction(1, 4)), (2, 2, HALF, HALF, Fraction(1, 4)),
-              (3, 1, Fraction(3, 4), Fraction(1, 3), Fraction(1, 10)), (1, 2, Fraction(2, 3), Fraction(3, 4), Fraction(1, 5))]
+EXACT_GRID = [(1, 1, HALF, HALF, Fraction(1, 16)), (2, 1, HALF, HALF, Fraction(1, 4)),
+              (2, 2, HALF, HALF, Fraction(1, 4)), (3, 1, Fraction(3, 4), Fraction(1, 3), Fraction(1, 10)),
+              (1, 2, Fraction(2, 3), Fraction(3, 4), Fraction(1, 5))]
 
 
 def exact_k_check(name: str, lower_bound: Callable[[int, int, int, Fraction, Fraction, Fraction], Fraction],
@@ -344,8 +354,8 @@ def exact_k_check(name: str, lower_bound: Callable[[int, int, int, Fraction, Fra
                    "P_match": str(probability), "bound": str(bound)}
             rows.append(row)
             if probability < bound:
-                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = {c2t}, p = {p}, q = {q}, δ = {delta}: k = {k}, exact "
-                               f"P(match) = {probability} < {bound}", {"cases": rows}, counterexample=row)
+                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = {c2t}, p = {p}, q = {q}, δ = {delta}: k = {k}, "
+                               f"exact P(match) = {probability} < {bound}", {"cases": rows}, counterexample=row)
         return Outcome(Verdict.CERTIFIED, f"P(match) ≥ bound exactly in {len(rows)} cases", {"cases": rows})
 
     return Check(name, "symbolic", run)
@@ -391,10 +401,12 @@ def monte_carlo_k_check(name: str, lower_bound, k_rule: Callable = printed_k) ->
                    "estimate_95": stats.clopper_pearson(hits, trials).as_dict(), "bound": stats.round_sig(bound)}
             rows.append(row)
             if upper < bound:
-                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = {c2t}, p = {p}, q = {q}, δ = {delta}, k = {k}: {hits}/{trials} "
-                               f"matched; upper confidence bound {upper:.4f} (level 1 − {stats.FALSE_ALARM:g}) < {bound:.4f}",
+                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = {c2t}, p = {p}, q = {q}, δ = {delta}, k = {k}: "
+                               f"{hits}/{trials} matched; upper confidence bound {upper:.4f} "
+                               f"(level 1 − {stats.FALSE_ALARM:g}) < {bound:.4f}",
                                {"cases": rows}, counterexample=row)
-        return Outcome(Verdict.SUPPORTED, f"{len(rows)} cases: no estimate significantly below the bound", {"cases": rows})
+        return Outcome(Verdict.SUPPORTED, f"{len(rows)} cases: no estimate significantly below the bound",
+                       {"cases": rows})
 
     return Check(name, "randomized", run, corroborating=True)
 
@@ -421,9 +433,10 @@ register(Claim(
                    refuted_by="the first grid case c0 = c2t = 1, p = q = 1/2, δ = 1/16 (k = 1: P = 3/4 < 15/16), and "
                               "c0 = 10, c2t = 1 in the Monte Carlo"),),
     erratum=Erratum("substantive", "the k candidate rows share one random target row, so their matches are not "
-                    "independent: the per-row success is E[1 − (1 − p^d)^k] ≤ 1 − (1 − E p^d)^k (Jensen). At c0 = c2t = 1, "
-                    "p = q = 1/2, δ = 1/16 the printed k = 2 gives P(match) = 7/8 < 15/16 (exact); at c0 = 10, q = 0.3, "
-                    "p = 0.5, δ = 0.05, k = 14 matches with probability ≈ 0.77. No rereading of the closed form repairs it.",
+                    "independent: the per-row success is E[1 − (1 − p^d)^k] ≤ 1 − (1 − E p^d)^k (Jensen). "
+                    "At c0 = c2t = 1, p = q = 1/2, δ = 1/16 the printed k = 2 gives P(match) = 7/8 < 15/16 (exact); "
+                    "at c0 = 10, q = 0.3, p = 0.5, δ = 0.05, k = 14 matches with probability ≈ 0.77. No rereading of "
+                    "the closed form repairs it.",
                     corrected=("randfeat2025.thm4_3.corrected",)),
 ))
 
