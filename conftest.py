@@ -13,6 +13,10 @@ from hypothesis import settings as hypothesis_settings
 
 from theorems.engine.settings import test_profile_name
 
+# pytest's own fixture for running pytest inside a test (tests/test_bad_input.py drives the
+# plugin's options through it).
+pytest_plugins = ["pytester"]
+
 MARKERS = {
     "meta": "runs a deliberately broken variant of a claim, which must come out refuted",
     "large": "large instances (thousands of rows); run with --run-large",

@@ -57,7 +57,7 @@ def test_a_project_gates_its_own_paper(tmp_path):
 
     gate, tests = run(tmp_path, GATE), run(tmp_path, PYTEST)
     assert gate.returncode == 0, gate.stdout + gate.stderr
-    assert "1 claims checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
+    assert "1 claim checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
 
     # Wrong: a verdict that differs, and an entry that names no claim of the package.

@@ -15,7 +15,7 @@ from .engine.parallel import import_every_suite_module
 from .engine.registry import Claim, resolve
 from .engine.registry import claims as registered_claims
 from .engine.runner import ClaimResult, run_claim
-from .errors import NotImplementedClaim, TheoremsError, UnknownClaim
+from .errors import NotImplementedClaim, TheoremsError, UnknownClaim, UsageError
 
 __all__ = ["Claim", "ClaimResult", "NotImplementedClaim", "TheoremsError", "UnknownClaim", "check", "claims"]
 
@@ -31,10 +31,12 @@ def check(claim_id: str, *, profile: str = settings.DEFAULT_PROFILE, seed: int =
     (outcome, evidence, seconds), ``seconds`` and ``to_json()`` (the engine's JSON).
 
     Raises ``UnknownClaim`` (with the closest ids) or ``NotImplementedClaim`` for an id
-    without a verdict, ``SettingError`` (a ``ValueError``) for a bad profile, seed or
-    device, and ``CheckCrashed`` when a check raises instead of returning an outcome; all
-    derive from ``theorems.TheoremsError``.
+    without a verdict, ``UsageError`` for an id that is not a string, ``SettingError`` for a
+    bad profile, seed or device (both ``ValueError``s), and ``CheckCrashed`` when a check
+    raises instead of returning an outcome; all derive from ``theorems.TheoremsError``.
     """
+    if not isinstance(claim_id, str):
+        raise UsageError(f"a claim id is a string such as 'giannou2023.lemma6', got {claim_id!r}")
     claim = resolve(claim_id)
     context = Context(settings.validate_profile(profile), settings.validate_seed(seed),
                       settings.resolve_device(device), show_progress=progress)

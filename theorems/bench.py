@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg
 
-from .engine import settings
+from .engine import resources, settings
 from .engine.context import Context
 from .engine.vocabulary import Device
 from .errors import SettingError, UsageError
 from .maths import exact, modular_lu
-from .maths.khatri_rao import khatri_rao
+from .maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
 from .report.benchmarks import render_benchmarks_markdown
 
 
@@ -57,9 +57,13 @@ def _float_lu_seconds(matrix: np.ndarray, device: Device) -> float:
 
 
 def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU) -> dict:
-    side = math.isqrt(size)
-    if size < 4 or side * side != size:
+    side = math.isqrt(size) if isinstance(size, int) and size >= 4 else 0
+    if side * side != size:
         raise UsageError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
+    needed, available = CERTIFICATE_BYTES_PER_ENTRY * size**2, resources.available_memory_bytes(Device.CPU)
+    if needed > available:  # checked before allocating: numpy's MemoryError is a traceback
+        raise UsageError(f"benchmark size {size} needs about {needed / 2**30:.1f} GiB of memory; "
+                         f"{available / 2**30:.1f} GiB are available")
     device = settings.validate_device(device)
     if device is Device.AUTO:
         raise SettingError("the benchmark runs on a resolved device (cpu or cuda), not auto")

@@ -177,7 +177,23 @@ def _selected_claims(args) -> dict:
 
 
 def _resolve_all(ids: list[str], packages: list[str] | None = None):
+    repeated = sorted({claim_id for claim_id in ids if ids.count(claim_id) > 1})
+    if repeated:
+        raise UsageError(f"claim id given more than once: {', '.join(repeated)}")
     return [resolve(claim_id, packages or ()) for claim_id in ids]
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 claim', '2 claims'."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _folder(text: str) -> str:
+    """An argparse type for a path the command writes or reads: never empty (an empty path
+    would silently mean the working directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the path is empty")
+    return text
 
 
 def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None):
@@ -330,7 +346,7 @@ def command_gate(args) -> int:
         lines = differences(expected, {r.claim.id: r.verdict for r in results})
         for line in lines:
             print(line)
-        print(f"gate: {len(results)} claims checked against {path}, {len(lines)} differences")
+        print(f"gate: {counted(len(results), 'claim')} checked against {path}, {counted(len(lines), 'difference')}")
         return 1 if lines else 0
     runs = {}
     for seed in seeds:
@@ -340,7 +356,7 @@ def command_gate(args) -> int:
     lines, differing = seed_agreement(expected, runs)
     for line in lines:
         print(line)
-    print(f"gate: {len(selected)} claims at {len(seeds)} seeds ({', '.join(map(str, seeds))}; "
+    print(f"gate: {counted(len(selected), 'claim')} at {counted(len(seeds), 'seed')} ({', '.join(map(str, seeds))}; "
           f"profile {context.profile}, device {context.device}) against {path}: {differing} differ from the manifest "
           "at some seed")
     return 1 if differing else 0
@@ -496,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="run every claim and write report.json and report.md", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", help="report folder (default reports/<profile>)")
+    p.add_argument("--out", type=_folder, help="report folder (default reports/<profile>)")
     p.add_argument("--html", action="store_true",
                    help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, "
                         "errata)")
@@ -506,8 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gate", help="run every claim; exit 1 if a verdict differs from the manifest", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ids", nargs="*", metavar="ID", help="gate only these claims (default: every implemented claim)")
-    p.add_argument("--manifest", help="manifest TOML (default: tests/claims.toml; with --package, the project's "
-                                      "theorems_manifest ini option, else claims.toml in the working directory)")
+    p.add_argument("--manifest", type=_folder,
+                   help="manifest TOML (default: tests/claims.toml; with --package, the project's theorems_manifest "
+                        "ini option, else claims.toml in the working directory)")
     _package_option(p)
     _run_options(p)
     seeds = p.add_mutually_exclusive_group()
@@ -520,7 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("reproduce", help="re-run a reproducibility record; say whether verdict and evidence match",
                        epilog=EXIT_CODES_REPRODUCE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("record", help="a record JSON file (REPORT/records/<id>.json, written by `theorems report`)")
+    p.add_argument("record", type=_folder,
+                   help="a record JSON file (REPORT/records/<id>.json, written by `theorems report`)")
     p.add_argument("--device", choices=("record", *DEVICE_CHOICES), default="record",
                    help="where to re-run (default: the record's device where this machine has it, else cpu; "
                         "evidence is compared only on the record's device)")
@@ -542,7 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
                         "construction: build_source time and its share in linear solves; all: every one, written to "
                         "--out/bench.json and bench.md, which `theorems report` into that folder includes")
-    p.add_argument("--out", default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE),
+    p.add_argument("--out", type=_folder, default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE),
                    help="all: the report folder to write bench.json into (default %(default)s)")
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32],
                    help="construction: target widths d (source width d²)")

@@ -83,14 +83,32 @@ _GATE = pytest.StashKey[Gate | None]()
 def pytest_configure(config):
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
+    config.stash[_GATE] = configured_gate(config, run_options(config))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    profile: str
+    seeds: tuple[int, ...]
+    device: str  # as asked (auto, cpu, cuda): resolved only when a gate runs
+
+
+def run_options(config) -> RunOptions:
+    """The gate's run options, validated as `theorems gate` validates them."""
+    from .engine.manifest import seeds_after
+
     try:
-        settings.validate_profile(config.getoption("--theorems-profile"))
+        profile = settings.validate_profile(config.getoption("--theorems-profile"))
+        seed = settings.validate_seed(config.getoption("--theorems-seed"))
+        count = config.getoption("--theorems-seeds")
+        seeds = tuple(seeds_after(seed, settings.validate_seed_count(count))) if count is not None else (seed,)
+        device = settings.validate_device(config.getoption("--theorems-device"))
     except SettingError as error:
-        raise pytest.UsageError(f"theorems: --theorems-profile / THEOREMS_PROFILE: {error}") from None
-    config.stash[_GATE] = configured_gate(config)
+        raise pytest.UsageError(f"theorems: {error}") from None
+    return RunOptions(profile, seeds, device)
 
 
-def configured_gate(config) -> Gate | None:
+def configured_gate(config, options: RunOptions) -> Gate | None:
     """The gate the project configured, checked now so that a gate that cannot run stops
     the run with one line instead of quietly collecting nothing; None when none is set."""
     packages = config.getoption("--theorems-package") or config.getini("theorems_package")
@@ -108,14 +126,11 @@ def configured_gate(config) -> Gate | None:
     else:
         raise pytest.UsageError(f"theorems: packages {', '.join(packages)} are gated but no manifest is set "
                                 "(ini option theorems_manifest or --theorems-manifest)")
-    from .engine.manifest import load_manifest, seeds_after
+    from .engine.manifest import load_manifest
     from .engine.registry import claims
 
     try:
-        seed = settings.validate_seed(config.getoption("--theorems-seed"))
-        count = config.getoption("--theorems-seeds")
-        seeds = tuple(seeds_after(seed, settings.validate_seed_count(count))) if count is not None else (seed,)
-        device = settings.resolve_device(config.getoption("--theorems-device"))
+        device = settings.resolve_device(options.device)
     except SettingError as error:
         raise pytest.UsageError(f"theorems: {error}") from None
     if not path.is_file():
@@ -130,7 +145,7 @@ def configured_gate(config) -> Gate | None:
         raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
     if not manifest.keys() & registered.keys():
         raise pytest.UsageError(f"theorems: gate manifest {path} names no claim of {', '.join(packages)}")
-    return Gate(tuple(packages), path, manifest, registered, config.getoption("--theorems-profile"), seeds, device)
+    return Gate(tuple(packages), path, manifest, registered, options.profile, options.seeds, device)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, which then applies to the claims too

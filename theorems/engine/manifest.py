@@ -30,6 +30,12 @@ def load_manifest(path: Path) -> dict[str, Verdict]:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"manifest {path} not found") from None
+    except IsADirectoryError:
+        raise ManifestError(f"manifest {path} is a folder, not a TOML file") from None
+    except OSError as error:
+        raise ManifestError(f"cannot read manifest {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ManifestError(f"manifest {path} is not text (UTF-8): is it the TOML manifest?") from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"manifest {path} is not valid TOML: {error}") from None
     unknown_keys = sorted(set(data) - {"version", "verdicts"})

@@ -187,6 +187,8 @@ def claim_modules(package: str) -> list[str]:
     """Every module under ``package``, found by walking it (sorted, so that registration
     order, and with it every listing, is the same on every machine); a plain module is its
     own only module."""
+    if not isinstance(package, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", package):
+        raise ClaimPackageError(f"claim package {package!r} is not a dotted module name (e.g. 'mypaper.claims')")
     try:
         root = importlib.import_module(package)
     except ImportError as error:

@@ -13,6 +13,11 @@ import sympy
 
 from . import exact
 
+# Bytes per entry of an N×N Khatri–Rao matrix while its exact certificate runs: the int64
+# matrix (and scipy's int64 intermediate of the same size), its float64 residues and the
+# modular LU engine's working copies.
+CERTIFICATE_BYTES_PER_ENTRY = 32
+
 
 def khatri_rao(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A ⊙ B. Boolean factors are multiplied as 0/1 integers (the product of two 0/1

@@ -21,7 +21,7 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact
-from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
+from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
 from theorems.papers.giannou2023 import SOURCE
 
@@ -61,9 +61,6 @@ def lemma6_witness(n: int, m: int, variant: str):
 # (about 30 s for the modular LU engine on two cores), 16384² on a GPU.
 LARGE_DIMENSION = {"cpu": 8192, "cuda": 16384}
 SMALLEST_LARGE_DIMENSION = 4096
-# Bytes per entry while one certificate runs: the int64 matrix, its float64 residues and the
-# engine's working copies.
-CERTIFICATE_BYTES_PER_ENTRY = 32
 
 
 def square_factors(dimension: int) -> tuple[int, int]:

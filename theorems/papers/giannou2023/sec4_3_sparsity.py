@@ -46,7 +46,7 @@ from theorems.engine.context import Context, seeded_rng
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, stats
-from theorems.maths.khatri_rao import khatri_rao
+from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
 from theorems.papers.giannou2023 import SOURCE
 
 # Ball-arithmetic precision (bits) for the closed forms: ample for n ≤ 2^60 (1 − ρ with ρ ≈ 2^(−54) keeps 200 bits).
@@ -834,8 +834,6 @@ def _threshold_figure(rows: list[dict], fits: dict[str, float]) -> Figure:
 
 # Large: d = 45 (2025² certificates, seconds a trial on a CPU) and on a GPU d = 64 (4096²).
 LARGE_THRESHOLD_DS = {"cpu": (2, 3, 4, 6, 8, 11, 16, 23, 32, 45), "cuda": (2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64)}
-# Bytes per entry of the d²×d² certificate: int64 product, float64 residues, the engine's copies.
-CERTIFICATE_BYTES_PER_ENTRY = 32
 
 
 def threshold_sizes(ctx: Context) -> tuple[int, ...]:
