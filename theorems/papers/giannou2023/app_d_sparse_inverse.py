@@ -244,26 +244,26 @@ def def8_large(implementation: DetBool) -> Check:
                     mask = square_mask(kind, n, ctx.rng(n, kind, factor), density)
                 else:
                     density = float(mask.mean())
-                    truth = _verified_detbool(mask)
-                    if truth is None:
-                        summary = f"{kind} {n}×{n}: neither witness verified"
-                        return Outcome(Verdict.INCONCLUSIVE, summary, {"instances": instances})
-                    value = implementation(mask)
-                    label = {"n": n, "kind": kind, "density": round(density, 6), "ones": int(mask.sum()),
-                             "detbool": truth}
-                    if value != truth:
-                        return Outcome(
-                            Verdict.REFUTED,
-                            f"{kind} {n}×{n}: DetBool = {value}, the verified witness says {truth}",
-                            {"instances": instances},
-                            counterexample={
-                                **label,
-                                "ones_at": np.argwhere(mask).tolist() if n <= 64 else REGENERATE_LARGE_MASK,
-                                "factor": factor,
-                                "seed": ctx.seed,
-                            },
-                        )
-                    instances.append(label)
+                truth = _verified_detbool(mask)
+                if truth is None:
+                    summary = f"{kind} {n}×{n}: neither witness verified"
+                    return Outcome(Verdict.INCONCLUSIVE, summary, {"instances": instances})
+                value = implementation(mask)
+                label = {"n": n, "kind": kind, "density": round(density, 6), "ones": int(mask.sum()),
+                         "detbool": truth}
+                if value != truth:
+                    return Outcome(
+                        Verdict.REFUTED,
+                        f"{kind} {n}×{n}: DetBool = {value}, the verified witness says {truth}",
+                        {"instances": instances},
+                        counterexample={
+                            **label,
+                            "ones_at": np.argwhere(mask).tolist() if n <= 64 else REGENERATE_LARGE_MASK,
+                            "factor": factor,
+                            "seed": ctx.seed,
+                        },
+                    )
+                instances.append(label)
         tally = Counter(f"{i['kind']}/DetBool={i['detbool']}" for i in instances)
         return Outcome(
             Verdict.CERTIFIED,
