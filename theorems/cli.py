@@ -235,7 +235,7 @@ def command_list(args) -> int:
             "implemented": claim is not None,
             "core": bool(entry and entry.core),
             "variant_of": claim.variant_of if claim else None,
-            "check_kinds": sorted({c.kind for c in claim.checks}) if claim else [],
+            "check_kinds": sorted({c.kind.value for c in claim.checks}) if claim else [],
             "expected_verdict": expected[claim_id].value if claim_id in expected else None,
         })
     if args.json:

@@ -163,7 +163,8 @@ def theorems_profile(pytestconfig):
 
 def claim_marks(claim) -> list[pytest.MarkDecorator]:
     """``theorem`` and the kinds of the claim's checks (``pytest -m certificate``)."""
-    return [pytest.mark.theorem] + [getattr(pytest.mark, kind) for kind in sorted({c.kind for c in claim.checks})]
+    kinds = sorted({check.kind.value for check in claim.checks})  # plain strings: xdist serializes marks
+    return [pytest.mark.theorem] + [getattr(pytest.mark, kind) for kind in kinds]
 
 
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
