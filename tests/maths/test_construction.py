@@ -190,3 +190,20 @@ def test_sparse_support_check_names_the_layer_of_a_singular_mask():
     with pytest.raises(cm.ConstructionFailed, match=r"target layer 3: .*perfect matching"):
         cm.sparse_support_check(3, np.zeros((4, 2)), np.ones((2, 4)))
     cm.sparse_support_check(0, np.ones((4, 2)), np.ones((2, 4)))
+
+
+@pytest.mark.parametrize("frozen, plain, shape", [(cm.FrozenBatchNorm1d, nn.BatchNorm1d, (8, 3)),
+                                                  (cm.FrozenBatchNorm2d, nn.BatchNorm2d, (8, 3, 4, 4))])
+def test_frozen_batchnorm_in_training_mode_is_batchnorm_in_eval_mode(frozen, plain, shape):
+    reference = plain(3, dtype=torch.float64)
+    with torch.no_grad():
+        for tensor in (reference.weight, reference.bias, reference.running_mean):
+            tensor.normal_()
+        reference.running_var.uniform_(0.5, 2)
+    module = frozen(3, dtype=torch.float64)
+    module.load_state_dict(reference.state_dict())
+    assert isinstance(module, plain) and module.weight.requires_grad and module.bias.requires_grad
+    x = torch.randn(shape, dtype=torch.float64)
+    assert torch.equal(module.train()(x), reference.eval()(x))
+    assert all(torch.equal(a, b) for a, b in zip(module.state_dict().values(), reference.state_dict().values(),
+                                                 strict=True))  # running statistics untouched

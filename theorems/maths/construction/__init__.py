@@ -7,7 +7,8 @@ mathematics shared by giannou2023 (App. B–D) and burkholz2024 (Sec. 2), in thr
 - ``methods``: the methods (wide, low-rank, deep, sparse, burkholz) behind one call,
   ``plan(layers, method, draws)``, every random number from one seeded ``Draws``.
 - ``modules``: torch. A target ``nn.Sequential`` read as float64 layers, and a plan built as
-  an eval-mode source of frozen layers and real BatchNorm layers.
+  an eval-mode source of frozen layers and BatchNorm layers (by default ``FrozenBatchNorm1d``/``2d``,
+  whose statistics stay frozen in training mode).
 
 Papers import this package (``from ...maths import construction as cm``): every public name
 of the three parts is here. The public entry point for users, which checks its arguments,
@@ -16,6 +17,9 @@ is ``theorems.constructions.build_source``.
 
 from .methods import METHODS, Draws, plan, sparse_mask, sparse_support_check
 from .modules import (
+    NORMALIZATIONS,
+    FrozenBatchNorm1d,
+    FrozenBatchNorm2d,
     SkipBlocks,
     conv_layers,
     conv_source,
@@ -71,10 +75,13 @@ from .plans import (
 __all__ = [
     "DEFAULT",
     "METHODS",
+    "NORMALIZATIONS",
     "Affine",
     "ConstructionFailed",
     "Draw",
     "Draws",
+    "FrozenBatchNorm1d",
+    "FrozenBatchNorm2d",
     "Recipe",
     "SkipBlock",
     "SkipBlocks",

@@ -1,9 +1,14 @@
 """The torch side of the constructions: a target ``nn.Sequential`` read as float64 layers
 (``target_layers``, ``conv_layers``) and a float64 plan built as an eval-mode torch source
-(``module_of``, ``conv_source``): frozen ``nn.Linear`` (or convolution) layers and real
-BatchNorm layers whose running statistics and frozen biases come from the same ``Draws`` as
-the frozen weights, with ``batchnorm_affine`` undoing giannou2023's Prop. 1 fold so that each
-BatchNorm acts as the plan's ``gamma * (W h) + beta``.
+(``module_of``, ``conv_source``): frozen ``nn.Linear`` (or convolution) layers and BatchNorm
+layers whose running statistics and frozen biases come from the same ``Draws`` as the frozen
+weights, with ``batchnorm_affine`` undoing giannou2023's Prop. 1 fold so that each BatchNorm
+acts as the plan's ``gamma * (W h) + beta``.
+
+``statistics`` picks the BatchNorm modules: ``"frozen"`` (``FrozenBatchNorm1d``/``2d``, which
+normalize with their running statistics in training mode too, so the source stays the same
+affine map under ``.train()``) or ``"batch"`` (plain ``nn.BatchNorm1d``/``2d``, which switch to
+batch statistics in training mode). Both compute the same in eval mode.
 """
 
 from __future__ import annotations
@@ -27,11 +32,23 @@ from .plans import (
 
 # ---------------------------------------------------------------- reading targets
 
+def _weight_and_bias(module: nn.Module, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """A Linear's or convolution's weight and bias (zeros if none) in float64, checked finite."""
+    weight = module.weight.detach().to(torch.float64).cpu().numpy()
+    bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
+            else np.zeros(weight.shape[0]))
+    if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+        raise ConstructionInputError(f"{where}: weight or bias has NaN or infinite entries")
+    return weight, bias
+
+
 def target_layers(target: nn.Module) -> list[Affine]:
     """The target as affine layers in float64, eval-mode BatchNorm folded into the Linear
     before it (giannou2023 Prop. 1). ValueError names the offending layer."""
-    if not isinstance(target, nn.Sequential) or len(target) == 0:
-        raise ConstructionInputError(f"target must be a non-empty torch.nn.Sequential, got {type(target).__name__}")
+    if not isinstance(target, nn.Sequential):
+        raise ConstructionInputError(f"target must be a torch.nn.Sequential, got {type(target).__name__}")
+    if len(target) == 0:
+        raise ConstructionInputError("target has no layers")
     layers: list[Affine] = []
     previous = None  # the kind of the previous layer
     for index, module in enumerate(target):
@@ -39,14 +56,10 @@ def target_layers(target: nn.Module) -> list[Affine]:
         if isinstance(module, nn.Linear):
             if previous == "linear" or previous == "batchnorm":
                 raise ConstructionInputError(f"{where}: two affine layers in a row; put a ReLU between them")
-            weight = module.weight.detach().to(torch.float64).cpu().numpy()
-            bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
-                    else np.zeros(module.out_features))
             if layers and layers[-1].weight.shape[0] != module.in_features:
                 raise ConstructionInputError(f"{where}: in_features {module.in_features} does not match the previous "
                                  f"layer's {layers[-1].weight.shape[0]} outputs")
-            if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
-                raise ConstructionInputError(f"{where}: weight or bias has NaN or infinite entries")
+            weight, bias = _weight_and_bias(module, where)
             layers.append(Affine(weight, bias, False))
             previous = "linear"
         elif isinstance(module, nn.BatchNorm1d):
@@ -58,7 +71,10 @@ def target_layers(target: nn.Module) -> list[Affine]:
                 raise ConstructionInputError(f"{where}: num_features {module.num_features} does not match the Linear's "
                                  f"{layers[-1].weight.shape[0]} outputs")
             mean = module.running_mean.detach().to(torch.float64).cpu().numpy()
-            scale = 1 / np.sqrt(module.running_var.detach().to(torch.float64).cpu().numpy() + module.eps)
+            variance = module.running_var.detach().to(torch.float64).cpu().numpy() + module.eps
+            if not np.all(variance > 0):
+                raise ConstructionInputError(f"{where}: running_var + eps must be positive")
+            scale = 1 / np.sqrt(variance)
             if module.affine:
                 scale = scale * module.weight.detach().to(torch.float64).cpu().numpy()
                 shift = module.bias.detach().to(torch.float64).cpu().numpy()
@@ -66,6 +82,9 @@ def target_layers(target: nn.Module) -> list[Affine]:
                 shift = np.zeros(module.num_features)
             last = layers[-1]
             layers[-1] = Affine(scale[:, None] * last.weight, scale * (last.bias - mean) + shift, False)
+            if not (np.all(np.isfinite(layers[-1].weight)) and np.all(np.isfinite(layers[-1].bias))):
+                raise ConstructionInputError(f"{where}: running statistics, weight or bias has NaN or infinite "
+                                             f"entries")
             previous = "batchnorm"
         elif isinstance(module, nn.ReLU):
             if previous not in ("linear", "batchnorm"):
@@ -98,10 +117,7 @@ def conv_layers(target: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray, boo
             if layers and layers[-1][0].shape[0] != module.in_channels:
                 raise ConstructionInputError(f"{where}: in_channels {module.in_channels} does not match the previous "
                                  f"layer's {layers[-1][0].shape[0]} outputs")
-            weight = module.weight.detach().to(torch.float64).cpu().numpy()
-            bias = (module.bias.detach().to(torch.float64).cpu().numpy() if module.bias is not None
-                    else np.zeros(module.out_channels))
-            layers.append((weight, bias, False))
+            layers.append((*_weight_and_bias(module, where), False))
         elif isinstance(module, nn.ReLU):
             if not layers or layers[-1][2]:
                 raise ConstructionInputError(f"{where}: ReLU must follow a convolution")
@@ -124,24 +140,48 @@ def _frozen_linear(weight: np.ndarray, bias: np.ndarray | None, dtype) -> nn.Lin
     return layer
 
 
-def _batchnorm(gamma, beta, stats: dict[str, np.ndarray], dtype, eps: float = 1e-5) -> nn.BatchNorm1d:
-    norm = nn.BatchNorm1d(len(gamma), eps=eps, dtype=dtype)
+class _FrozenStatistics:
+    """Normalize with the running statistics in training mode as in eval mode, and never update
+    them: the module stays the affine map ``weight * (x − mean) / √(var + eps) + bias`` under
+    ``.train()``, with ``weight`` and ``bias`` still trainable (``momentum`` is unused)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        self._check_input_dim(input)
+        return nn.functional.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                        training=False, eps=self.eps)
+
+
+class FrozenBatchNorm1d(_FrozenStatistics, nn.BatchNorm1d):
+    """An ``nn.BatchNorm1d`` (same state dict) whose statistics stay frozen in training mode."""
+
+
+class FrozenBatchNorm2d(_FrozenStatistics, nn.BatchNorm2d):
+    """An ``nn.BatchNorm2d`` (same state dict) whose statistics stay frozen in training mode."""
+
+
+# statistics → the BatchNorm modules of 1-D and 2-D feature maps
+NORMALIZATIONS = {"frozen": (FrozenBatchNorm1d, FrozenBatchNorm2d), "batch": (nn.BatchNorm1d, nn.BatchNorm2d)}
+
+
+def _batchnorm(norm: type[nn.Module], gamma, beta, stats: dict[str, np.ndarray], dtype, eps: float = 1e-5) -> nn.Module:
+    module = norm(len(gamma), eps=eps, dtype=dtype)
     weight, bias = batchnorm_affine(np.asarray(gamma, float), np.asarray(beta, float), stats["linear_bias"],
                                     stats["running_mean"], stats["running_var"], eps)
     with torch.no_grad():
-        norm.weight.copy_(torch.from_numpy(weight))
-        norm.bias.copy_(torch.from_numpy(bias))
-        norm.running_mean.copy_(torch.from_numpy(stats["running_mean"]))
-        norm.running_var.copy_(torch.from_numpy(stats["running_var"]))
-    return norm
+        module.weight.copy_(torch.from_numpy(weight))
+        module.bias.copy_(torch.from_numpy(bias))
+        module.running_mean.copy_(torch.from_numpy(stats["running_mean"]))
+        module.running_var.copy_(torch.from_numpy(stats["running_var"]))
+    return module
 
 
-def stages_module(stages: list[Stage], draws: Draws, dtype) -> nn.Sequential:
+def stages_module(stages: list[Stage], draws: Draws, dtype, statistics: str = "frozen") -> nn.Sequential:
+    norm = NORMALIZATIONS[statistics][0]
     modules: list[nn.Module] = []
     for stage in stages:
         stats = draws.statistics(*stage.weight.shape)
         modules += [_frozen_linear(stage.weight, stats["linear_bias"], dtype),
-                    _batchnorm(stage.gamma, stage.beta, stats, dtype)]
+                    _batchnorm(norm, stage.gamma, stage.beta, stats, dtype)]
         if stage.relu:
             modules.append(nn.ReLU())
     return nn.Sequential(*modules)
@@ -151,7 +191,7 @@ class SkipBlocks(nn.Module):
     """giannou2023 Thm 9 for one target layer: L_1 = BN_1(W_1 A_1 z_1), L_i = BN_i(W_i(σ(L_{i−1}) + A_i z_i)),
     output act(W_out L_K); chunk ``order[i]`` of the zero-padded input feeds block i."""
 
-    def __init__(self, block: SkipBlock, draws: Draws, dtype):
+    def __init__(self, block: SkipBlock, draws: Draws, dtype, statistics: str = "frozen"):
         super().__init__()
         self.k, self.relu = block.k, block.relu
         self.register_buffer("order", torch.tensor(block.order))
@@ -160,7 +200,7 @@ class SkipBlocks(nn.Module):
         for weight, gamma, beta in zip(block.weights, block.gammas, block.betas, strict=True):
             stats = draws.statistics(*weight.shape)
             self.weights.append(_frozen_linear(weight, stats["linear_bias"], dtype))
-            self.norms.append(_batchnorm(gamma, beta, stats, dtype))
+            self.norms.append(_batchnorm(NORMALIZATIONS[statistics][0], gamma, beta, stats, dtype))
         self.out = _frozen_linear(block.out, None, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -175,22 +215,24 @@ class SkipBlocks(nn.Module):
         return torch.relu(h) if self.relu else h
 
 
-def module_of(built, draws: Draws, dtype) -> nn.Module:
+def module_of(built, draws: Draws, dtype, statistics: str = "frozen") -> nn.Module:
     """The eval-mode torch module of a float64 plan."""
     if built and isinstance(built[0], SkipBlock):
-        return nn.Sequential(*(SkipBlocks(block, draws, dtype) for block in built)).eval()
-    return stages_module(built, draws, dtype).eval()
+        return nn.Sequential(*(SkipBlocks(block, draws, dtype, statistics) for block in built)).eval()
+    return stages_module(built, draws, dtype, statistics).eval()
 
 
-def source_module(layers: list[Affine], method: str, seed: int, dtype, **options) -> nn.Module:
+def source_module(layers: list[Affine], method: str, seed: int, dtype, statistics: str = "frozen",
+                  **options) -> nn.Module:
     """The eval-mode torch source of ``method`` for the float64 target ``layers``, every random
     number drawn from ``seed`` (``options`` as for ``plan``). Nothing is checked here: the
     public ``theorems.constructions.build_source`` checks its arguments, then calls this."""
     draws = Draws(seed)
-    return module_of(plan(layers, method, draws, **options), draws, dtype)
+    return module_of(plan(layers, method, draws, **options), draws, dtype, statistics)
 
 
-def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None) -> nn.Sequential:
+def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None,
+                statistics: str = "frozen") -> nn.Sequential:
     """burkholz2024 Thm 2.2/2.3 per target convolution: a frozen 1×1 convolution to c1 channels,
     BatchNorm, a frozen convolution with the target's kernel ('same' zero padding), BatchNorm.
     No activation between the two (Sec. 2.2's linear first layer): a ReLU kept on by a shift
@@ -202,7 +244,8 @@ def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None) -
         first = draws.weight((c1, c0) + (1,) * len(kernel))
         second = draws.weight((c2, c1) + tuple(kernel))
         gamma1, gamma2 = solve_two_layer(weight.reshape(c2, c0, -1), composite_coefficients(second, first), width, log)
-        conv, norm = (nn.Conv1d, nn.BatchNorm1d) if len(kernel) == 1 else (nn.Conv2d, nn.BatchNorm2d)
+        conv = nn.Conv1d if len(kernel) == 1 else nn.Conv2d
+        norm = NORMALIZATIONS[statistics][len(kernel) - 1]
         for frozen, gamma, beta in ((first, gamma1, np.zeros(c1)), (second, gamma2, bias)):
             stats = draws.statistics(frozen.shape[0], int(np.prod(frozen.shape[1:])))
             layer = conv(frozen.shape[1], frozen.shape[0], frozen.shape[2:], padding="same", dtype=dtype)
@@ -210,10 +253,7 @@ def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None) -
                 layer.weight.copy_(torch.from_numpy(frozen))
                 layer.bias.copy_(torch.from_numpy(stats["linear_bias"]))
             layer.requires_grad_(False)
-            flat = _batchnorm(gamma, beta, stats, dtype)
-            normalization = norm(frozen.shape[0], eps=flat.eps, dtype=dtype)
-            normalization.load_state_dict(flat.state_dict())
-            modules += [layer, normalization]
+            modules += [layer, _batchnorm(norm, gamma, beta, stats, dtype)]
         if relu:
             modules.append(nn.ReLU())
     return nn.Sequential(*modules).eval()
