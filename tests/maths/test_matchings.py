@@ -58,3 +58,27 @@ def test_bad_inputs():
         matchings.fit_matrix(np.ones((1, 2)), np.ones((1, 3)))
     with pytest.raises(ValueError, match="cells"):
         matchings.all_masks(5, 4)
+
+
+@FAST
+@given(st.integers(1, 3), st.integers(0, 2), st.integers(1, 3), st.data())
+def test_exact_programme_agrees_with_the_enumeration_of_masks(t, extra, c0, data):
+    from fractions import Fraction
+
+    target = data.draw(hnp.arrays(np.int64, (t, c0), elements=st.integers(0, 1)))
+    rows = t + extra
+    p = Fraction(2, 7)
+    counts = matchings.matching_weight_counts(target, rows)
+    by_rows = matchings.matching_probabilities(target, p, rows)
+    assert by_rows[rows] == matchings.weight_polynomial(counts, rows * c0, p)
+    assert by_rows[:t] == [0] * t  # fewer feature rows than target rows never match
+    assert sum(matchings.fit_set_law(target, p)) == 1
+
+
+def test_exact_programme_edge_cases():
+    from fractions import Fraction
+
+    assert matchings.matching_probabilities(np.zeros((0, 2), dtype=np.int64), Fraction(1, 3), 2) == [1, 1, 1]
+    assert matchings.union_sizes(np.array([[1, 1, 0], [0, 1, 1]])) == [0, 2, 2, 3]
+    with pytest.raises(ValueError, match="target rows"):
+        matchings.matching_probabilities(np.ones((7, 1), dtype=np.int64), Fraction(1, 2), 7)

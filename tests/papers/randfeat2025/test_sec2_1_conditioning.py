@@ -20,3 +20,25 @@ def test_median_interval_covers_the_median_of_a_known_law():
 
 def test_gamma2_peak_is_below_the_interpolation_point():
     assert cd.gamma2_interpolation_point(6, 6) == 31 < cd.interpolation_point(6, 6)
+
+
+def test_rational_semi_orthogonal_layers_are_orthonormal_along_the_shorter_side():
+    for rows, cols in ((1, 3), (3, 1), (2, 4), (4, 2), (3, 3)):
+        w = cd.semi_orthogonal_rational(rows, cols, Fraction(1, 2))
+        short = w.dot(w.T) if rows <= cols else w.T.dot(w)
+        assert (short == np.eye(min(rows, cols), dtype=object)).all()
+
+
+def test_minimal_column_counterexample_and_the_threshold():
+    truth, _, witness = cd.columns_orthogonal(1, 1, 2)
+    assert truth is False and witness["MtM_entry"] == "-144/625"
+    assert [list(row) for row in witness["W1"]] == [[Fraction(3, 5)], [Fraction(4, 5)]]
+    assert cd.columns_orthogonal(2, 2, 4)[2]["MtM_entry"] == "43200/485809"
+    assert cd.columns_orthogonal(2, 1, 2)[0] is True and cd.columns_orthogonal(1, 2, 2)[0] is True
+    assert cd.columns_orthogonal(2, 2, 3)[0] is False
+
+
+def test_column_gram_is_the_hadamard_product_not_the_matrix_product():
+    assert cd.gram_identity_holds(2, 2, 4)
+    lhs, rhs = cd.column_gram_sides(1, 1, 2, cd.matrix_product)
+    assert any(entry.expand() != 0 for entry in lhs - rhs)

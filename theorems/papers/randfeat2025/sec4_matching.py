@@ -17,6 +17,9 @@ distinct mask rows containing their supports (``theorems.maths.matchings``).
   the per-row success is E[1 − (1 − p^d)^k] (d ~ Bin(c0, q)), smaller than 1 − (1 − a)^k by
   Jensen. At c0 = c2t = 1, p = q = 1/2, δ = 1/16 the printed k = 2 gives P(match) = 7/8 < 15/16.
   ``thm4_3.corrected`` uses the exact per-row success (the proof's partition argument then holds).
+
+The special target of Fig. 1(e) (disjoint supports: ``thm4_2.disjoint_max``, ``fig1e_k``) is in
+``sec4_special_target``.
 """
 
 from __future__ import annotations
