@@ -6,12 +6,15 @@ Exit codes (also in --help and the README):
   2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
      report folder, ``--device cuda`` without a GPU
   3  internal error: a check crashed instead of returning a verdict
+  128 + N  stopped by signal N: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (``report`` first writes
+     the claims that finished)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -44,7 +47,9 @@ EXIT_CODES = """exit codes:
   1  gate: a verdict differs from the manifest
   2  bad input: unknown or unimplemented claim id, bad option value,
      unwritable report folder, --device cuda without a GPU
-  3  internal error: a check crashed instead of returning a verdict"""
+  3  internal error: a check crashed instead of returning a verdict
+  128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); report
+     first writes a report of the claims that finished"""
 
 
 EXIT_CODES_REPRODUCE = """exit codes:
@@ -88,7 +93,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="progress bars on stderr (default when it is a terminal)")
     parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=1, metavar="N",
-                        help="run claims in N worker processes; verdicts and evidence do not depend on N (default 1)")
+                        help="run claims in N worker processes, at most one per core and as many as fit in memory; "
+                             "verdicts and evidence do not depend on N (default 1)")
 
 
 def _context(args) -> Context:
@@ -294,29 +300,30 @@ def command_report(args) -> int:
     report.ensure_writable(out)
     context = _context(args)
     started = time.perf_counter()
-    selected = list(claims().values())
+    selected = _resolve_all(args.ids) if args.ids else list(claims().values())
+    stopped = None
     try:
         results = _run_claims(selected, context, "claims", args.jobs)
-        stopped = None
     except Interrupted as interruption:  # keep what finished: a partial report that says so
-        results = interruption.finished
-        finished = {result.claim.id for result in results}
-        stopped = {"not_run": [claim.id for claim in selected if claim.id not in finished]}
+        results, stopped = interruption.finished, interruption.signum
+    finished = {result.claim.id for result in results}
+    not_run = [claim.id for claim in selected if claim.id not in finished]
+    interrupted = {"signal": signal.Signals(stopped).name, "not_run": not_run} if stopped else None
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
            "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
-           **({"interrupted": stopped} if stopped else {}), **_benchmarks_in(out)}
+           **({"interrupted": interrupted} if stopped else {}), **_benchmarks_in(out)}
     try:
-        json_path, md_path = report.write_report(results, run, out, html=args.html)
+        json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run)
     except OSError as error:
         raise UsageError(f"could not write the report to {out}: {error}") from None
     counts = ", ".join(f"{sum(r.verdict is verdict for r in results)} {verdict}" for verdict in Verdict)
-    print(f"wrote {json_path} and {md_path}: {len(results)} claims ({counts}) in {run['seconds']:.0f} s")
+    print(f"wrote {json_path} and {md_path}: {counted(len(results), 'claim')} ({counts}) in {run['seconds']:.0f} s")
     if args.html:
         print(f"wrote the HTML report: {out / 'html' / 'index.html'}")
     if stopped:
-        print(f"theorems: interrupted: the report holds the {len(results)} claims that finished; "
-              f"{len(stopped['not_run'])} did not run", file=sys.stderr)
-        return 130
+        print(f"theorems: interrupted ({interrupted['signal']}): the report holds the {len(results)} claims that "
+              f"finished; {len(not_run)} did not run", file=sys.stderr)
+        return 128 + stopped
     return 0
 
 
@@ -512,7 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="run every claim and write report.json and report.md", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=_folder, help="report folder (default reports/<profile>)")
+    p.add_argument("ids", nargs="*", metavar="ID", help="report only these claims (default: every implemented claim)")
+    p.add_argument("--out", type=_folder,
+                   help="report folder (default reports/<profile>), replaced as a whole by the new report")
     p.add_argument("--html", action="store_true",
                    help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, "
                         "errata)")
@@ -578,18 +587,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .engine.parallel import start_worker_server, stop_signals, usable_cores
+
+    stop = None
     try:
-        args = build_parser().parse_args(argv)
-        return args.func(args)
+        with stop_signals() as stop:  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+            args = build_parser().parse_args(argv)
+            if getattr(args, "jobs", 1) > 1 and usable_cores() > 1:
+                start_worker_server()  # its imports overlap the claims' own
+            return args.func(args)
     except UsageError as error:
         print(f"{error.prog}: error: {error}", file=sys.stderr)
         return 2
     except CheckCrashed as error:
         print(f"theorems: internal error: {error}", file=sys.stderr)
         return 3
-    except KeyboardInterrupt:  # Interrupted too: before TheoremsError, which it also is
-        print("theorems: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:  # Interrupted too: before TheoremsError, which it also is
+        signum = getattr(error, "signum", None) or (stop and stop.signum) or signal.SIGINT
+        print(f"theorems: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+        return 128 + signum
     except TheoremsError as error:  # bad input the suite named: a manifest, a record, a setting, an id
         print(f"theorems: error: {error}", file=sys.stderr)
         return 2

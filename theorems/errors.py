@@ -78,12 +78,14 @@ class CheckCrashed(TheoremsError, RuntimeError):
 
 
 class Interrupted(TheoremsError, KeyboardInterrupt):
-    """Ctrl-C during a run; ``finished`` holds the results of the claims that completed,
-    in the order they were selected."""
+    """A run stopped by Ctrl-C, SIGTERM or SIGHUP; ``finished`` holds the results of the
+    claims that completed, in the order they were selected, and ``signum`` the signal (the
+    command line exits 128 + signum)."""
 
-    def __init__(self, finished: list):
+    def __init__(self, finished: list, signum: int = 2):  # 2: SIGINT, Ctrl-C
         super().__init__(f"interrupted after {len(finished)} claims")
         self.finished = finished
+        self.signum = signum
 
 
 class VerdictMismatch(TheoremsError, AssertionError):

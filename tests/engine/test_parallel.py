@@ -1,6 +1,10 @@
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +15,7 @@ from theorems.engine.settings import validate_jobs
 
 # Fast at the quick profile, from different papers and kinds of check (symbolic,
 # certificate, randomized, torch statistics).
+ROOT = Path(__file__).resolve().parents[2]
 IDS = ("giannou2023.lemma6", "giannou2023.thm6", "giannou2023.fact1", "daneshmand2020.lemma12", "daneshmand2020.thm5")
 
 
@@ -100,3 +105,139 @@ def test_an_interrupted_report_keeps_what_finished_and_says_what_did_not_run(tmp
     assert (tmp_path / "records" / f"{first}.json").exists()
     assert "Interrupted" in (tmp_path / "report.md").read_text()
     assert "did not run" in capsys.readouterr().err
+
+
+def test_jobs_are_capped_by_the_cores_and_by_memory(monkeypatch):
+    from theorems.engine import parallel, resources
+
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    assert parallel.worker_count(1000) == (2, "2 cores")
+    assert parallel.worker_count(2) == (2, None)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 64)
+    monkeypatch.setattr(resources, "resident_memory_bytes", lambda: 2**30)
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 3 * 2**30 + 5)
+    assert parallel.worker_count(8) == (3, "3.0 GiB available, 1.00 GiB per worker")
+    assert parallel.worker_count(3) == (3, None)
+
+
+def test_the_command_line_says_when_it_caps_the_jobs(capsys, monkeypatch):
+    from theorems import cli
+    from theorems.engine import parallel
+
+    monkeypatch.setattr(parallel, "_told", set())
+    assert cli.main(["check", "giannou2023.fact1", "--profile", "quick", "--jobs", "1000"]) == 0
+    cores = parallel.usable_cores()
+    assert f"theorems: --jobs 1000 capped to {cores} ({cores} cores" in capsys.readouterr().err
+
+
+def test_a_stop_signal_raises_interrupted_with_the_claims_that_finished_and_the_signal():
+    import threading
+
+    from theorems.engine.registry import Check, Claim
+    from theorems.engine.verdicts import Outcome, Verdict
+    from theorems.errors import Interrupted
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers belong to the main thread")
+
+    def finishes(ctx):
+        return Outcome(Verdict.SUPPORTED, "done", {})
+
+    def terminated(ctx):  # as `kill PID` would, while this check runs
+        os.kill(os.getpid(), signal.SIGTERM)
+        return Outcome(Verdict.SUPPORTED, "done", {})
+
+    first = Claim("giannou2023.lemma6", "test", (), (Check("ok", "randomized", finishes),), ())
+    second = Claim("giannou2023.lemma9", "test", (), (Check("stopped", "randomized", terminated),), ())
+    third = Claim("giannou2023.thm6", "test", (), (Check("ok", "randomized", finishes),), ())
+    with pytest.raises(Interrupted) as stop:
+        run_claims([first, second, third], Context("quick", 0, "cpu"))
+    assert stop.value.signum == signal.SIGTERM
+    assert [result.claim.id for result in stop.value.finished] in (["giannou2023.lemma6"],
+                                                                   ["giannou2023.lemma6", "giannou2023.lemma9"])
+
+
+# --- no worker outlives its run: the process tree of a run, read from /proc ------------------
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            children.setdefault(_parent_of(int(entry.name)), []).append(int(entry.name))
+    found, frontier = [], [root]
+    while frontier:
+        below = children.get(frontier.pop(), [])
+        found += below
+        frontier += below
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def paused_run(*arguments: str, point: str = "claim") -> subprocess.Popen:
+    """``theorems ARGUMENTS`` in a fresh process, returned once it has paused at ``point``
+    (the test hook of theorems/engine/pauses.py)."""
+    environment = {**os.environ, "THEOREMS_TEST_PAUSE_AT": point,
+                   "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([sys.executable, "-m", "theorems", *arguments], env=environment, cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    for line in process.stderr:
+        if line.strip() == f"theorems: test pause at {point}":
+            return process
+    process.wait()
+    raise AssertionError(f"theorems {' '.join(arguments)} ended ({process.returncode}) before pausing at {point}")
+
+
+@pytest.mark.parametrize("signum", [
+    signal.SIGKILL, signal.SIGTERM,
+    pytest.param(signal.SIGHUP, marks=pytest.mark.slow), pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
+def test_no_worker_outlives_its_run_whatever_ends_the_parent(signum):
+    """Workers and the fork server they come from end with the main process: killed (the
+    kernel's parent-death signal, or their watchdog), or stopped by a signal, which the
+    main process alone handles (it ends the workers and exits 128 + signal). Ctrl-C and
+    SIGHUP reach the whole process group, as from a terminal."""
+    process = paused_run("check", *IDS[:4], "--profile", "quick", "--jobs", "2")
+    tree = _descendants(process.pid)
+    servers = [pid for pid in tree if _parent_of(pid) == process.pid and any(_parent_of(p) == pid for p in tree)]
+    workers = [pid for pid in tree if _parent_of(pid) in servers]
+    assert len(servers) == 1 and len(workers) == 2, tree
+    # The fork server runs no thread but its own: a fork copies no thread, nor may it copy a held lock.
+    assert len(list(Path(f"/proc/{servers[0]}/task").iterdir())) == 1
+    if signum in (signal.SIGINT, signal.SIGHUP):
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    process.communicate(timeout=60)
+    assert process.returncode == (-signum if signum == signal.SIGKILL else 128 + signum)
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in tree) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in tree if _alive(pid)], "processes outlived the run"
+
+
+def test_a_worker_whose_main_process_is_gone_exits_by_itself():
+    """The watchdog, for platforms without a parent-death signal: it polls the main process."""
+    main = subprocess.Popen(["sleep", "60"])
+    code = ("import sys, time\n"
+            "from theorems.engine.parallel import start_watchdog\n"
+            "start_watchdog(int(sys.argv[1]), interval=0.1)\n"
+            "time.sleep(30)\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    worker = subprocess.Popen([sys.executable, "-c", code, str(main.pid)], env=environment)
+    time.sleep(0.5)
+    assert worker.poll() is None
+    main.kill()
+    main.wait()
+    assert worker.wait(timeout=10) == 1

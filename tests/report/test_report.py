@@ -3,6 +3,7 @@ import json
 import pytest
 
 from theorems import report
+from theorems.engine.catalog import catalog
 from theorems.engine.context import Context
 from theorems.engine.registry import affected_by, claims
 from theorems.engine.runner import run_claim
@@ -36,10 +37,16 @@ def test_report_is_written_atomically(tmp_path, monkeypatch):
 
 
 def test_report_lists_unimplemented_ids_without_verdicts(tmp_path):
+    """A catalog id no claim implements is "not implemented"; an implemented claim this run
+    did not select is "not in this run", never "not implemented"."""
+    unimplemented = next(claim_id for claim_id in catalog() if claim_id not in claims())
     json_path, md_path = report.write_report(_results(), RUN, tmp_path)
     data = json.loads(json_path.read_text())
-    assert "giannou2023.thm8" in data["not_implemented"]
-    assert "| giannou2023.thm8 | Thm 8 [Thm 1] | not implemented | |" in md_path.read_text()
+    assert unimplemented in data["not_implemented"] and data["not_run"] == []
+    assert "giannou2023.lemma6" not in data["not_implemented"]
+    markdown = md_path.read_text()
+    assert f"| {unimplemented} | {catalog()[unimplemented].label} | not implemented | |" in markdown
+    assert f"| giannou2023.lemma6 | {catalog()['giannou2023.lemma6'].label} | not in this run | |" in markdown
 
 
 def _refuted_claim_id() -> str:
@@ -87,3 +94,83 @@ def test_claim_seconds_reads_an_earlier_report_or_nothing(tmp_path):
     assert claim_seconds(path) == {"a.b": 2.5}
     path.write_text("not json")
     assert claim_seconds(path) == {}
+
+
+def test_an_interrupted_report_lists_the_claims_not_run_never_as_not_implemented(tmp_path):
+    not_run = ["giannou2023.lemma6", "giannou2023.thm10.corrected"]  # a catalog id and a variant
+    run = {**RUN, "interrupted": {"signal": "SIGTERM", "not_run": not_run}}
+    report.write_report(_results(), run, tmp_path, html=True, not_run=not_run)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["not_run"] == not_run and data["interrupted"]["signal"] == "SIGTERM"
+    assert not set(not_run) & set(data["not_implemented"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "**Interrupted (SIGTERM)" in markdown and "2 not run (interrupted)" in markdown
+    assert f"| giannou2023.lemma6 | {catalog()['giannou2023.lemma6'].label} | not run | |" in markdown
+    assert "| giannou2023.thm10.corrected |  | not run | |" in markdown
+    index = (tmp_path / "html" / "index.html").read_text()
+    assert '<div class="box interrupted"><strong>Interrupted (SIGTERM).</strong>' in index
+    for claim_id in not_run:
+        assert (f'<tr><td><code>{claim_id}</code></td><td></td><td><span class="badge v-not-run">not run</span>'
+                in index)
+
+
+def _entries(folder):
+    return sorted(path.name for path in folder.iterdir())
+
+
+def test_each_report_replaces_the_whole_folder_and_keeps_the_benchmarks(tmp_path):
+    out = tmp_path / "r"
+    report.write_report(_results(), RUN, out, html=True)
+    (out / "bench.json").write_text("{}")  # as `theorems bench all` leaves them
+    (out / "bench.md").write_text("bench")
+    (out / "figures" / "stale.png").write_bytes(b"")
+    report.write_report(_results(), RUN, out)  # no --html: no html/ is left from the run before
+    assert _entries(out) == ["bench.json", "bench.md", "figures", "records", "report.json", "report.md"]
+    assert "stale.png" not in _entries(out / "figures")
+    assert (out / "bench.md").read_text() == "bench"
+    assert _entries(tmp_path) == ["r"]  # nothing left beside it
+
+
+def test_the_next_run_removes_what_a_killed_run_left_but_not_a_running_writers_folder(tmp_path):
+    import fcntl
+    import os
+
+    out = tmp_path / "r"
+    report.write_report(_results(), RUN, out)
+    for name in (".r.staging-killed", ".r.staging-running", ".r.old-killed"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.json").write_text("{}")
+    running = os.open(tmp_path / ".r.staging-running", os.O_RDONLY)  # as a writer holds it
+    fcntl.flock(running, fcntl.LOCK_EX)
+    try:
+        report.write_report(_results(), RUN, out)
+        assert _entries(tmp_path) == [".r.staging-running", "r"]
+    finally:
+        os.close(running)
+    report.ensure_writable(out)
+    assert _entries(tmp_path) == ["r"]
+
+
+def test_without_an_atomic_exchange_the_old_folder_is_renamed_aside_and_a_half_swap_repaired(tmp_path, monkeypatch):
+    out = tmp_path / "r"
+    report.write_report(_results(), RUN, out)
+    monkeypatch.setattr(report_files, "_exchange", lambda first, second: False)
+    report.write_report(_results(), {**RUN, "seed": 2}, out)
+    assert json.loads((out / "report.json").read_text())["seed"] == 2 and _entries(tmp_path) == ["r"]
+    # Killed between the two renames: the old report aside, the new one staged, no folder.
+    whole = (out / "report.json").read_text()
+    out.rename(tmp_path / ".r.old-x")
+    (tmp_path / ".r.staging-y").mkdir()
+    report.ensure_writable(out)
+    assert (out / "report.json").read_text() == whole and _entries(tmp_path) == ["r"]
+
+
+def test_a_folder_a_report_would_drop_or_the_working_directory_is_refused(tmp_path, monkeypatch):
+    from theorems.errors import UsageError
+
+    (tmp_path / "r" / "data").mkdir(parents=True)
+    with pytest.raises(UsageError, match="holds data/"):
+        report.ensure_writable(tmp_path / "r")
+    monkeypatch.chdir(tmp_path / "r" / "data")
+    with pytest.raises(UsageError, match="working directory"):
+        report.ensure_writable(tmp_path / "r")

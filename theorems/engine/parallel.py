@@ -2,33 +2,62 @@
 
 A claim's randomness comes from the run seed and its own id and check names (``Context``),
 never from what ran before it in the same process, so a claim gives the same evidence in a
-worker as in the main process. Workers are spawned, not forked: a fork copies locks held by
-threads that the child does not have (flint's thread pool hung a forked worker), and each
-imports the claim modules once. They run BLAS, OpenMP, torch and flint on one thread each,
-so that ``jobs`` workers share the cores instead of oversubscribing them. Results come
-back in the order of ``selected``.
+worker as in the main process. Workers run BLAS, OpenMP, torch and flint on one thread each,
+so that the workers share the cores instead of oversubscribing them, and there are never
+more of them than cores, nor than fit in the memory available (``worker_count``). Results
+come back in the order of ``selected``.
+
+Workers are forked from a fork server (``multiprocessing``'s forkserver), a process started
+once, which imports the whole suite and then runs no thread: forking it is cheap, and safe,
+where forking the main process is not (a fork copies locks held by threads the child does
+not have: flint's thread pool hung a forked worker). ``start_worker_server`` starts it early,
+so that its imports overlap the main process's own. Where there is no fork server, workers
+are spawned and import the suite themselves.
+
+No worker outlives its run: the main process ends them when the run stops, and a worker
+(and the fork server) whose parent dies for any reason, SIGKILL included, is killed by the
+kernel (Linux: ``PR_SET_PDEATHSIG``) or, elsewhere, exits by itself within a second (a
+watchdog thread that polls the main process). Workers ignore Ctrl-C, SIGTERM and SIGHUP,
+which reach the whole process group from a terminal: the main process alone decides what
+to keep, and stops on any of the three (``stop_signals``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import multiprocessing
 import os
+import pickle
+import queue
+import signal
 import sys
+import threading
+import time
+import types
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from ..errors import CheckCrashed, Interrupted
+from . import resources
 from .context import Context
-from .registry import Claim, claims
+from .pauses import pause_at
+from .registry import Claim, claims, registering_module
 from .runner import CheckResult, ClaimResult, run_claim
 from .settings import validate_jobs
+from .vocabulary import Device
 
-# The environment the workers are spawned with: read by BLAS and OpenMP when they load.
+# The environment the worker processes start with: read by BLAS and OpenMP when they load.
 WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# The signals that stop a run as Ctrl-C does (SIGHUP: the terminal closed).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+# Set (to the main process's id) in the fork server's environment only: see worker_server.
+SERVER_VARIABLE = "THEOREMS_WORKER_SERVER"
+_told: set[str] = set()  # the --jobs caps already announced by this process
+_sent = None  # in a worker: the queue that carries each claim's outcome to the main process
 
 
 def import_every_suite_module() -> None:
@@ -52,60 +81,182 @@ def import_every_suite_module() -> None:
             importlib.import_module(module.name)
 
 
-def _start_worker() -> None:
-    import signal
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
+
+def worker_count(jobs: int) -> tuple[int, str | None]:
+    """How many workers ``jobs`` gets, and why, when fewer: at most one per usable core, and
+    at most as many as fit in the memory available now, counting for each worker the
+    resident size of this process once it has imported the suite (as each worker has)."""
+    jobs = validate_jobs(jobs)
+    reasons = []
+    cores = usable_cores()
+    workers = min(jobs, cores)
+    if workers < jobs:
+        reasons.append(f"{cores} cores")
+    resident = resources.resident_memory_bytes()
+    if workers > 1 and resident:
+        available = resources.available_memory_bytes(Device.CPU)
+        fit = max(1, available // resident)
+        if fit < workers:
+            workers = fit
+            reasons.append(f"{available / 2**30:.1f} GiB available, {resident / 2**30:.2f} GiB per worker")
+    return workers, "; ".join(reasons) or None
+
+
+def _server_context():
+    """The forkserver context, preloading ``worker_server`` (which prepares the server and
+    imports the suite there), or None where the platform has no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([f"{__package__}.worker_server"])
+    return context
+
+
+def start_worker_server() -> None:
+    """Start the process workers are forked from, if it is not running. It imports the suite
+    in the background: call this before importing the claims, and the two imports overlap."""
+    if _server_context() is None:
+        return
+    from multiprocessing import forkserver
+
+    with _environment({**WORKER_ENVIRONMENT, SERVER_VARIABLE: str(os.getpid())}):
+        forkserver.ensure_running()
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this process when its parent dies (PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+
+
+def _ignore_stop_signals() -> None:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _one_thread_each() -> None:
+    """flint and torch on one thread; setting flint's threads to 1 also ends its thread pool."""
     import flint
     import torch
 
-    # Ctrl-C reaches the whole process group; the parent alone decides what to keep.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    import_every_suite_module()
     flint.ctx.threads = 1
     torch.set_num_threads(1)
 
 
-def _run_in_worker(claim_id: str, context: Context, packages: tuple[str, ...]):
-    """Run one claim of ``packages`` (default the packaged papers); return what the parent
-    needs to rebuild its ClaimResult (a Claim holds functions, which do not cross process
-    boundaries; outcomes do)."""
-    result = run_claim(claims(*packages)[claim_id], context)
-    return result.verdict, [(r.outcome, r.seconds) for r in result.checks], result.seconds, result.resources
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def start_watchdog(main_pid: int, interval: float = 0.5) -> None:
+    """A daemon thread that ends this process when ``main_pid`` is gone or this process's
+    parent changes (it was re-parented: the parent died)."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent and _alive(main_pid):
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="theorems-watchdog", daemon=True).start()
+
+
+def prepare_server(main_pid: int) -> None:
+    """In the fork server, before it forks any worker: die with the main process, leave
+    the stop signals to it, import the suite and stop every thread but its own."""
+    _die_with_parent()
+    if os.getppid() != main_pid:  # the main process died before the line above
+        os._exit(1)
+    _ignore_stop_signals()
+    import_every_suite_module()
+    _one_thread_each()
+
+
+def _start_worker(main_pid: int, sent) -> None:
+    global _sent
+    _sent = sent
+    _ignore_stop_signals()
+    _die_with_parent()
+    start_watchdog(main_pid)
+    import_every_suite_module()  # nothing to do when forked from the fork server
+    _one_thread_each()
+
+
+def _run_in_worker(claim_ids: list[str], context: Context, packages: tuple[str, ...]) -> None:
+    """Run claims of ``packages`` (default the packaged papers) one after the other, sending
+    each one's outcome to the parent as soon as it finishes: what the parent needs to
+    rebuild its ClaimResult (a Claim holds functions, which do not cross process boundaries;
+    outcomes do). Pickled here, so that an outcome that cannot be sent fails this task."""
+    registered = claims(*packages)
+    for claim_id in claim_ids:
+        result = run_claim(registered[claim_id], context)
+        _sent.put(pickle.dumps((claim_id, result.verdict, [(r.outcome, r.seconds) for r in result.checks],
+                                result.seconds, result.resources)))
+
+
+def _claim_groups(selected: list[Claim], expected: dict[str, float]) -> list[list[Claim]]:
+    """The selected claims by the module that registered them, the longest group first (by
+    ``expected``; a group with a claim without an estimate before all others). A group runs
+    in one worker, one claim after the other: claims of one module share its caches (the
+    daneshmand2020 chains are run once for four claims), which two workers would each fill."""
+    groups: dict[str, list[Claim]] = {}
+    for claim in selected:
+        groups.setdefault(registering_module(claim.id) or claim.id, []).append(claim)
+    return sorted(groups.values(), key=lambda group: -sum(expected.get(claim.id, math.inf) for claim in group))
 
 
 @contextlib.contextmanager
-def _remembered_interrupt():
-    """Ctrl-C raises KeyboardInterrupt as usual and is also remembered: raised inside a
+def stop_signals():
+    """Ctrl-C, SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, and the
+    signal is remembered (``.signum`` of what this yields): raised inside a
     garbage-collector callback (Hypothesis installs one) the exception is swallowed, and
     the run then stops after the claim that was running."""
-    import signal
-    import threading
-    import types
-
-    interrupt = types.SimpleNamespace(requested=False)
+    received = types.SimpleNamespace(signum=None)
     if threading.current_thread() is not threading.main_thread():
-        yield interrupt  # signal handlers belong to the main thread
+        yield received  # signal handlers belong to the main thread
         return
 
-    def on_interrupt(signum, frame):
-        interrupt.requested = True
+    def on_signal(signum, frame):
+        received.signum = signum
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS}
     try:
-        yield interrupt
+        yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop now: cancel what has not started and end the running claims' workers (the pool
-    would otherwise wait for them; ``terminate_workers`` arrives only in Python 3.14)."""
+    """Stop now: cancel what has not started and end the workers (the pool would otherwise
+    wait for the running claims; ``terminate_workers`` arrives only in Python 3.14). Workers
+    ignore SIGTERM, so they are killed."""
     processes = list((pool._processes or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        process.terminate()
+        process.kill()
+    for process in processes:
+        process.join(5)
 
 
 @contextlib.contextmanager
@@ -122,54 +273,99 @@ def _environment(values: dict[str, str]):
                 os.environ[name] = value
 
 
+def _receive(sent, by_id: dict[str, Claim], context: Context, timeout: float | None) -> ClaimResult | None:
+    """The next claim result a worker sent (None if none came within ``timeout``; with
+    ``timeout`` None, none is waited for)."""
+    try:
+        message = sent.get(timeout=timeout) if timeout is not None else sent.get_nowait()
+    except queue.Empty:
+        return None
+    claim_id, verdict, outcomes, seconds, usage = pickle.loads(message)
+    claim = by_id[claim_id]
+    checks = [CheckResult(check, outcome, check_seconds)
+              for check, (outcome, check_seconds) in zip(claim.checks, outcomes, strict=True)]
+    return ClaimResult(claim, verdict, checks, context, seconds, usage)
+
+
+def _raise_failure(futures: list) -> None:
+    """Raise what ended a worker's task, if one did: a crashed check (CheckCrashed) or a
+    worker that died (BrokenProcessPool)."""
+    for future in futures:
+        if future.done() and not future.cancelled() and future.exception() is not None:
+            raise future.exception()
+
+
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
                expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = ()) -> list[ClaimResult]:
-    """Run ``selected`` in ``jobs`` processes (in this process when jobs is 1). Workers take
-    the longest claims first (by ``expected_seconds``; claims without an estimate before
-    all others), so that a long claim does not start last. Workers import the claim modules
-    of ``packages`` (default the packaged papers), which ``selected`` comes from. A check
-    that crashes in a worker raises its CheckCrashed here, and the claims not started are
-    dropped."""
+    """Run ``selected`` in up to ``jobs`` processes (``worker_count``; in this process when
+    that is 1). Workers take the claims by module (``_claim_groups``), the longest first (by
+    ``expected_seconds``), so that a long claim does not start last, and send each result
+    as it finishes. Workers import the claim modules of ``packages`` (default the packaged
+    papers), which ``selected`` comes from. A check that crashes in a worker raises its CheckCrashed here,
+    and the claims not started are dropped. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted``
+    with the claims that finished."""
     jobs = validate_jobs(jobs)
+    if jobs > 1 and usable_cores() > 1:
+        start_worker_server()  # (already running if the command line started it)
     import_every_suite_module()
+    workers, why = worker_count(jobs)
+    if why and f"{jobs} {workers}" not in _told:
+        _told.add(f"{jobs} {workers}")
+        print(f"theorems: --jobs {jobs} capped to {workers} ({why})", file=sys.stderr)
     from tqdm import tqdm
 
-    if jobs == 1 or len(selected) <= 1:
+    if workers == 1 or len(selected) <= 1:
         finished = []
-        try:
-            with _remembered_interrupt() as interrupt:
+        with stop_signals() as stop:
+            try:
                 for claim in tqdm(selected, desc=desc, disable=not context.show_progress, file=sys.stderr):
                     finished.append(run_claim(claim, context))
-                    if interrupt.requested:
+                    if stop.signum:
                         raise KeyboardInterrupt
-        except KeyboardInterrupt:
-            raise Interrupted(finished) from None
+                    pause_at("claim")
+            except KeyboardInterrupt:
+                raise Interrupted(finished, stop.signum or signal.SIGINT) from None
         return finished
     quiet = dataclasses.replace(context, show_progress=False)
+    by_id = {claim.id: claim for claim in selected}
     results: dict[str, ClaimResult] = {}
-    pool = ProcessPoolExecutor(min(jobs, len(selected)), mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker)
-    try:
-        with _environment(WORKER_ENVIRONMENT):  # the workers are spawned by the first submissions
-            expected = expected_seconds or {}
-            longest_first = sorted(selected, key=lambda claim: -expected.get(claim.id, float("inf")))
-            futures = {pool.submit(_run_in_worker, claim.id, quiet, tuple(packages)): claim for claim in longest_first}
-        done = tqdm(as_completed(futures), total=len(futures), desc=f"{desc} ({jobs} jobs)",
-                    disable=not context.show_progress, file=sys.stderr)
-        for future in done:
-            claim = futures[future]
-            verdict, outcomes, seconds, usage = future.result()
-            checks = [CheckResult(check, outcome, check_seconds)
-                      for check, (outcome, check_seconds) in zip(claim.checks, outcomes, strict=True)]
-            results[claim.id] = ClaimResult(claim, verdict, checks, context, seconds, usage)
-    except BrokenProcessPool as error:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise CheckCrashed(f"a worker process died while running claims ({error})") from error
-    except KeyboardInterrupt:
-        _stop_workers(pool)
-        raise Interrupted([results[claim.id] for claim in selected if claim.id in results]) from None
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
+    server = _server_context()
+    process_context = server or multiprocessing.get_context("spawn")
+    sent = process_context.Queue()
+    pool = ProcessPoolExecutor(min(workers, len(selected)), mp_context=process_context, initializer=_start_worker,
+                               initargs=(os.getpid(), sent))
+    futures = []
+    with stop_signals() as stop:
+        try:
+            with _environment(WORKER_ENVIRONMENT):  # spawned workers start with the first submissions
+                for group in _claim_groups(selected, expected_seconds or {}):
+                    futures.append(pool.submit(_run_in_worker, [claim.id for claim in group], quiet, tuple(packages)))
+            with tqdm(total=len(selected), desc=f"{desc} ({workers} jobs)", disable=not context.show_progress,
+                      file=sys.stderr) as bar:
+                while len(results) < len(selected):
+                    _raise_failure(futures)
+                    result = _receive(sent, by_id, context, timeout=0.2)
+                    if result is None:
+                        continue
+                    results[result.claim.id] = result
+                    bar.update()
+                    if stop.signum:
+                        raise KeyboardInterrupt
+                    pause_at("claim")
+        except BrokenProcessPool as error:
+            _stop_workers(pool)
+            if not stop.signum:
+                raise CheckCrashed(f"a worker process died while running claims ({error})") from error
+            # A stop signal that also reached (and ended) a worker: a stop, not a crash.
+            raise Interrupted([results[c.id] for c in selected if c.id in results], stop.signum) from None
+        except KeyboardInterrupt:
+            while (result := _receive(sent, by_id, context, timeout=None)) is not None:  # what had already arrived
+                results[result.claim.id] = result
+            _stop_workers(pool)
+            finished = [results[c.id] for c in selected if c.id in results]
+            raise Interrupted(finished, stop.signum or signal.SIGINT) from None
+        except BaseException:
+            _stop_workers(pool)
+            raise
     pool.shutdown(wait=True)
     return [results[claim.id] for claim in selected]

@@ -199,6 +199,11 @@ def claim_modules(package: str) -> list[str]:
     return sorted(info.name for info in found if not info.ispkg)
 
 
+def registering_module(claim_id: str) -> str | None:
+    """The module that registered ``claim_id`` (None for a claim never registered)."""
+    return _REGISTERED_BY.get(claim_id)
+
+
 def claims(*packages: str) -> dict[str, Claim]:
     """The implemented claims of ``packages`` (default ``CLAIM_PACKAGES``: the packaged
     papers), keyed by id in registration order, after importing their modules."""

@@ -65,14 +65,25 @@ def _reset_peak_resident_memory() -> bool:
         return False
 
 
-def _peak_resident_memory_bytes() -> int | None:
+def _status_bytes(field: str) -> int | None:
+    """A memory field of /proc/self/status (``VmRSS``, ``VmHWM``) in bytes; None where the
+    kernel has no such file."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def resident_memory_bytes() -> int | None:
+    """This process's resident size now (None where it cannot be read)."""
+    return _status_bytes("VmRSS")
+
+
+def _peak_resident_memory_bytes() -> int | None:
+    return _status_bytes("VmHWM")
 
 
 @contextlib.contextmanager

@@ -3,7 +3,8 @@
 Everything a renderer (Markdown, HTML, records) shows is computed here once: each claim's
 JSON with, for a refuted claim, the implemented claims that rest on it (``affects``, which
 depends on every registered claim and so is added when the report is built, not by the
-engine's result), the errata, and the catalog ids this run has no verdict for.
+engine's result), the errata, the claims an interrupted run did not finish (``not_run``) and
+the catalog ids not implemented yet.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from .. import __version__
 from ..engine.catalog import catalog
 from ..engine.registry import affected_by
+from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
 from ..engine.vocabulary import Severity, Verdict
 
@@ -44,9 +46,13 @@ def claim_document(result: ClaimResult) -> dict[str, Any]:
     return document
 
 
-def build_report(results: list[ClaimResult], run: dict) -> dict:
-    implemented = {r.claim.id for r in results}
+def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = ()) -> dict:
+    """The report of ``results``. ``not_run``: the claims (variants included) that the run
+    selected but did not finish, because it was interrupted; ``not_implemented``: the catalog
+    ids no registered claim implements. An implemented claim in neither and without a result
+    was not selected (``theorems report ID ...``)."""
     claims = [claim_document(r) for r in results]
+    have = {r.claim.id for r in results} | set(not_run) | set(registered_claims())
     return {
         "suite": "theorems",
         "version": __version__,
@@ -55,7 +61,8 @@ def build_report(results: list[ClaimResult], run: dict) -> dict:
         "summary": dict(Counter(r.verdict.value for r in results)),
         "claims": claims,
         "errata": errata(claims),
-        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in implemented],
+        "not_run": list(not_run),
+        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in have],
     }
 
 

@@ -1,17 +1,31 @@
 """The report folder: report.json, report.md, figures/, records/ and, with ``--html``, html/.
 
-Files are staged in a temporary folder beside the target and moved into place with
-os.replace, so a crash or a full disk never leaves a half-written report.
+The whole new folder is built beside the target (``.<name>.staging-*``, holding also the
+benchmarks ``theorems bench all`` left in the old one) and swapped in with one atomic
+operation (Linux ``renameat2(RENAME_EXCHANGE)``), so that the target holds one whole
+report at every moment: the old one, or the new one. A crash, a full disk or a signal
+leaves at most a staging folder, or the swapped-out old report (``.<name>.staging-*``,
+which the run was removing), beside it; the next run removes them. Where the atomic
+exchange is not available the old folder is renamed aside (``.<name>.old-*``) first and
+the new one renamed into place: killed between the two, the next run puts the old report
+back. A running writer holds a lock on its staging folder, so that only leftovers of runs
+that ended are removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
+import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
+from ..engine.pauses import pause_at
 from ..engine.runner import ClaimResult
 from ..errors import UsageError
 from .document import build_report, slug
@@ -19,32 +33,119 @@ from .html_pages import write_html
 from .markdown import render_markdown
 from .records import write_records
 
+# What a report folder holds: written by each report (REPORT_ENTRIES), and left there by
+# `theorems bench all` or by hand (any other file, carried over into each new report).
+REPORT_ENTRIES = ("report.json", "report.md", "figures", "records", "html")
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+
+
+def _leftover(entry: str) -> bool:
+    """Probe files, and staging folders inside the folder from earlier versions of the suite."""
+    return entry.startswith((".probe-", ".report-"))
+
 
 def ensure_writable(out: Path) -> None:
-    """Fail before any work is done if the report folder cannot be written."""
+    """Fail before any work is done if the report folder cannot be written, or holds a
+    folder a report does not write (which each new report would drop); remove what killed
+    runs left beside it."""
     try:
         out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
-            pass
+        _tidy(out.resolve())
+        for folder in (out, out.resolve().parent):
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+                pass
     except OSError as error:
         raise UsageError(f"report folder {out} is not writable: {error.strerror or error}") from None
+    if Path.cwd().resolve().is_relative_to(out.resolve()):
+        raise UsageError(f"report folder {out} holds the working directory, and each report replaces its folder: "
+                         "choose another folder")
+    foreign = sorted(entry.name for entry in out.iterdir()
+                     if entry.is_dir() and entry.name not in REPORT_ENTRIES and not _leftover(entry.name))
+    if foreign:
+        raise UsageError(f"report folder {out} holds {', '.join(f + '/' for f in foreign)}, which a report does not "
+                         "write and would drop: choose another folder")
 
 
-def _replace_folder(new: Path, target: Path, parking: Path) -> None:
-    """Put folder ``new`` at ``target``: the old one is renamed away first (a rename cannot
-    replace a non-empty folder) and deleted with the staging folder."""
-    if target.exists():
-        os.replace(target, parking)
-    os.replace(new, target)
-
-
-def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False) -> tuple[Path, Path]:
-    """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
-    and, with ``html``, the HTML report html/ under ``out`` atomically; return the paths."""
-    ensure_writable(out)
-    report = build_report(results, run)
-    staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+def _locked(folder: Path) -> int | None:
+    """A descriptor holding an exclusive lock on ``folder``, or None if another process holds one."""
+    descriptor = os.open(folder, os.O_RDONLY)
     try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def _tidy(target: Path) -> None:
+    """Repair and remove what killed runs left beside ``target``: put back an old report
+    renamed aside by a swap that did not finish, then remove the staging and old folders
+    that no running writer holds."""
+    prefixes = (f".{target.name}.staging-", f".{target.name}.old-")
+    leftovers = sorted((p for p in target.parent.iterdir() if p.name.startswith(prefixes) and p.is_dir()),
+                       key=lambda p: p.stat().st_mtime)
+    if not target.exists() or not any(target.iterdir()):
+        aside = [p for p in leftovers if p.name.startswith(prefixes[1])]
+        if aside:
+            os.rename(aside[-1], target)  # replaces the empty folder ensure_writable made
+            leftovers.remove(aside[-1])
+    for folder in leftovers:
+        descriptor = _locked(folder)
+        if descriptor is not None:
+            try:
+                shutil.rmtree(folder, ignore_errors=True)
+            finally:
+                os.close(descriptor)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); False
+    where the platform, the C library or the file system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _swap_in(new: Path, target: Path) -> None:
+    """Put the complete folder ``new`` at ``target``; afterwards ``new`` holds the old report
+    (or nothing)."""
+    if _exchange(new, target):
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.rename(target, aside)  # replaces the empty folder just made
+    os.rename(new, target)
+    os.rename(aside, new)
+
+
+def _carry_over(old: Path, new: Path) -> None:
+    """Copy into the new folder the files of the old one that a report does not write
+    (bench.json and bench.md of `theorems bench all`)."""
+    for entry in old.iterdir():
+        if entry.is_file() and entry.name not in REPORT_ENTRIES and not _leftover(entry.name):
+            shutil.copy2(entry, new / entry.name)
+
+
+def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False,
+                 not_run: list[str] = ()) -> tuple[Path, Path]:
+    """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
+    and, with ``html``, the HTML report html/ under ``out`` atomically, replacing the whole
+    folder (a report without ``html`` has no html/); return the paths. ``not_run``: the
+    claims selected that did not run (the run was interrupted)."""
+    ensure_writable(out)
+    target = out.resolve()
+    report = build_report(results, run, not_run)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
+    lock = _locked(staging)
+    try:
+        os.chmod(staging, stat.S_IMODE(target.stat().st_mode))  # mkdtemp's folder is private
+        _carry_over(target, staging)
         figures: dict[str, list[str]] = {}
         (staging / "figures").mkdir()
         for result in results:
@@ -55,19 +156,15 @@ def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = 
         report["figures"] = figures
         (staging / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (staging / "report.md").write_text(render_markdown(report, figures), encoding="utf-8")
-        (out / "figures").mkdir(exist_ok=True)
-        for stale in (out / "figures").glob("*.png"):
-            if not (staging / "figures" / stale.name).exists():
-                stale.unlink()
-        for figure_file in (staging / "figures").iterdir():
-            os.replace(figure_file, out / "figures" / figure_file.name)
         write_records(results, report["environment"], staging / "records", out / "records")
         if html:
-            write_html(report, staging / "html", sources=(staging, out))
-            _replace_folder(staging / "html", out / "html", staging / "old-html")
-        _replace_folder(staging / "records", out / "records", staging / "old-records")
-        for name in ("report.json", "report.md"):
-            os.replace(staging / name, out / name)
+            write_html(report, staging / "html", sources=(staging,))
+        pause_at("staged")
+        _swap_in(staging, target)
+        pause_at("swapped")
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # after the swap: the old report
+        if lock is not None:
+            with contextlib.suppress(OSError):
+                os.close(lock)
     return out / "report.json", out / "report.md"

@@ -28,11 +28,13 @@ from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
 from .document import SEVERITY_EXPLANATION, slug
 
 VERDICTS = tuple(Verdict)
-NOT_IMPLEMENTED, NOT_RUN = "not implemented", "not in this run"
+# Claims without a verdict: not implemented yet; selected but not run (the run was
+# interrupted); or not selected for this run.
+NOT_IMPLEMENTED, NOT_RUN, NOT_SELECTED = "not implemented", "not run", "not in this run"
 COLOURS = {Verdict.CERTIFIED: "#1a7f37", Verdict.SUPPORTED: "#0969da", Verdict.REFUTED: "#cf222e",
-           Verdict.INCONCLUSIVE: "#9a6700", NOT_IMPLEMENTED: "#8c959f", NOT_RUN: "#8c959f"}
+           Verdict.INCONCLUSIVE: "#9a6700", NOT_IMPLEMENTED: "#8c959f", NOT_RUN: "#6e7781", NOT_SELECTED: "#8c959f"}
 TINTS = {Verdict.CERTIFIED: "#dafbe1", Verdict.SUPPORTED: "#ddf4ff", Verdict.REFUTED: "#ffebe9",
-         Verdict.INCONCLUSIVE: "#fff8c5", NOT_IMPLEMENTED: "#f6f8fa", NOT_RUN: "#f6f8fa"}
+         Verdict.INCONCLUSIVE: "#fff8c5", NOT_IMPLEMENTED: "#f6f8fa", NOT_RUN: "#eaeef2", NOT_SELECTED: "#f6f8fa"}
 _ROWS_SHOWN = 12  # longer tables and lists in the evidence fold behind <details>
 
 _CSS = f"""
@@ -54,10 +56,10 @@ table.matrix td {{ border: none; padding: 0 .5em; text-align: right; font: 13px 
 table.matrix {{ border-left: 2px solid #57606a; border-right: 2px solid #57606a; }}
 blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de; background: #f6f8fa; }}
 .badge {{ display: inline-block; padding: 0 .55em; border-radius: 1em; font-size: .85em; font-weight: 600;
-          color: #fff; white-space: nowrap; background: {COLOURS[NOT_RUN]}; }}
+          color: #fff; white-space: nowrap; background: {COLOURS[NOT_SELECTED]}; }}
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
-.warn {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
+.warn, .interrupted {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
 .erratum {{ border-color: {COLOURS[Verdict.INCONCLUSIVE]}; background: {TINTS[Verdict.INCONCLUSIVE]}; }}
 figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; border: 1px solid #d0d7de; }}
 figcaption {{ color: #57606a; font-size: .9em; }}
@@ -80,7 +82,7 @@ def write_html(report: dict, out: Path, sources: tuple[Path, ...]) -> Path:
                for claim_id, paths in report.get("figures", {}).items()}
     records = {claim["id"]: [copied for path in _record_paths(claim, sources)
                              if (copied := _copy(path, sources, out, required=False)) is not None] for claim in claims}
-    graph = _Graph(claims, report["not_implemented"])
+    graph = _Graph(claims, report["not_implemented"], report.get("not_run", []))
     (out / "claims").mkdir(parents=True, exist_ok=True)
     pages = {"index.html": _index(report, graph), "graph.html": _graph_page(graph),
              "errata.html": _errata_page(report, graph)}
@@ -140,9 +142,10 @@ def _barycentre(node: str, rank: dict[str, int], neighbours) -> float:
 class _Graph:
     """Claims and what they rest on: ``depends_on`` edges and ``variant_of`` edges."""
 
-    def __init__(self, claims: list[dict], not_implemented: list[str]):
+    def __init__(self, claims: list[dict], not_implemented: list[str], not_run: list[str] = ()):
         self.claims = {claim["id"]: claim for claim in claims}
         self.not_implemented = set(not_implemented)
+        self.not_run = set(not_run)
         self.depends = {c["id"]: list(c["depends_on"]) for c in claims}
         self.variant_of = {c["id"]: c["variant_of"] for c in claims if c["variant_of"]}
         # What this run did not check (not implemented, or left out) but a claim rests on is a node too.
@@ -153,7 +156,9 @@ class _Graph:
     def verdict(self, node: str) -> str:
         if node in self.claims:
             return self.claims[node]["verdict"]
-        return NOT_IMPLEMENTED if node in self.not_implemented else NOT_RUN
+        if node in self.not_run:
+            return NOT_RUN
+        return NOT_IMPLEMENTED if node in self.not_implemented else NOT_SELECTED
 
     def parents(self, node: str) -> list[str]:
         """What a node rests on (its dependencies, and the claim it is a variant of)."""
@@ -351,7 +356,11 @@ def _claim_list(ids, root: str, graph: _Graph) -> str:
 
 def _index(report: dict, graph: _Graph) -> str:
     claims = report["claims"]
-    papers = list(dict.fromkeys([c["paper"] for c in claims] + [i.split(".", 1)[0] for i in report["not_implemented"]]))
+    not_run = report.get("not_run", [])
+    absent = {NOT_RUN: not_run, NOT_IMPLEMENTED: report["not_implemented"]}  # the rows without a verdict
+    columns = (*VERDICTS, *(NOT_RUN,) * bool(not_run), NOT_IMPLEMENTED)
+    papers = list(dict.fromkeys([c["paper"] for c in claims] + [i.split(".", 1)[0] for ids in absent.values()
+                                                                  for i in ids]))
     total = Counter(c["verdict"] for c in claims)
     env = report.get("environment", {})
     run = ", ".join(f"{name} <strong>{escape(str(report[key]))}</strong>" for name, key in
@@ -360,20 +369,22 @@ def _index(report: dict, graph: _Graph) -> str:
     body = [f"<h1>Verification report — theorems {escape(str(report['version']))}</h1>",
             f"<p>{run}; commit <code>{escape(str(env.get('git_commit', '?')))}</code>. "
             '<a href="#run">Run details</a>.</p>',
+            *([_interrupted_banner(report)] if "interrupted" in report else []),
             "<p>" + " ".join(f"{_badge(v)} {total[v]}" for v in VERDICTS)
-            + f" &nbsp; {_badge(NOT_IMPLEMENTED)} {len(report['not_implemented'])}"
+            + "".join(f" &nbsp; {_badge(kind)} {len(absent[kind])}" for kind in columns if kind in absent)
             + f" &nbsp; of {len(claims)} claims checked. See the <a href=\"graph.html\">dependency graph</a> and the "
               f"<a href=\"errata.html\">errata</a> ({len(report['errata'])} refuted).</p>",
             "<h2>Verdicts by paper</h2>", "<table><tr><th>paper</th>"
-            + "".join(f"<th>{_badge(v)}</th>" for v in (*VERDICTS, NOT_IMPLEMENTED))
+            + "".join(f"<th>{_badge(v)}</th>" for v in columns)
             + "<th>rest on a refuted claim</th><th></th></tr>"]
     for paper in papers:
         mine = [c for c in claims if c["paper"] == paper]
         counts = Counter(c["verdict"] for c in mine)
-        counts[NOT_IMPLEMENTED] = sum(i.split(".", 1)[0] == paper for i in report["not_implemented"])
+        for kind, ids in absent.items():
+            counts[kind] = sum(i.split(".", 1)[0] == paper for i in ids)
         resting = sum(bool(graph.refuted_below(c["id"])) for c in mine)
         body.append(f'<tr><td><a href="#{escape(slug(paper))}">{escape(paper)}</a></td>'
-                    + "".join(f'<td class="num">{counts[v]}</td>' for v in (*VERDICTS, NOT_IMPLEMENTED))
+                    + "".join(f'<td class="num">{counts[v]}</td>' for v in columns)
                     + f'<td class="num">{resting}</td><td>{_bar(counts)}</td></tr>')
     body.append("</table>")
     for paper in papers:
@@ -385,9 +396,10 @@ def _index(report: dict, graph: _Graph) -> str:
             body.append(f"<tr><td>{_claim_link(claim['id'], '', graph)}</td><td>{escape(claim['label'])}</td>"
                         f"<td>{_badge(claim['verdict'])}</td><td>{_claim_list(below, '', graph) if below else ''}</td>"
                         f"<td class=\"num\">{claim['timing_s']['total']:.1f}</td></tr>")
-        for claim_id in (i for i in report["not_implemented"] if i.split(".", 1)[0] == paper):
-            body.append(f"<tr><td><code>{escape(claim_id)}</code></td><td></td><td>{_badge(NOT_IMPLEMENTED)}</td>"
-                        "<td></td><td></td></tr>")
+        for kind, ids in absent.items():
+            for claim_id in (i for i in ids if i.split(".", 1)[0] == paper):
+                body.append(f"<tr><td><code>{escape(claim_id)}</code></td><td></td><td>{_badge(kind)}</td>"
+                            "<td></td><td></td></tr>")
         body.append("</table>")
     if "benchmarks" in report:
         body += ['<h2 id="performance">Performance</h2>', f"<p>{escape(benchmarks_caption(report['benchmarks']))}</p>",
@@ -398,11 +410,19 @@ def _index(report: dict, graph: _Graph) -> str:
     return _page(f"Verification report — theorems {report['version']}", "\n".join(body), "")
 
 
+def _interrupted_banner(report: dict) -> str:
+    not_run = report.get("not_run", [])
+    return (f'<div class="box interrupted"><strong>Interrupted '
+            f'({escape(str(report["interrupted"].get("signal", "SIGINT")))}).</strong> This report holds only the '
+            f"claims that finished; {len(not_run)} did not run: "
+            + ", ".join(f"<code>{escape(i)}</code>" for i in not_run) + ".</div>")
+
+
 def _bar(counts: Counter) -> str:
     """A stacked bar of a paper's verdicts."""
     total = sum(counts.values()) or 1
     x, rects = 0.0, []
-    for verdict in (*VERDICTS, NOT_IMPLEMENTED):
+    for verdict in (*VERDICTS, NOT_RUN, NOT_IMPLEMENTED):
         width = 200 * counts[verdict] / total
         if width:
             rects.append(f'<rect x="{x:.1f}" y="0" width="{width:.1f}" height="12" fill="{COLOURS[verdict]}">'
@@ -422,7 +442,7 @@ def _run_table(report: dict) -> str:
             ("CPU", f"{env['cpu']} ({env.get('cpu_count', '?')} cores)" if "cpu" in env else None),
             ("GPU", env.get("gpu")), ("BLAS", env.get("blas")), ("packages", env.get("packages"))]
     known = {"profile", "seed", "device", "generated_at", "seconds", "suite", "version", "environment", "summary",
-             "claims", "errata", "not_implemented", "figures", "benchmarks"}
+             "claims", "errata", "not_implemented", "not_run", "interrupted", "figures", "benchmarks"}
     rows += [(key, value) for key, value in report.items() if key not in known]  # whatever later runs add
     return "<table>" + "".join(f"<tr><th>{escape(str(k))}</th><td>{_render(v)}</td></tr>"
                                for k, v in rows if v is not None) + "</table>"

@@ -81,8 +81,16 @@ def _gpu_text(gpu: dict | str) -> str:
     return gpu["name"] + (f" ({details})" if details else "")
 
 
+def _absent(claim_id: str, report: dict) -> str:
+    """Why a claim has no verdict in this report."""
+    if claim_id in report.get("not_run", ()):
+        return "not run"
+    return "not implemented" if claim_id in report["not_implemented"] else "not in this run"
+
+
 def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     claims = report["claims"]
+    not_run = report.get("not_run", [])
     by_id = {c["id"]: c for c in claims}
     env = report["environment"]
     lines = [
@@ -93,16 +101,15 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         f"Command: `{env['command']}`. Total time {report['seconds']:.0f} s.",
         "",
         "Verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(report["summary"].items()))
+        + (f"; {len(not_run)} not run (interrupted)" if not_run else "")
         + f"; {len(report['not_implemented'])} catalog ids not implemented yet.",
         "",
-        "## Verdicts by paper",
     ]
     if "interrupted" in report:
-        not_run = report["interrupted"]["not_run"]
-        lines[lines.index("## Verdicts by paper"):lines.index("## Verdicts by paper")] = [
-            f"**Interrupted (Ctrl-C): this report holds only the claims that finished; {len(not_run)} did not run: "
-            + ", ".join(f"`{claim_id}`" for claim_id in not_run) + ".**", ""]
-    ids = list(catalog()) + [c["id"] for c in claims if c["id"] not in catalog()]
+        lines += [f"**Interrupted ({report['interrupted'].get('signal', 'SIGINT')}): this report holds only the claims "
+                  f"that finished; {len(not_run)} did not run: " + ", ".join(f"`{i}`" for i in not_run) + ".**", ""]
+    lines.append("## Verdicts by paper")
+    ids = list(dict.fromkeys([*catalog(), *(c["id"] for c in claims), *not_run]))
     papers = list(dict.fromkeys(claim_id.split(".", 1)[0] for claim_id in ids))
     for paper in papers:
         lines += ["", f"### {paper}", "", "| id | label | verdict | time (s) |", "|---|---|---|---|"]
@@ -111,7 +118,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 continue
             claim = by_id.get(claim_id)
             if claim is None:
-                lines.append(f"| {claim_id} | {catalog()[claim_id].label} | not implemented | |")
+                label = catalog()[claim_id].label if claim_id in catalog() else ""
+                lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
             else:
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{claim['verdict']}** | {claim['timing_s']['total']:.1f} |")
@@ -125,7 +133,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         if "erratum" in claim:
             lines.append(f"Erratum: **{claim['erratum']['severity']}** (see [Errata](#errata)).")
         if claim["depends_on"]:
-            steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} (not implemented)"
+            steps = [f"{d} ({by_id[d]['verdict']})" if d in by_id else f"{d} ({_absent(d, report)})"
                      for d in claim["depends_on"]]
             warning = " **Rests on a refuted step.**" if any(d in by_id and by_id[d]["verdict"] == Verdict.REFUTED.value
                                                              for d in claim["depends_on"]) else ""
