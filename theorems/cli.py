@@ -202,7 +202,8 @@ def _folder(text: str) -> str:
     return text
 
 
-def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None):
+def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None,
+                prepare=None):
     from .engine.parallel import run_claims
     from .report import claim_seconds
 
@@ -212,7 +213,8 @@ def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, 
     if jobs > 1:
         for profile in ("thorough", context.profile):
             expected.update(claim_seconds(REPORTS_FOLDER / profile / "report.json"))
-    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or ())
+    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or (),
+                      prepare=prepare)
 
 
 def _expected_verdicts(packages: list[str] | None) -> dict:
@@ -303,7 +305,7 @@ def command_report(args) -> int:
     selected = _resolve_all(args.ids) if args.ids else list(claims().values())
     stopped = None
     try:
-        results = _run_claims(selected, context, "claims", args.jobs)
+        results = _run_claims(selected, context, "claims", args.jobs, prepare=report.render_figures)
     except Interrupted as interruption:  # keep what finished: a partial report that says so
         results, stopped = interruption.finished, interruption.signum
     finished = {result.claim.id for result in results}

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -201,14 +201,18 @@ def _start_worker(main_pid: int, sent) -> None:
     _one_thread_each()
 
 
-def _run_in_worker(claim_ids: list[str], context: Context, packages: tuple[str, ...]) -> None:
+def _run_in_worker(claim_ids: list[str], context: Context, packages: tuple[str, ...],
+                   prepare: Callable[[ClaimResult], None] | None) -> None:
     """Run claims of ``packages`` (default the packaged papers) one after the other, sending
-    each one's outcome to the parent as soon as it finishes: what the parent needs to
-    rebuild its ClaimResult (a Claim holds functions, which do not cross process boundaries;
-    outcomes do). Pickled here, so that an outcome that cannot be sent fails this task."""
+    each one's outcome to the parent as soon as it finishes (after ``prepare``): what the
+    parent needs to rebuild its ClaimResult (a Claim holds functions, which do not cross
+    process boundaries; outcomes do). Pickled here, so that an outcome that cannot be sent
+    fails this task."""
     registered = claims(*packages)
     for claim_id in claim_ids:
         result = run_claim(registered[claim_id], context)
+        if prepare is not None:
+            prepare(result)
         _sent.put(pickle.dumps((claim_id, result.verdict, [(r.outcome, r.seconds) for r in result.checks],
                                 result.seconds, result.resources)))
 
@@ -296,14 +300,17 @@ def _raise_failure(futures: list) -> None:
 
 
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
-               expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = ()) -> list[ClaimResult]:
+               expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = (),
+               prepare: Callable[[ClaimResult], None] | None = None) -> list[ClaimResult]:
     """Run ``selected`` in up to ``jobs`` processes (``worker_count``; in this process when
     that is 1). Workers take the claims by module (``_claim_groups``), the longest first (by
     ``expected_seconds``), so that a long claim does not start last, and send each result
     as it finishes. Workers import the claim modules of ``packages`` (default the packaged
-    papers), which ``selected`` comes from. A check that crashes in a worker raises its CheckCrashed here,
-    and the claims not started are dropped. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted``
-    with the claims that finished."""
+    papers), which ``selected`` comes from. ``prepare`` (a module-level function) is applied
+    to each result in the worker that ran it: the report renders figures there, in parallel.
+    A check that crashes in a worker raises its CheckCrashed here, and the claims not
+    started are dropped. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted`` with the claims
+    that finished."""
     jobs = validate_jobs(jobs)
     if jobs > 1 and usable_cores() > 1:
         start_worker_server()  # (already running if the command line started it)
@@ -339,7 +346,8 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
         try:
             with _environment(WORKER_ENVIRONMENT):  # spawned workers start with the first submissions
                 for group in _claim_groups(selected, expected_seconds or {}):
-                    futures.append(pool.submit(_run_in_worker, [claim.id for claim in group], quiet, tuple(packages)))
+                    ids = [claim.id for claim in group]
+                    futures.append(pool.submit(_run_in_worker, ids, quiet, tuple(packages), prepare))
             with tqdm(total=len(selected), desc=f"{desc} ({workers} jobs)", disable=not context.show_progress,
                       file=sys.stderr) as bar:
                 while len(results) < len(selected):

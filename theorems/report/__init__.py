@@ -12,6 +12,6 @@ engine's results. The engine produces ``ClaimResult``s; nothing here runs a chec
 """
 
 from .document import build_report, claim_document, claim_seconds
-from .files import ensure_writable, write_report
+from .files import ensure_writable, render_figures, write_report
 
-__all__ = ["build_report", "claim_document", "claim_seconds", "ensure_writable", "write_report"]
+__all__ = ["build_report", "claim_document", "claim_seconds", "ensure_writable", "render_figures", "write_report"]

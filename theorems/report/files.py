@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import io
 import json
 import os
 import shutil
@@ -37,6 +38,7 @@ from .records import write_records
 # `theorems bench all` or by hand (any other file, carried over into each new report).
 REPORT_ENTRIES = ("report.json", "report.md", "figures", "records", "html")
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+FIGURE_OPTIONS = {"dpi": 110, "bbox_inches": "tight"}
 
 
 def _leftover(entry: str) -> bool:
@@ -132,6 +134,25 @@ def _carry_over(old: Path, new: Path) -> None:
             shutil.copy2(entry, new / entry.name)
 
 
+class RenderedFigure:
+    """A figure already rendered to PNG, as the report writes it: workers render their claims'
+    figures (``render_figures``), so that the main process only writes the files."""
+
+    def __init__(self, figure):
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", **FIGURE_OPTIONS)
+        self.png = buffer.getvalue()
+
+    def savefig(self, path, **options) -> None:
+        Path(path).write_bytes(self.png)
+
+
+def render_figures(result: ClaimResult) -> None:
+    """Render the figures of ``result`` to PNG, in place (``run_claims``' ``prepare``)."""
+    for check in result.checks:
+        check.outcome.figures = {name: RenderedFigure(figure) for name, figure in check.outcome.figures.items()}
+
+
 def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False,
                  not_run: list[str] = ()) -> tuple[Path, Path]:
     """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
@@ -151,7 +172,7 @@ def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = 
         for result in results:
             for name, figure in result.figures.items():
                 filename = f"{slug(result.claim.id)}--{slug(name)}.png"
-                figure.savefig(staging / "figures" / filename, dpi=110, bbox_inches="tight")
+                figure.savefig(staging / "figures" / filename, **FIGURE_OPTIONS)
                 figures.setdefault(result.claim.id, []).append(f"figures/{filename}")
         report["figures"] = figures
         (staging / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -358,7 +358,7 @@ def _index(report: dict, graph: _Graph) -> str:
     claims = report["claims"]
     not_run = report.get("not_run", [])
     absent = {NOT_RUN: not_run, NOT_IMPLEMENTED: report["not_implemented"]}  # the rows without a verdict
-    columns = (*VERDICTS, *(NOT_RUN,) * bool(not_run), NOT_IMPLEMENTED)
+    columns = (*VERDICTS, NOT_RUN, NOT_IMPLEMENTED) if not_run else (*VERDICTS, NOT_IMPLEMENTED)
     papers = list(dict.fromkeys([c["paper"] for c in claims] + [i.split(".", 1)[0] for ids in absent.values()
                                                                   for i in ids]))
     total = Counter(c["verdict"] for c in claims)
