@@ -173,9 +173,11 @@ def test_gate_finds_the_projects_manifest_and_never_the_suites(tmp_path):
 
 
 def test_a_project_that_asks_for_nothing_keeps_its_own_hypothesis_profile_and_options(tmp_path):
+    # derandomize=False stated: with CI set, Hypothesis itself loads its "ci" profile
+    # (derandomized) before the conftest, and a registered profile inherits from it.
     (tmp_path / "conftest.py").write_text(
         "from hypothesis import settings\n"
-        "settings.register_profile('mine', max_examples=7)\n"
+        "settings.register_profile('mine', max_examples=7, derandomize=False)\n"
         "settings.load_profile('mine')\n"
         "def pytest_addoption(parser):\n"
         "    parser.addoption('--run-slow', action='store_true')\n", encoding="utf-8")
