@@ -241,3 +241,20 @@ def test_a_worker_whose_main_process_is_gone_exits_by_itself():
     main.kill()
     main.wait()
     assert worker.wait(timeout=10) == 1
+
+
+def test_workers_import_the_suite_the_main_process_runs_not_one_in_the_working_directory(tmp_path):
+    """Run as a script (as the `theorems` console script is), the main process does not look
+    in the working directory; the fork server, a `python -c` process, would: it must import
+    the same suite as the main process, not another copy found there."""
+    shadow = tmp_path / "elsewhere" / "theorems"
+    shadow.mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (shadow / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError('another copy')\n")
+    script = tmp_path / "run.py"
+    script.write_text("import sys\nfrom theorems.cli import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    completed = subprocess.run([sys.executable, str(script), "check", *IDS[:3], "--profile", "quick", "--jobs", "2"],
+                               cwd=shadow.parent, env=environment, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert not marker.exists()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 import multiprocessing
 import os
@@ -54,7 +55,8 @@ from .vocabulary import Device
 WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # The signals that stop a run as Ctrl-C does (SIGHUP: the terminal closed).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-# Set (to the main process's id) in the fork server's environment only: see worker_server.
+# Set in the fork server's environment only (the main process's id, and the environment to
+# put back): see worker_server.
 SERVER_VARIABLE = "THEOREMS_WORKER_SERVER"
 _told: set[str] = set()  # the --jobs caps already announced by this process
 _sent = None  # in a worker: the queue that carries each claim's outcome to the main process
@@ -125,7 +127,12 @@ def start_worker_server() -> None:
         return
     from multiprocessing import forkserver
 
-    with _environment({**WORKER_ENVIRONMENT, SERVER_VARIABLE: str(os.getpid())}):
+    # The server runs `python -c`, whose module path starts with the working directory, which
+    # may hold another copy of the suite: it is given this process's path instead, so that it
+    # imports the same modules, and puts back its environment before it forks a worker.
+    path = {"PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)}
+    server = {"main": os.getpid(), "environment": {name: os.environ.get(name) for name in path}}
+    with _environment({**WORKER_ENVIRONMENT, **path, SERVER_VARIABLE: json.dumps(server)}):
         forkserver.ensure_running()
 
 
@@ -180,11 +187,17 @@ def start_watchdog(main_pid: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="theorems-watchdog", daemon=True).start()
 
 
-def prepare_server(main_pid: int) -> None:
-    """In the fork server, before it forks any worker: die with the main process, leave
-    the stop signals to it, import the suite and stop every thread but its own."""
+def prepare_server(server: dict) -> None:
+    """In the fork server, before it forks any worker: put back the environment, die with the
+    main process, leave the stop signals to it, import the suite and stop every thread but
+    its own."""
+    for name, value in server["environment"].items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     _die_with_parent()
-    if os.getppid() != main_pid:  # the main process died before the line above
+    if os.getppid() != server["main"]:  # the main process died before the line above
         os._exit(1)
     _ignore_stop_signals()
     import_every_suite_module()
