@@ -127,16 +127,28 @@ def _nonzero_entries(difference: sympy.Matrix, limit: int = 3) -> list[str]:
     return found
 
 
+Scope = str | Callable[[Context], str]
+
+
+def stated_scope(scope: Scope | None, ctx: Context) -> str | None:
+    """A builder's ``scope``: a fixed string, or a function of the context where the range
+    a check covers grows with the profile."""
+    return scope(ctx) if callable(scope) else scope
+
+
 def symbolic_identity(
     name: str,
     cases: Callable[[Context], Iterable[Any]],
     build: Callable[[Any], tuple[Any, Any]],
     *,
+    scope: Scope | None = None,
     describe_case: Callable[[Any], str] = str,
     part: str = "statement",
 ) -> Check:
     """Certify ``lhs == rhs`` for each case by expanding ``lhs - rhs`` to zero in sympy.
-    Cases should run smallest first, so the first failing case is a minimal one."""
+    Cases should run smallest first, so the first failing case is a minimal one. ``scope``
+    is ``"all"`` only when a case is symbolic in the sizes (or the cases provably reduce
+    every size to themselves); otherwise the range the cases cover."""
 
     def run(ctx: Context) -> Outcome:
         checked = []
@@ -163,6 +175,7 @@ def symbolic_identity(
             Verdict.CERTIFIED,
             f"identity holds symbolically in {len(checked)} cases",
             {"method": "sympy.expand(lhs - rhs) == 0 with symbolic entries", "cases": checked},
+            scope=stated_scope(scope, ctx),
         )
 
     return Check(name, "symbolic", run, part)
@@ -175,6 +188,7 @@ def determinant_certificate(
     degree: Callable[[tuple[int, ...]], int],
     *,
     space: str,
+    scope: Scope | None = None,
     part: str = "statement",
 ) -> Check:
     """Certify that det(build(point)) is a nonzero polynomial for every size.
@@ -182,6 +196,8 @@ def determinant_certificate(
     ``build(rng, size)`` evaluates the matrix at a point drawn with ``exact.random_points``
     and returns it as an integer array. Sizes should run smallest first: the first size
     whose determinant vanishes identically is reported as the minimal counterexample.
+    ``scope`` names the sizes covered (``"n·m ≤ 64"``), or "all" where a checked reduction
+    brings every size to these.
     """
 
     def run(ctx: Context) -> Outcome:
@@ -231,6 +247,7 @@ def determinant_certificate(
                 "seed": ctx.seed,
                 "entries": entries,
             },
+            scope=stated_scope(scope, ctx),
         )
 
     return Check(name, "certificate", run, part)

@@ -11,7 +11,7 @@ from ..errors import CheckCrashed
 from . import resources
 from .context import Context
 from .registry import Check, Claim
-from .verdicts import Outcome, Verdict, combine
+from .verdicts import Outcome, Verdict, claim_scope, combine
 
 
 @dataclass
@@ -28,6 +28,7 @@ class CheckResult:
             "corroborating": self.check.corroborating,
             "verdict": self.outcome.verdict.value,
             "summary": self.outcome.summary,
+            **({"scope": self.outcome.scope} if self.outcome.verdict is Verdict.CERTIFIED else {}),
             "evidence": self.outcome.evidence,
         }
         if self.outcome.counterexample is not None:
@@ -48,6 +49,11 @@ class ClaimResult:
     # not evidence, so two runs that agree on evidence may differ here.
     resources: dict = field(default_factory=dict)
 
+    @property
+    def scope(self) -> str | None:
+        """What the claim's certificates cover (None unless it is certified)."""
+        return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict)
+
     def to_json(self) -> dict[str, Any]:
         """The result as JSON. A refuted claim's ``erratum`` has its severity, reason and
         corrected variants; which claims rest on it depends on every claim registered, so the
@@ -60,6 +66,7 @@ class ClaimResult:
             "variant_of": self.claim.variant_of,
             "depends_on": list(self.claim.depends_on),
             "verdict": self.verdict.value,
+            "scope": self.scope,
             "seed": self.context.seed,
             "profile": self.context.profile,
             "device": self.context.device.value,

@@ -5,6 +5,11 @@ identity and a rank formula). Any refutation refutes the claim. Otherwise each p
 the strongest verdict its checks establish, and the claim the weakest over its parts.
 Corroborating checks (float statistics beside an exact certificate) count only through a
 refutation: they may refute, but they never lower a certification to "supported".
+
+A certification states its *scope*: ``"all"`` when the check covers every size the claim
+quantifies over (a symbolic argument in the dimensions, or a checked reduction of the
+general case to the finite cases it decides), else the bounded range it covers (``"d ≤ 2"``).
+A claim's scope is "all" when every part is certified for all sizes.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from typing import Any
 from ..errors import ClaimDefinitionError
 from .vocabulary import Verdict
 
-__all__ = ["Outcome", "Verdict", "combine"]
+__all__ = ["ALL_SIZES", "Outcome", "Verdict", "claim_scope", "combine"]
+
+ALL_SIZES = "all"
 
 # Strength used within a part (best wins) and across parts (worst wins).
 _STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}
@@ -27,7 +34,9 @@ class Outcome:
 
     ``evidence`` must be JSON-serialisable and a function of the seed alone (no timings),
     so that the same seed reproduces it exactly. ``figures`` maps a short name to a
-    matplotlib Figure; reports save them, other commands ignore them.
+    matplotlib Figure; reports save them, other commands ignore them. ``scope`` is what a
+    certification covers (``ALL_SIZES`` or a bounded range such as ``"d ≤ 2"``); only a
+    certified outcome has one, and it must.
     """
 
     verdict: Verdict
@@ -36,11 +45,14 @@ class Outcome:
     counterexample: dict[str, Any] | None = None
     certificate: dict[str, Any] | None = None
     figures: dict[str, Any] = field(default_factory=dict)
+    scope: str | None = None
 
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
         if self.verdict is Verdict.REFUTED and self.counterexample is None:
             raise ClaimDefinitionError(f"a refuted outcome needs its counterexample: {self.summary}")
+        if self.verdict is not Verdict.CERTIFIED and self.scope is not None:
+            raise ClaimDefinitionError(f"only a certified outcome has a scope: {self.summary}")
 
 
 def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
@@ -59,3 +71,24 @@ def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
             raise ClaimDefinitionError(f"part {part!r} has only corroborating checks")
     best = [max(verdicts, key=_STRENGTH.__getitem__) for verdicts in per_part.values()]
     return min(best, key=_STRENGTH.__getitem__)
+
+
+def claim_scope(outcomes: list[tuple[str, bool, Outcome]], verdict: Verdict) -> str | None:
+    """What a certified claim's certificates cover (None unless ``verdict`` is certified):
+    ``ALL_SIZES`` when every part has a certification for all sizes, else the bounded
+    scopes of the parts that lack one (``"part: scope"`` when the claim has several parts;
+    a part certified by several bounded checks holds on each of their ranges)."""
+    if verdict is not Verdict.CERTIFIED:
+        return None
+    per_part: dict[str, list[str]] = {}
+    for part, corroborating, outcome in outcomes:
+        if not corroborating and outcome.verdict is Verdict.CERTIFIED:
+            per_part.setdefault(part, [])
+            if outcome.scope is not None and outcome.scope not in per_part[part]:
+                per_part[part].append(outcome.scope)
+    bounded = {part: scopes for part, scopes in per_part.items() if ALL_SIZES not in scopes}
+    if not bounded:
+        return ALL_SIZES
+    named = len(per_part) > 1
+    return "; ".join(f"{part}: {', '.join(scopes) or 'unstated'}" if named else ", ".join(scopes) or "unstated"
+                     for part, scopes in bounded.items())
