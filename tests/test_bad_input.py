@@ -10,6 +10,7 @@ import pytest
 import theorems
 from theorems.cli import main
 from theorems.errors import TheoremsError
+from theorems.report.records import RECORD_FORMAT
 
 CLAIM = "giannou2023.thm6"
 
@@ -22,13 +23,16 @@ def bad_files(tmp_path_factory):
     (folder / "empty.json").write_text("", encoding="utf-8")
     (folder / "list.json").write_text("[1, 2]", encoding="utf-8")
     (folder / "adir").mkdir()
-    record = {"format": "theorems reproducibility record, version 1", "claim": {"id": CLAIM},
-              "run": {"profile": "quick", "seed": 1, "device": "cpu"}, "verdict": "certified",
+    (folder / "unscoped.toml").write_text(f'[verdicts]\n"{CLAIM}" = "certified"\n[scopes]\n', encoding="utf-8")
+    (folder / "stray-scope.toml").write_text(f'[verdicts]\n"{CLAIM}" = "supported"\n[scopes]\n"{CLAIM}" = "all"\n',
+                                             encoding="utf-8")
+    record = {"format": RECORD_FORMAT, "claim": {"id": CLAIM},
+              "run": {"profile": "quick", "seed": 1, "device": "cpu"}, "verdict": "certified", "scope": "all",
               "environment": {"git_commit": "x"}}
     (folder / "no-evidence.json").write_text(json.dumps(record), encoding="utf-8")
     for name, change in (("bad-profile", ("run", "profile", "huge")), ("bad-seed", ("run", "seed", -3)),
                          ("bool-seed", ("run", "seed", True)), ("bad-device", ("run", "device", "auto")),
-                         ("bad-verdict", (None, "verdict", "proved"))):
+                         ("bad-verdict", (None, "verdict", "proved")), ("no-scope", (None, "scope", None))):
         tampered = json.loads(json.dumps({**record, "evidence": []}))
         section, key, value = change
         (tampered[section] if section else tampered)[key] = value
@@ -62,6 +66,8 @@ CLI_CASES = [
     (["gate", "--manifest", "{bad}/binary.toml"], "binary.toml is not text (UTF-8)"),
     (["gate", "--manifest", "{bad}/nul.toml"], "nul.toml is not valid TOML"),
     (["gate", "--manifest", "{bad}/missing.toml"], "missing.toml not found"),
+    (["gate", "--manifest", "{bad}/unscoped.toml"], f"certified claims without a scope under [scopes]: {CLAIM}"),
+    (["gate", "--manifest", "{bad}/stray-scope.toml"], f"scopes given for claims not expected certified: {CLAIM}"),
     (["gate", "--seeds", "0"], "at least 1"),
     (["gate", "--seeds", "many"], "the number of seeds must be an integer"),
     (["gate", "--seed-list", "-5"], "seed must be in [0, 2^63)"),
@@ -77,6 +83,7 @@ CLI_CASES = [
     (["reproduce", "{bad}/bool-seed.json"], "seed must be an integer, got True"),
     (["reproduce", "{bad}/bad-device.json"], "not auto"),
     (["reproduce", "{bad}/bad-verdict.json"], "unknown verdict 'proved'"),
+    (["reproduce", "{bad}/no-scope.json"], "scope must be a string for a certified claim"),
     (["reproduce", "{bad}/missing.json", "--device", "tpu"], "invalid choice: 'tpu'"),
     (["enumerate", "boolean", "--n", "9"], "at most n = 5"),
     (["enumerate", "boolean", "--n", "0"], "at least 1"),

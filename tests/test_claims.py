@@ -8,12 +8,13 @@ import pytest
 
 from theorems.cli import default_manifest_path
 from theorems.engine.catalog import catalog
-from theorems.engine.manifest import differences, load_manifest
+from theorems.engine.manifest import differences, load_manifest, load_scopes
 from theorems.engine.registry import claims
 from theorems.engine.verdicts import Verdict
 from theorems.pytest_plugin import check_manifest_verdict, claim_marks
 
 MANIFEST = load_manifest(default_manifest_path())
+SCOPES = load_scopes(default_manifest_path())
 
 
 def _claim_params():
@@ -23,7 +24,7 @@ def _claim_params():
 
 @pytest.mark.parametrize("claim", list(_claim_params()))
 def test_claim_reaches_its_manifest_verdict(claim, theorems_profile):
-    check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile)
+    check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile, scopes=SCOPES)
 
 
 def test_manifest_covers_exactly_the_registered_claims():

@@ -217,20 +217,22 @@ def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, 
                       prepare=prepare)
 
 
-def _expected_verdicts(packages: list[str] | None) -> dict:
-    """The manifest's verdicts for `list` (none when there is no readable manifest)."""
-    from .engine.manifest import load_manifest
+def _expected_verdicts(packages: list[str] | None) -> tuple[dict, dict]:
+    """The manifest's verdicts and scopes for `list` (none when there is no readable manifest)."""
+    from .engine.manifest import load_manifest, load_scopes
     from .errors import ManifestError
 
     try:
-        return load_manifest(project_manifest_path(Path.cwd()) if packages else default_manifest_path())
+        path = project_manifest_path(Path.cwd()) if packages else default_manifest_path()
+        return load_manifest(path), load_scopes(path) or {}
     except (ManifestError, UsageError):
-        return {}
+        return {}, {}
 
 
 def command_list(args) -> int:
+    from .report.document import shown_verdict
     registered = _selected_claims(args)
-    expected = _expected_verdicts(args.package)
+    expected, scopes = _expected_verdicts(args.package)
     rows = []
     for claim_id in known_ids(*(args.package or ())):
         entry = catalog().get(claim_id)
@@ -245,6 +247,7 @@ def command_list(args) -> int:
             "variant_of": claim.variant_of if claim else None,
             "check_kinds": sorted({c.kind.value for c in claim.checks}) if claim else [],
             "expected_verdict": expected[claim_id].value if claim_id in expected else None,
+            "expected_scope": scopes.get(claim_id),
         })
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
@@ -252,20 +255,23 @@ def command_list(args) -> int:
         print(markdown_claims_table(rows))
     else:
         for row in rows:
-            status = row["expected_verdict"] or ("implemented" if row["implemented"] else "not implemented")
+            status = (shown_verdict(row["expected_verdict"], row["expected_scope"]) if row["expected_verdict"]
+                      else "implemented" if row["implemented"] else "not implemented")
             print(f"{row['id']:<34} {row['label']:<28} {status}")
     return 0
 
 
 def markdown_claims_table(rows: list[dict]) -> str:
-    """The README's claims table: one section per paper, verdicts from the gate manifest."""
+    """The README's claims table: one section per paper, verdicts and scopes from the gate manifest."""
+    from .report.document import scope_text
     lines = []
     for paper in dict.fromkeys(row["paper"] for row in rows):
         lines += [f"**{paper}**", "", "| id | label | checks | verdict |", "|---|---|---|---|"]
         for row in rows:
             if row["paper"] != paper:
                 continue
-            verdict = f"**{row['expected_verdict']}**" if row["expected_verdict"] else "not implemented"
+            scope = f" ({scope_text(row['expected_scope'])})" if row["expected_scope"] else ""
+            verdict = f"**{row['expected_verdict']}**{scope}" if row["expected_verdict"] else "not implemented"
             core = " (core)" if row["core"] else ""
             lines.append(f"| `{row['id']}`{core} | {row['label']} | {', '.join(row['check_kinds'])} | {verdict} |")
         lines.append("")
@@ -285,12 +291,16 @@ def command_check(args) -> int:
         print(json.dumps([{**claim_document(r), "environment": environment} for r in results], indent=1,
                          ensure_ascii=False))
         return 0
+    from .report.document import shown_verdict
+
     for result in results:
-        print(f"{result.claim.id}: {result.verdict.value}  ({result.seconds:.1f} s, seed {context.seed}, "
+        print(f"{result.claim.id}: {shown_verdict(result.verdict, result.scope)}  ({result.seconds:.1f} s, "
+              f"seed {context.seed}, "
               f"profile {context.profile})")
         for check in result.checks:
             outcome = check.outcome
-            print(f"  - {check.check.name} [{check.check.kind}]: {outcome.verdict.value} — {outcome.summary}")
+            print(f"  - {check.check.name} [{check.check.kind}]: {shown_verdict(outcome.verdict, outcome.scope)} — "
+                  f"{outcome.summary}")
     return 0
 
 
@@ -340,10 +350,11 @@ def _benchmarks_in(out: Path) -> dict:
 
 
 def command_gate(args) -> int:
-    from .engine.manifest import differences, load_manifest, seed_agreement, seeds_after
+    from .engine.manifest import differences, load_manifest, load_scopes, scope_difference, seed_agreement, seeds_after
 
     path = _manifest_path(args)
     expected = load_manifest(path)
+    scopes = load_scopes(path) or {}
     seeds = args.seed_list or (seeds_after(args.seed, args.seeds) if args.seeds else None)
     packaged = _selected_claims(args)
     selected = _resolve_all(args.ids, args.package) if args.ids else list(packaged.values())
@@ -352,19 +363,28 @@ def command_gate(args) -> int:
     context = _context(args)
     if seeds is None:
         results = _run_claims(selected, context, "gate", args.jobs, args.package)
-        lines = differences(expected, {r.claim.id: r.verdict for r in results})
+        lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
+                            {r.claim.id: r.scope for r in results})
         for line in lines:
             print(line)
         print(f"gate: {counted(len(results), 'claim')} checked against {path}, {counted(len(lines), 'difference')}")
         return 1 if lines else 0
-    runs = {}
+    runs, scope_lines, scope_differing = {}, [], set()
     for seed in seeds:
         seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
-        runs[seed] = {r.claim.id: r.verdict
-                      for r in _run_claims(selected, seeded, f"gate seed {seed}", args.jobs, args.package)}
+        results = _run_claims(selected, seeded, f"gate seed {seed}", args.jobs, args.package)
+        runs[seed] = {r.claim.id: r.verdict for r in results}
+        for r in results:
+            line = scope_difference(r.claim.id, scopes[r.claim.id], r.scope) if r.claim.id in scopes else None
+            if line and r.verdict is expected.get(r.claim.id):
+                scope_lines.append(f"seed {seed}: {line}")
+                scope_differing.add(r.claim.id)
     lines, differing = seed_agreement(expected, runs)
-    for line in lines:
+    for line in lines + scope_lines:
         print(line)
+    # a claim whose verdict differs at another seed is counted once
+    differing += len({claim_id for claim_id in scope_differing
+                      if all(run.get(claim_id) is expected[claim_id] for run in runs.values())})
     print(f"gate: {counted(len(selected), 'claim')} at {counted(len(seeds), 'seed')} ({', '.join(map(str, seeds))}; "
           f"profile {context.profile}, device {context.device}) against {path}: {differing} differ from the manifest "
           "at some seed")

@@ -71,6 +71,7 @@ class Gate:
     packages: tuple[str, ...]
     manifest_path: Path
     manifest: dict  # claim id -> Verdict
+    scopes: dict | None  # claim id -> scope of each certified claim, when the manifest has [scopes]
     claims: dict  # claim id -> Claim, the claims of the packages
     profile: str
     seeds: tuple[int, ...]
@@ -126,7 +127,7 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
     else:
         raise pytest.UsageError(f"theorems: packages {', '.join(packages)} are gated but no manifest is set "
                                 "(ini option theorems_manifest or --theorems-manifest)")
-    from .engine.manifest import load_manifest
+    from .engine.manifest import load_manifest, load_scopes
     from .engine.registry import claims
 
     try:
@@ -138,6 +139,7 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
                                 "the claims of " + ", ".join(packages) + " cannot be gated")
     try:
         manifest = load_manifest(path)
+        scopes = load_scopes(path)
         registered = claims(*packages)
     except (ManifestError, ClaimPackageError, ClaimDefinitionError) as error:
         raise pytest.UsageError(f"theorems: {error}") from None
@@ -145,7 +147,7 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
         raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
     if not manifest.keys() & registered.keys():
         raise pytest.UsageError(f"theorems: gate manifest {path} names no claim of {', '.join(packages)}")
-    return Gate(tuple(packages), path, manifest, registered, options.profile, options.seeds, device)
+    return Gate(tuple(packages), path, manifest, scopes, registered, options.profile, options.seeds, device)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, which then applies to the claims too
@@ -168,11 +170,14 @@ def claim_marks(claim) -> list[pytest.MarkDecorator]:
 
 
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
-                           seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU) -> None:
+                           seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU,
+                           scopes: dict | None = None) -> None:
     """Run ``claim`` at ``profile`` at each of ``seeds`` on ``device`` and raise
-    ``VerdictMismatch`` when a verdict is not the manifest's, or when a refutation comes
-    without a counterexample."""
+    ``VerdictMismatch`` when a verdict is not the manifest's, when a certification's scope
+    and the manifest's ``scopes`` disagree on covering every size, or when a refutation
+    comes without a counterexample."""
     from .engine.context import Context
+    from .engine.manifest import scope_difference
     from .engine.runner import run_claim
     from .engine.vocabulary import Verdict
 
@@ -186,6 +191,9 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
         if result.verdict is not manifest[claim.id]:
             raise VerdictMismatch(f"{claim.id}: expected {manifest[claim.id]} ({manifest_path}), got {result.verdict} "
                                   f"{at}\n{report}")
+        difference = scope_difference(claim.id, scopes[claim.id], result.scope) if claim.id in (scopes or {}) else None
+        if difference:
+            raise VerdictMismatch(f"{difference} ({manifest_path}) {at}\n{report}")
         if result.verdict is Verdict.REFUTED and not any(r.outcome.counterexample for r in result.checks):
             raise VerdictMismatch(f"{claim.id}: refuted without a counterexample {at}\n{report}")
 
@@ -220,7 +228,7 @@ class ClaimItem(pytest.Item):
         if self.claim is None:
             raise VerdictMismatch(f"{self.name}: in {self.path} as {gate.manifest[self.name]} but not a claim of "
                                   f"{', '.join(gate.packages)}")
-        check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device)
+        check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device, gate.scopes)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, VerdictMismatch):

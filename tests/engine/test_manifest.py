@@ -1,8 +1,15 @@
-"""The multi-seed gate's bookkeeping: which seeds, and per claim how many agree."""
+"""The gate manifest: its format, verdicts and scopes, and the multi-seed gate's bookkeeping."""
 
 import pytest
 
-from theorems.engine.manifest import load_manifest, seed_agreement, seeds_after
+from theorems.engine.manifest import (
+    differences,
+    load_manifest,
+    load_scopes,
+    scope_difference,
+    seed_agreement,
+    seeds_after,
+)
 from theorems.engine.verdicts import Verdict
 
 S, I, R = Verdict.SUPPORTED, Verdict.INCONCLUSIVE, Verdict.REFUTED
@@ -53,3 +60,39 @@ def test_a_manifest_maps_quoted_ids_to_verdicts(tmp_path):
     path = tmp_path / "claims.toml"
     path.write_text('version = 1\n[verdicts]\n"mypaper.lemma1" = "certified"\n"mypaper.lemma1.x" = "refuted"\n')
     assert load_manifest(path) == {"mypaper.lemma1": Verdict.CERTIFIED, "mypaper.lemma1.x": R}
+
+
+def test_scopes_name_every_certified_claim_and_the_gate_compares_all_against_bounded(tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text('[verdicts]\n"p.a" = "certified"\n"p.b" = "certified"\n"p.c" = "supported"\n'
+                    '[scopes]\n"p.a" = "all"\n"p.b" = "d ≤ 2"\n', encoding="utf-8")
+    assert load_scopes(path) == {"p.a": "all", "p.b": "d ≤ 2"}
+    expected, scopes = load_manifest(path), load_scopes(path)
+    observed = {"p.a": Verdict.CERTIFIED, "p.b": Verdict.CERTIFIED, "p.c": Verdict.SUPPORTED}
+    assert differences(expected, observed, scopes, {"p.a": "all", "p.b": "d ≤ 3", "p.c": None}) == []
+    assert differences(expected, observed, scopes, {"p.a": "d ≤ 4", "p.b": "all", "p.c": None}) == [
+        "p.a: certified for all sizes in the manifest, got scope 'd ≤ 4'",
+        "p.b: certified for all sizes, the manifest says 'd ≤ 2': update its [scopes]",
+    ]
+    assert scope_difference("p.a", "all", None) is None  # a verdict difference is reported as such
+
+
+def test_a_manifest_without_scopes_gates_verdicts_only(tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text('[verdicts]\n"p.a" = "certified"\n', encoding="utf-8")
+    assert load_scopes(path) is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[verdicts]\n"p.a" = "certified"\n[scopes]\n', "certified claims without a scope under [scopes]: p.a"),
+    ('[verdicts]\n"p.a" = "refuted"\n[scopes]\n"p.a" = "all"\n', "scopes given for claims not expected certified: p.a"),
+    ('[verdicts]\n"p.a" = "certified"\n[scopes]\n"p.a" = ""\n', "p.a has scope ''"),
+    ('[verdicts]\n"p.a" = "certified"\n[scopes]\np.a = "all"\n', 'quote the claim ids: write "p.…" = "<scope>"'),
+    ('scopes = 3\n[verdicts]\n"p.a" = "certified"\n', "scopes must be a [scopes] table"),
+])
+def test_malformed_scopes_are_refused_in_one_line(tmp_path, text, message):
+    path = tmp_path / "claims.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_scopes(path)
+    assert message in str(error.value) and str(path) in str(error.value) and "\n" not in str(error.value)

@@ -1,6 +1,6 @@
 import pytest
 
-from theorems.engine.verdicts import Outcome, Verdict, combine
+from theorems.engine.verdicts import Outcome, Verdict, claim_scope, combine
 
 C, S, R, I = Verdict.CERTIFIED, Verdict.SUPPORTED, Verdict.REFUTED, Verdict.INCONCLUSIVE
 
@@ -33,3 +33,31 @@ def test_refuted_outcome_needs_a_counterexample():
 def test_a_part_with_only_corroborating_checks_is_a_defect():
     with pytest.raises(ValueError, match="only corroborating"):
         combine([("p", True, outcome(S))])
+
+
+def certified(scope):
+    return Outcome(C, "x", scope=scope)
+
+
+@pytest.mark.parametrize(
+    "checks, expected",
+    [
+        ([("p", False, certified("all"))], "all"),
+        ([("p", False, certified("d ≤ 2"))], "d ≤ 2"),
+        ([("p", False, certified("d ≤ 2")), ("p", False, certified("all"))], "all"),  # one general proof suffices
+        ([("p", False, certified("d ≤ 2")), ("p", False, certified("n ≤ 5"))], "d ≤ 2, n ≤ 5"),
+        ([("p", False, certified("all")), ("q", False, certified("d ≤ 5"))], "q: d ≤ 5"),  # the bounded part
+        ([("p", False, certified("all")), ("p", True, certified("d ≤ 1"))], "all"),
+        ([("p", False, certified("d ≤ 2")), ("p", True, certified("all"))], "d ≤ 2"),  # corroboration earns nothing
+        ([("p", False, certified("all")), ("p", False, outcome(S))], "all"),
+    ],
+)
+def test_a_claims_scope_is_all_only_when_every_part_has_a_general_certification(checks, expected):
+    outcomes = [(part, corr, o) for part, corr, o in checks]
+    assert claim_scope(outcomes, combine(outcomes)) == expected
+
+
+def test_only_certifications_have_a_scope():
+    assert claim_scope([("p", False, outcome(S))], S) is None
+    with pytest.raises(ValueError, match="only a certified outcome has a scope"):
+        Outcome(S, "searched", scope="d ≤ 3")

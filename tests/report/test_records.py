@@ -64,7 +64,7 @@ def test_reproduce_names_the_evidence_that_differs(record_path, tmp_path, capsys
 
 def test_reproduce_fails_when_the_verdict_differs(record_path, tmp_path, capsys):
     def change(record):
-        record["verdict"] = "refuted"
+        record["verdict"], record["scope"] = "refuted", None
 
     assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 1
     assert "DIFFERS" in capsys.readouterr().out

@@ -178,3 +178,22 @@ def test_a_folder_a_report_would_drop_or_the_working_directory_is_refused(tmp_pa
     monkeypatch.chdir(tmp_path / "r" / "data")
     with pytest.raises(UsageError, match="working directory"):
         report.ensure_writable(tmp_path / "r")
+
+
+@pytest.mark.parametrize("scope, shown", [("d ≤ 2", "certified (d ≤ 2)"), ("all", "certified (all sizes)")])
+def test_a_certification_shows_its_scope_wherever_its_verdict_is(tmp_path, scope, shown):
+    from theorems.engine.registry import Check, Claim
+    from theorems.engine.verdicts import Outcome, Verdict
+
+    check = Check("exhaustive", "symbolic", lambda ctx: Outcome(Verdict.CERTIFIED, "every case", {"cases": 3},
+                                                                 scope=scope))
+    claim = Claim("mypaper.scoped", "test", (), (check,), (), label="Scoped", statement="A statement.")
+    json_path, md_path = report.write_report([run_claim(claim, Context("quick", 1, "cpu"))], RUN, tmp_path, html=True)
+    (entry,) = json.loads(json_path.read_text())["claims"]
+    assert entry["scope"] == scope and entry["evidence"][0]["scope"] == scope
+    markdown = md_path.read_text()
+    assert f"**{shown}**" in markdown and f"| {shown} | every case |" in markdown
+    record = json.loads((tmp_path / "records" / "mypaper.scoped.json").read_text())
+    assert record["scope"] == scope and shown in (tmp_path / "records" / "mypaper.scoped.md").read_text()
+    page = next((tmp_path / "html").rglob("mypaper.scoped*.html")).read_text()
+    assert f'<span class="scope">{shown[len("certified ("):-1]}</span>' in page

@@ -1,11 +1,15 @@
 """The gate manifest: the expected verdict of every implemented claim of a package.
 
-The format (README, "The manifest format"): a TOML file with an optional ``version = 1``
-and one ``[verdicts]`` table mapping each claim id, quoted, to its expected verdict::
+The format (README, "The manifest format"): a TOML file with an optional ``version = 1``,
+one ``[verdicts]`` table mapping each claim id, quoted, to its expected verdict, and an
+optional ``[scopes]`` table giving each certified claim's scope ("all", or the bounded range
+its certificates cover at the ci profile)::
 
     version = 1
     [verdicts]
     "mypaper.lemma1" = "certified"
+    [scopes]
+    "mypaper.lemma1" = "all"
 
 Anything else is an error that names the file and what is wrong, on one line.
 """
@@ -19,13 +23,13 @@ from pathlib import Path
 from ..errors import ManifestError, SettingError
 from .catalog import CLAIM_ID
 from .settings import SEED_LIMIT
-from .verdicts import Verdict
+from .verdicts import ALL_SIZES, Verdict
 
 # The manifest format this suite reads; a file stating another version is refused rather
 # than half understood.
 MANIFEST_VERSION = 1
 
-def load_manifest(path: Path) -> dict[str, Verdict]:
+def _read(path: Path) -> dict:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -38,22 +42,33 @@ def load_manifest(path: Path) -> dict[str, Verdict]:
         raise ManifestError(f"manifest {path} is not text (UTF-8): is it the TOML manifest?") from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"manifest {path} is not valid TOML: {error}") from None
-    unknown_keys = sorted(set(data) - {"version", "verdicts"})
+    unknown_keys = sorted(set(data) - {"version", "verdicts", "scopes"})
     if unknown_keys:
-        raise ManifestError(f"manifest {path}: unknown top-level keys {unknown_keys} (expected version and [verdicts])")
+        raise ManifestError(f"manifest {path}: unknown top-level keys {unknown_keys} "
+                            "(expected version, [verdicts] and [scopes])")
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
         raise ManifestError(f"manifest {path}: version {data['version']!r} is not supported (this suite reads version "
                          f"{MANIFEST_VERSION})")
-    table = data.get("verdicts")
+    return data
+
+
+def _quoted(path: Path, table: dict, name: str) -> None:
+    for claim_id, value in table.items():
+        if isinstance(value, dict):  # an unquoted dotted key makes nested tables
+            raise ManifestError(f"manifest {path}: quote the claim ids: write \"{claim_id}.…\" = \"<{name}>\"")
+        if not re.fullmatch(CLAIM_ID, claim_id):
+            raise ManifestError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
+
+
+def load_manifest(path: Path) -> dict[str, Verdict]:
+    """The manifest's expected verdicts, by claim id."""
+    table = _read(path).get("verdicts")
     if not isinstance(table, dict):
         raise ManifestError(f"manifest {path} has no [verdicts] table")
+    _quoted(path, table, "verdict")
     allowed = [verdict.value for verdict in Verdict]
     expected = {}
     for claim_id, verdict in table.items():
-        if isinstance(verdict, dict):  # an unquoted dotted key makes nested tables
-            raise ManifestError(f"manifest {path}: quote the claim ids: write \"{claim_id}.…\" = \"<verdict>\"")
-        if not re.fullmatch(CLAIM_ID, claim_id):
-            raise ManifestError(f"manifest {path}: {claim_id!r} is not a claim id ('<paper>.<name>')")
         if not isinstance(verdict, str) or verdict not in allowed:
             raise ManifestError(f"manifest {path}: {claim_id} has unknown verdict {verdict!r} "
                                 f"(allowed: {', '.join(allowed)})")
@@ -61,8 +76,45 @@ def load_manifest(path: Path) -> dict[str, Verdict]:
     return expected
 
 
-def differences(expected: dict[str, Verdict], observed: dict[str, Verdict]) -> list[str]:
-    """One line per disagreement between the manifest and a run (both keyed by claim id)."""
+def load_scopes(path: Path) -> dict[str, str] | None:
+    """The manifest's expected scopes, by claim id; None when it has no ``[scopes]`` table.
+    A table, once there, names every claim the manifest expects certified, and no other."""
+    data = _read(path)
+    if "scopes" not in data:
+        return None
+    table = data["scopes"]
+    if not isinstance(table, dict):
+        raise ManifestError(f"manifest {path}: scopes must be a [scopes] table")
+    _quoted(path, table, "scope")
+    for claim_id, scope in table.items():
+        if not isinstance(scope, str) or not scope.strip():
+            raise ManifestError(f"manifest {path}: {claim_id} has scope {scope!r}; give \"all\" or a range such as "
+                                "\"d ≤ 2\"")
+    certified = {claim_id for claim_id, verdict in load_manifest(path).items() if verdict is Verdict.CERTIFIED}
+    missing, extra = sorted(certified - table.keys()), sorted(table.keys() - certified)
+    if missing:
+        raise ManifestError(f"manifest {path}: certified claims without a scope under [scopes]: {', '.join(missing)}")
+    if extra:
+        raise ManifestError(f"manifest {path}: scopes given for claims not expected certified: {', '.join(extra)}")
+    return dict(table)
+
+
+def scope_difference(claim_id: str, expected: str, observed: str | None) -> str | None:
+    """One line when a certified claim's scope and the manifest's disagree on whether it
+    covers every size. Bounded ranges are not compared with each other: the manifest
+    records the ci profile's, and a larger profile certifies more."""
+    if observed is None or (expected == ALL_SIZES) == (observed == ALL_SIZES):
+        return None
+    if expected == ALL_SIZES:
+        return f"{claim_id}: certified for all sizes in the manifest, got scope {observed!r}"
+    return f"{claim_id}: certified for all sizes, the manifest says {expected!r}: update its [scopes]"
+
+
+def differences(expected: dict[str, Verdict], observed: dict[str, Verdict],
+                expected_scopes: dict[str, str] | None = None, observed_scopes: dict[str, str | None] | None = None,
+                ) -> list[str]:
+    """One line per disagreement between the manifest and a run (both keyed by claim id),
+    scopes included when both are given."""
     lines = []
     for claim_id in sorted(set(expected) | set(observed)):
         if claim_id not in observed:
@@ -71,6 +123,9 @@ def differences(expected: dict[str, Verdict], observed: dict[str, Verdict]) -> l
             lines.append(f"{claim_id}: verdict {observed[claim_id]} but missing from the manifest")
         elif expected[claim_id] is not observed[claim_id]:
             lines.append(f"{claim_id}: expected {expected[claim_id]}, got {observed[claim_id]}")
+        elif expected_scopes is not None and observed_scopes is not None and claim_id in expected_scopes:
+            line = scope_difference(claim_id, expected_scopes[claim_id], observed_scopes.get(claim_id))
+            lines += [line] if line else []
     return lines
 
 

@@ -21,6 +21,7 @@ from ..engine.catalog import catalog
 from ..engine.registry import affected_by
 from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
+from ..engine.verdicts import ALL_SIZES
 from ..engine.vocabulary import Severity, Verdict
 
 # The erratum severities explained, in the words report.md and the HTML errata page use.
@@ -29,6 +30,19 @@ SEVERITY_EXPLANATION = (
     "the paper's proof or surrounding text supports holds, and nothing later relies on the false "
     f"reading) or *{Severity.SUBSTANTIVE}* (a later result or proof step relies on it, or no nearby reading "
     "repairs it).")
+
+
+def scope_text(scope: str | None) -> str:
+    """What a certification covers, as people read it ("" when there is no certification)."""
+    if scope is None:
+        return ""
+    return "all sizes" if scope == ALL_SIZES else scope
+
+
+def shown_verdict(verdict: str, scope: str | None) -> str:
+    """A verdict with the scope of a certification: "certified (all sizes)", "certified
+    (d ≤ 2)"; other verdicts as they are."""
+    return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
 
 
 def slug(text: str) -> str:

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from ..engine.vocabulary import Verdict
 from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
-from .document import SEVERITY_EXPLANATION, slug
+from .document import SEVERITY_EXPLANATION, scope_text, slug
 
 VERDICTS = tuple(Verdict)
 # Claims without a verdict: not implemented yet; selected but not run (the run was
@@ -57,6 +57,7 @@ table.matrix {{ border-left: 2px solid #57606a; border-right: 2px solid #57606a;
 blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de; background: #f6f8fa; }}
 .badge {{ display: inline-block; padding: 0 .55em; border-radius: 1em; font-size: .85em; font-weight: 600;
           color: #fff; white-space: nowrap; background: {COLOURS[NOT_SELECTED]}; }}
+.scope {{ font-size: .85em; color: #555; }}
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
 .warn, .interrupted {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
@@ -340,6 +341,12 @@ def _badge(verdict: str) -> str:
     return f'<span class="badge v-{escape(verdict.replace(" ", "-"))}">{escape(verdict)}</span>'
 
 
+def _scoped_badge(entry: dict) -> str:
+    """A claim's or check's verdict badge, with what a certification covers beside it."""
+    scope = scope_text(entry.get("scope"))
+    return _badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
+
+
 def _claim_link(claim_id: str, root: str, graph: _Graph) -> str:
     if claim_id in graph.claims:
         return f'<a href="{escape(root + _claim_page_path(claim_id))}"><code>{escape(claim_id)}</code></a>'
@@ -394,7 +401,7 @@ def _index(report: dict, graph: _Graph) -> str:
         for claim in (c for c in claims if c["paper"] == paper):
             below = sorted(graph.refuted_below(claim["id"]))
             body.append(f"<tr><td>{_claim_link(claim['id'], '', graph)}</td><td>{escape(claim['label'])}</td>"
-                        f"<td>{_badge(claim['verdict'])}</td><td>{_claim_list(below, '', graph) if below else ''}</td>"
+                        f"<td>{_scoped_badge(claim)}</td><td>{_claim_list(below, '', graph) if below else ''}</td>"
                         f"<td class=\"num\">{claim['timing_s']['total']:.1f}</td></tr>")
         for kind, ids in absent.items():
             for claim_id in (i for i in ids if i.split(".", 1)[0] == paper):
@@ -510,7 +517,7 @@ def _counterexample(value) -> str:
 def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[str]) -> str:
     root, claim_id = "../", claim["id"]
     below = sorted(graph.refuted_below(claim_id))
-    body = [f"<h1><code>{escape(claim_id)}</code> {_badge(claim['verdict'])}</h1>",
+    body = [f"<h1><code>{escape(claim_id)}</code> {_scoped_badge(claim)}</h1>",
             f"<p><strong>{escape(claim['label'])}</strong> · {escape(claim['paper'])} · "
             f"source: {escape(claim['source'])}</p>",
             f"<blockquote>{escape(claim['statement'])}</blockquote>"]
@@ -543,11 +550,11 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
         part = check["part"] + (" (corroborating)" if check["corroborating"] else "")
         seconds = timing.get(check["check"])
         body.append(f'<tr><td><a href="#check-{n}">{escape(check["check"])}</a></td><td>{escape(check["kind"])}</td>'
-                    f"<td>{escape(part)}</td><td>{_badge(check['verdict'])}</td><td>{escape(check['summary'])}</td>"
+                    f"<td>{escape(part)}</td><td>{_scoped_badge(check)}</td><td>{escape(check['summary'])}</td>"
                     f"<td class=\"num\">{'' if seconds is None else f'{seconds:.2f}'}</td></tr>")
     body.append("</table>")
     for n, check in enumerate(claim["evidence"]):
-        body += [f'<h3 id="check-{n}">{escape(check["check"])} {_badge(check["verdict"])}</h3>',
+        body += [f'<h3 id="check-{n}">{escape(check["check"])} {_scoped_badge(check)}</h3>',
                  f"<p>{escape(check['summary'])}</p>", _evidence(check.get("evidence", {}))]
         if "counterexample" in check:
             body += ["<h4>Counterexample</h4>", _counterexample(check["counterexample"])]

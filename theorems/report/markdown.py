@@ -7,7 +7,7 @@ import json
 from ..engine.catalog import catalog
 from ..engine.vocabulary import Verdict
 from .benchmarks import render_benchmarks_markdown
-from .document import SEVERITY_EXPLANATION, slug
+from .document import SEVERITY_EXPLANATION, shown_verdict, slug
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
 
@@ -17,7 +17,8 @@ def _check_lines(claim: dict) -> list[str]:
     for check in claim["evidence"]:
         role = " (corroborating)" if check["corroborating"] else ""
         summary = check["summary"].replace("|", "\\|")
-        lines.append(f"| {check['check']} | {check['kind']} | {check['part']}{role} | {check['verdict']} | {summary} |")
+        verdict = shown_verdict(check["verdict"], check.get("scope"))
+        lines.append(f"| {check['check']} | {check['kind']} | {check['part']}{role} | {verdict} | {summary} |")
     return lines
 
 
@@ -121,12 +122,14 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 label = catalog()[claim_id].label if claim_id in catalog() else ""
                 lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
             else:
+                verdict = shown_verdict(claim["verdict"], claim["scope"])
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
-                             f"**{claim['verdict']}** | {claim['timing_s']['total']:.1f} |")
+                             f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
     lines += ["", "## Claims"]
     for claim in claims:
-        lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{claim['verdict']}**", "",
+        verdict = shown_verdict(claim["verdict"], claim["scope"])
+        lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
                   f"> {claim['statement']}", "", f"Source: {claim['source']}."]
         if claim["variant_of"]:
             lines.append(f"Variant of {claim['variant_of']}.")

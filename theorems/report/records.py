@@ -17,9 +17,10 @@ from ..engine import environment, settings
 from ..engine.runner import ClaimResult
 from ..engine.vocabulary import Device, Verdict
 from ..errors import RecordError, SettingError
-from .document import claim_document
+from .document import claim_document, shown_verdict
 
-RECORD_FORMAT = "theorems reproducibility record, version 1"
+# version 2: the claim's "scope" and each certified check's
+RECORD_FORMAT = "theorems reproducibility record, version 2"
 
 # Evidence keys that name an instance's size or the amount of sampling, collected into the
 # record's "sizes" so a reader sees them without reading every check's evidence.
@@ -66,6 +67,7 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
         "timing_s": claim["timing_s"],
         "resources": claim["resources"],
         "verdict": claim["verdict"],
+        "scope": claim["scope"],
         "evidence": claim["evidence"],
         **({"erratum": claim["erratum"]} if "erratum" in claim else {}),
         "reproduce": {
@@ -86,7 +88,7 @@ def render_record_markdown(record: dict) -> str:
     resources = record["resources"]
     peak = resources.get("peak_resident_bytes")
     lines = [
-        f"# {claim['id']} — {claim['label']}: **{record['verdict']}**",
+        f"# {claim['id']} — {claim['label']}: **{shown_verdict(record['verdict'], record['scope'])}**",
         "",
         f"> {claim['statement']}",
         "",
@@ -112,7 +114,8 @@ def render_record_markdown(record: dict) -> str:
               "```", "", "## Checks", "", "| check | kind | verdict | summary |", "|---|---|---|---|"]
     for check in record["evidence"]:
         summary = check["summary"].replace("|", "/")
-        lines.append(f"| {check['check']} | {check['kind']} | {check['verdict']} | {summary} |")
+        verdict = shown_verdict(check["verdict"], check.get("scope"))
+        lines.append(f"| {check['check']} | {check['kind']} | {verdict} | {summary} |")
     lines += ["", "## Sizes", "", "```json", json.dumps(run["sizes"], indent=1, ensure_ascii=False), "```"]
     if "erratum" in record:
         erratum = record["erratum"]
@@ -164,6 +167,9 @@ def _check_fields(record: dict, path: Path) -> None:
             raise SettingError("run.device must be the device it ran on (cpu or cuda), not auto")
         if field("verdict") not in list(Verdict):
             raise SettingError(f"unknown verdict {field('verdict')!r}")
+        if (field("verdict") == Verdict.CERTIFIED) != isinstance(field("scope"), str):
+            raise SettingError("scope must be a string for a certified claim and null otherwise, "
+                               f"got {field('scope')!r}")
     except SettingError as error:
         raise RecordError(f"{path}: {error}") from None
     if not isinstance(field("evidence"), list):
