@@ -758,7 +758,8 @@ def _describe_symbolic_case(case) -> str:
 
 
 def symbolic_scope(ctx: Context) -> str:
-    return f"d = 2 (every square submatrix), d = 3 (sampled submatrices up to {ctx.by_profile(4, 5, 6, 6)}×…)"
+    largest = ctx.by_profile(4, 5, 6, 6)
+    return f"d = 2 (every square submatrix), d = 3 (sampled submatrices up to {largest}×{largest})"
 
 
 def lemma9_symbolic(signed: bool) -> Check:
