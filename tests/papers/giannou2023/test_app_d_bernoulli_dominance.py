@@ -249,3 +249,30 @@ def test_large_profile_adds_d5_replacements():
     for plan in (bd.ONE_COLUMN, bd.CHAIN):
         thorough, large = (plan.configs(Context(profile, 0, "cpu")) for profile in ("thorough", "large"))
         assert set(thorough) < set(large) and max(d for d, _ in large) == 5
+
+
+def test_exact_replacement_polynomials_at_d_1():
+    p = bd.P_VARIABLE
+    q = bd.PRINTED_REPLACEMENT.density(p, 1)
+    assert bd.zero_probability_after_replacing(1, q, 0) == 1 - p * p
+    assert bd.zero_probability_after_replacing(1, q, 1) == 1 - q
+
+
+def test_exact_replacement_polynomial_against_every_mask_pair_at_d_2():
+    # Independent of the column-pattern contraction: every A, B ∈ {0,1}^{2×4}, A ⊙ B by khatri_rao,
+    # DetBool = 0 by the permanent's terms; at p = 1/2 every pair has probability 2^(-16).
+    from theorems.maths.boolean_determinant import permanent_term_counts
+    from theorems.papers.giannou2023.app_d_sparse_inverse import all_masks
+
+    masks = all_masks(2, 4)
+    products = np.array([khatri_rao(a, b) for a in masks for b in masks])
+    zero = int((permanent_term_counts(products) == 0).sum())
+    exact = bd.zero_probability_after_replacing(2, bd.PRINTED_REPLACEMENT.density(bd.P_VARIABLE, 2), 0)
+    assert bd.fmpq_of(exact, Fraction(1, 2)) == Fraction(zero, 2**16) == Fraction(62155, 65536)
+    # With every column replaced it is an iid Bern(q) matrix: P = (#masks with DetBool 0 by weight)·q^w(1−q)^(16−w).
+    q = Fraction(1, 16)  # p = 1/2, q = p²/(2d)
+    all_4x4 = all_masks(4, 4)
+    weights = all_4x4.sum(axis=(1, 2))[permanent_term_counts(all_4x4) == 0]
+    expected = sum(q ** int(w) * (1 - q) ** (16 - int(w)) for w in weights)
+    replaced = bd.zero_probability_after_replacing(2, bd.PRINTED_REPLACEMENT.density(bd.P_VARIABLE, 2), 4)
+    assert bd.fmpq_of(replaced, Fraction(1, 2)) == expected

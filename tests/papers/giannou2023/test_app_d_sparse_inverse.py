@@ -17,7 +17,14 @@ from theorems.maths.boolean_determinant import (
 )
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023.app_d_sparse_inverse import (
+    A_MASK,
+    B_MASK,
+    B_ROWS,
+    COLUMN,
+    P_WEIGHTS,
     PAIR_KINDS,
+    Q_WEIGHTS,
+    ROW,
     _verified_detbool,
     all_masks,
     decide_det_polynomial,
@@ -28,9 +35,13 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     lemma9_statement,
     mask_pair,
     matching_expansion,
+    minor_row_of_row,
     no_zero_line,
     nonsingular_over_q,
     pinned_large_masks,
+    row_of_minor_row,
+    row_scaled_entry,
+    sparsified_entry,
     sparsified_product_sampler,
     square_mask,
     symbolic_khatri_rao,
@@ -177,3 +188,39 @@ def test_large_masks_reach_8192_and_are_capped_by_memory(monkeypatch):
     with resources.measured("cpu") as usage:
         assert si.def8_large_sizes(Context("large", 0, "cpu", "giannou2023.def8", "large masks"))[-1] == 4096
     assert usage["capped"][0]["used"] == 4096
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_minor_relabelling_is_numpys_row_deletion(n):
+    # The induction's symbolic relabelling, at concrete sizes, against the minor numpy builds.
+    rows = np.arange(n)
+    for i in range(n):
+        kept = np.delete(rows, i)
+        assert [int(row_of_minor_row(s, i)) for s in range(n - 1)] == kept.tolist()
+        assert [int(minor_row_of_row(r, i)) for r in kept] == list(range(n - 1))
+
+
+@pytest.mark.parametrize(("m", "k"), [(2, 2), (3, 3), (2, 3)])
+def test_symbolic_entry_is_the_khatri_rao_convention(m, k):
+    # The general argument's entry (r, c), at concrete r, c, k, is khatri_rao(P∘A, Q∘B)[r, c].
+    rng = np.random.default_rng(m * 10 + k)
+    columns = m * k
+    a, b = rng.random((m, columns)) < 0.7, rng.random((k, columns)) < 0.7
+    p, q = rng.integers(1, 50, (m, columns)), rng.integers(1, 50, (k, columns))
+    product = khatri_rao(p * a, q * b)
+    for r in range(m * k):
+        for c in range(columns):
+            entry = sparsified_entry(ROW, COLUMN).subs({ROW: r, COLUMN: c, B_ROWS: k})
+            value = entry.replace(lambda e: isinstance(e, sympy.Indexed), lambda e: int(
+                {P_WEIGHTS: p, Q_WEIGHTS: q, A_MASK: a, B_MASK: b}[e.base][tuple(int(i) for i in e.indices)]))
+            assert int(value) == product[r, c]
+
+
+def test_row_scaled_weights_break_lemma9_at_d_2():
+    # The broken variant's concrete counterexample: all-ones masks, one weight per row of A and of B.
+    p, q = sympy.symbols("p0:2"), sympy.symbols("q0:2")
+    matrix = sympy.Matrix(4, 4, lambda r, c: row_scaled_entry(ROW, COLUMN).subs({ROW: r, COLUMN: c, B_ROWS: 2})
+                          .replace(lambda e: isinstance(e, sympy.Indexed) and e.base in (A_MASK, B_MASK), lambda e: 1)
+                          .replace(lambda e: isinstance(e, sympy.Indexed),
+                                   lambda e: (p if e.base == P_WEIGHTS else q)[int(e.indices[0])]))
+    assert matrix.det() == 0 and detbool(np.ones((4, 4), dtype=bool)) == 1

@@ -417,11 +417,18 @@ def exhaustive_small_n(statement: SingularityStatement) -> Check:
                                f"n = {n}, ρ = {at}: P({statement.event}) = {counterexample['probability']}, {why}",
                                {"event": statement.event, "sizes": rows}, counterexample=counterexample)
         allowed = min(row["exponent_allowed"] for row in rows)
-        return Outcome(Verdict.CERTIFIED, f"for 2 ≤ n ≤ {rows[-1]['n']} and every ρ in the hypothesis range, "
+        largest = rows[-1]["n"]
+        return Outcome(Verdict.CERTIFIED, f"for 2 ≤ n ≤ {largest} and every ρ in the hypothesis range, "
                        f"P({statement.event}) ≤ n^(−c) holds exactly for every c ≤ {allowed}",
                        {"event": statement.event,
                         "method": "exhaustive enumeration, exact polynomial in ρ, exact root isolation",
-                        "sizes": rows, "largest_exponent_allowed": allowed})
+                        "bound": f"2 ≤ n ≤ {largest} (n = 1 is trivial: n^(−c) = 1), every ρ in the range",
+                        "configurations": sum(2 ** (n * n) for n in range(2, largest + 1)),
+                        "readings": "nρ ≥ log(1/ρ) (printed) and nρ > log(1/ρ): the range scanned is closed and "
+                                    "starts just below the boundary, so it contains both; the probability is a "
+                                    "polynomial in ρ, so their suprema agree",
+                        "sizes": rows, "largest_exponent_allowed": allowed},
+                       scope=f"n ≤ {largest}")
 
     return Check("exhaustive n ≤ 4", "certificate", run, part="singularity probability, n ≤ 4 (exact)")
 
@@ -438,6 +445,7 @@ def zero_line_formula(formulas: dict[str, Callable] = ZERO_LINE_FORMULAS) -> Che
         lambda ctx: [(n, event) for n in range(1, ctx.by_profile(3, EXHAUSTIVE_MAX_N) + 1) for event in formulas],
         lambda case: ([[_weight_polynomial(exhaustive_counts(case[0])[case[1]], case[0] ** 2, rho)]],
                       [[formulas[case[1]](case[0], rho)]]),
+        scope=lambda ctx: f"n ≤ {ctx.by_profile(3, EXHAUSTIVE_MAX_N)}",
         describe_case=lambda case: f"n = {case[0]}, P({case[1]})",
         part="zero-line formula",
     )
@@ -945,7 +953,7 @@ def zero_column_formula(formula: Callable = ZERO_COLUMN_FORMULA) -> Check:
     return symbolic_identity(
         "zero-column formula", lambda ctx: [1, 2],
         lambda d: ([[_weight_polynomial(khatri_rao_zero_column_counts(d), 2 * d**3, p)]], [[formula(d, p)]]),
-        describe_case=lambda d: f"d = {d}, P(M1⊙M2 has a zero column)", part="zero-column formula")
+        scope="d ≤ 2", describe_case=lambda d: f"d = {d}, P(M1⊙M2 has a zero column)", part="zero-column formula")
 
 
 # --- claims ---------------------------------------------------------------------------
