@@ -1,6 +1,8 @@
-"""Parameterizations of Thm 3.1: correspondences, symbolic sides, float networks."""
+"""Parameterizations of Thm 3.1: correspondences, the all-sizes argument, exact and float networks."""
 
+import flint
 import numpy as np
+import sympy
 import torch
 
 from theorems.maths import features
@@ -41,3 +43,61 @@ def test_networks_share_every_parameter_but_the_layer():
     student, original = eq._networks(eq.ID_COND, 3, 2, generator)
     assert torch.allclose(student[2].effective_weight(), original[2].gamma2[:, None] * original[2].weight)
     assert torch.equal(student[0].weight, original[0].weight)
+
+
+def test_every_step_of_the_all_sizes_argument_is_proved_for_the_theorem():
+    steps = eq._all_sizes_steps(eq._row_major_feature, None)
+    assert [s.name for s in steps if not s.proved] == []
+    assert all(eq.id_cond_link_removal_steps().values())
+
+
+def test_the_all_sizes_argument_refutes_a_wrong_correspondence_at_its_smallest_case():
+    steps = eq._all_sizes_steps(eq._column_major_feature, None)
+    (failed,) = [s for s in steps if not s.proved]
+    assert eq._smallest_instance(failed) == {"c0": 2, "c2": 2, "i": 0, "j": 1,
+                                             "student − original": "γ2_i*γ1(1) - γ2_i*γ1(2)"}
+
+
+def test_a_nonlinearity_between_the_layers_is_never_certified():
+    unproved = {s.name for s in eq._all_sizes_steps(eq._row_major_feature, eq._between) if not s.proved}
+    assert any(name.startswith("layer(e_j)") for name in unproved)
+    assert any("linear in its input" in name for name in unproved)
+
+
+def _symbolic_parameters(params):
+    """The same parameters as sympy symbols, and the substitution back to the rational values."""
+    symbols, point = {}, {}
+    for name, value in params.items():
+        names = [f"{name}_{index}" for index in range(value.size)]
+        array = np.array(sympy.symbols(names, seq=True), dtype=object).reshape(value.shape)
+        symbols[name] = array
+        point.update({s: sympy.Rational(int(v.p), int(v.q)) for s, v in zip(array.ravel(), value.ravel(), strict=True)})
+    return symbols, point
+
+
+def _as_sympy(array):
+    return np.vectorize(lambda v: sympy.Rational(int(v.p), int(v.q)), otypes=[object])(array)
+
+
+def test_hand_derived_gradients_are_the_derivatives_of_the_loss():
+    x, y = _as_sympy(eq._rationals((eq.INPUTS, eq.BATCH), 7)), _as_sympy(eq._rationals((eq.OUTPUTS, eq.BATCH), 8))
+    student, original, (w1, w2) = eq._exact_pair(eq.ID_COND, 2, 1)
+    layers = (np.vectorize(int, otypes=[object])(w1), np.vectorize(int, otypes=[object])(w2))
+    for params, network_layers, between in ((student, layers, None), (original, None, None),
+                                            (student, layers, eq._between)):
+        symbols, point = _symbolic_parameters(params)
+        loss, _ = eq._loss_and_gradients(symbols, x, y, network_layers, between)
+        _, grads = eq._loss_and_gradients({n: _as_sympy(v) for n, v in params.items()}, x, y, network_layers, between)
+        for name, array in symbols.items():
+            for symbol, grad in zip(array.ravel(), grads[name].ravel(), strict=True):
+                assert sympy.diff(loss, symbol).xreplace(point) == grad, (name, symbol)
+
+
+def test_exact_optimizer_follows_torch_momentum_and_weight_decay():
+    params = {"p": np.array([flint.fmpq(1)], dtype=object)}
+    grads = {"p": np.array([flint.fmpq(2)], dtype=object)}
+    optimizer, buffers = eq.EXACT_OPTIMIZERS[2], {}
+    optimizer.step(params, grads, buffers)  # b = 2 + 1/10, p = 1 − (1/4)(21/10)
+    assert params["p"][0] == flint.fmpq(19, 40)
+    optimizer.step(params, grads, buffers)  # b = (1/2)(21/10) + 2 + 19/400
+    assert buffers["p"][0] == flint.fmpq(21, 20) + 2 + flint.fmpq(19, 400)
