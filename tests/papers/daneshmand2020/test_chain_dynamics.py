@@ -156,3 +156,12 @@ def test_numpy_and_torch_relu_agree():
     assert md.ACTIVATIONS_PROP8["relu"](x).tolist() == [[0, 0, 3]]
     assert torch.equal(md.ACTIVATIONS_PROP8["relu"](torch.tensor(x, dtype=torch.float64)),
                        torch.relu(torch.tensor(x, dtype=torch.float64)))
+
+
+@DETERMINISTIC
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=4).filter(any),
+       st.lists(st.integers(-3, 3), min_size=1, max_size=5).filter(any), st.sampled_from(sorted(md.ACTIVATIONS_PROP8)))
+def test_rank_of_features_depends_only_on_the_signs(u, w, activation):
+    """Why the sign-pattern sweep of Prop. 8 covers every rank-one Ĥ up to its sizes."""
+    f = md.ACTIVATIONS_PROP8[activation]
+    assert exact.rank_exact(f(np.outer(u, w))) == exact.rank_exact(f(np.outer(np.sign(u), np.sign(w))))

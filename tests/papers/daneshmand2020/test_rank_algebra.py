@@ -198,7 +198,7 @@ def _graph_value(graph, m: list[list[Fraction]]) -> Fraction:
     vertices = sorted({x for edge in graph for x in edge})
     total = Fraction(0)
     for image in itertools.product(range(d), repeat=len(vertices)):
-        at = dict(zip(vertices, image))
+        at = dict(zip(vertices, image, strict=True))
         term = Fraction(1)
         for a, b in graph:
             term *= m[at[a]][at[b]]
