@@ -111,3 +111,57 @@ def test_pinned_rank_one_starts_refute_what_they_are_pinned_for():
     assert md.lemma21_corrected(md.ROW_FLIPPING_START, loose) is not None
     assert md.parallel_under(md.ROW_FLIPPING_START.activation, md.ROW_FLIPPING_START.direction)
     assert not md.parallel_under(md.RANK_GROWING_START.activation, md.RANK_GROWING_START.direction)
+
+
+# --- exhaustive sweeps -----------------------------------------------------------------
+
+
+def test_sweep_starts_are_rank_one_points_of_the_space_and_respect_the_premise():
+    starts = md.rank_one_sweep_starts(2, 2, premise_only=True)
+    assert all(sum(x * x for x in s.direction) == len(s.direction) for s in starts)
+    assert all(md.parallel_under(s.activation, s.direction) for s in starts)
+    assert all(abs(x) == exact.to_fmpq(ma.NEAR_CORNER) for s in starts for x in s.weights.entries())
+    everything = md.rank_one_sweep_starts(2, 2, premise_only=False)
+    assert len(everything) > len(starts)
+    assert (len(everything[0].signs), len(everything[0].direction)) == (1, 1)  # smallest first
+
+
+def test_sign_flip_reduction_of_the_sweep():
+    """The sweep fixes s = 1: a start (s, W) decides as (1, SWS) does, S = diag(s), for every
+    predicate and F, including the counterexamples (rank growth, row flips)."""
+    corner = exact.to_fmpq(ma.NEAR_CORNER)
+    for activation in md.SWEEP_ACTIVATIONS:
+        for signs in ([1, -1], [-1, 1, -1]):
+            d = len(signs)
+            s = ma.diagonal_matrix([flint.fmpq(x) for x in signs])
+            for pattern in ([1, -1, 1, 1, -1, 1, 1, 1, -1][: d * d], [1] * (d * d)):
+                w = corner * exact.fmpq_matrix(np.reshape(pattern, (d, d)))
+                direction = tuple(md.sphere_point([1, 2]))
+                for gamma_scale in (md.PAPER_GAMMA, Fraction(8)):
+                    for predicate in (md.lemma21_printed, md.lemma21_corrected):
+                        flipped = predicate(md.RankOneStart(activation, tuple(signs), direction, w), gamma_scale)
+                        reduced = predicate(md.RankOneStart(activation, (1,) * d, direction, s * w * s), gamma_scale)
+                        assert (flipped is None) == (reduced is None)
+
+
+def test_sign_pattern_heads_cover_every_nonzero_pattern():
+    heads = md.sign_pattern_heads(2, 2)
+    assert len(heads) == 2 * sum((3**a - 1) * (3**b - 1) for a in (1, 2) for b in (1, 2))
+    first_failure = next(h for h in heads if md.prop8_features_statement(md.printed_alignment)(h) is not None)
+    assert first_failure.preactivation().tolist() == [[1, -1], [-1, 1]] and first_failure.activation == "relu"
+
+
+def test_numpy_and_torch_relu_agree():
+    x = np.array([[-2, 0, 3]])
+    assert md.ACTIVATIONS_PROP8["relu"](x).tolist() == [[0, 0, 3]]
+    assert torch.equal(md.ACTIVATIONS_PROP8["relu"](torch.tensor(x, dtype=torch.float64)),
+                       torch.relu(torch.tensor(x, dtype=torch.float64)))
+
+
+@DETERMINISTIC
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=4).filter(any),
+       st.lists(st.integers(-3, 3), min_size=1, max_size=5).filter(any), st.sampled_from(sorted(md.ACTIVATIONS_PROP8)))
+def test_rank_of_features_depends_only_on_the_signs(u, w, activation):
+    """Why the sign-pattern sweep of Prop. 8 covers every rank-one Ĥ up to its sizes."""
+    f = md.ACTIVATIONS_PROP8[activation]
+    assert exact.rank_exact(f(np.outer(u, w))) == exact.rank_exact(f(np.outer(np.sign(u), np.sign(w))))

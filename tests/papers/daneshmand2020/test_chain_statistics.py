@@ -150,7 +150,9 @@ def test_vanilla_chain_collapses_below_the_refutation_margin_with_full_exact_ran
 
 def test_lemma6_symbolic_step_needs_odd_f_and_symmetric_weights():
     ctx = Context("quick", 0, "cpu")
-    assert mc.sign_flip_equivariance("odd", "uniform").run(ctx).verdict is Verdict.CERTIFIED
+    certified = mc.sign_flip_equivariance("odd", "uniform").run(ctx)
+    assert certified.verdict is Verdict.CERTIFIED
+    assert certified.scope == "(d, N) ∈ {(2, 1), (2, 2)}"  # concrete sizes: a bounded scope, never "all"
     assert mc.sign_flip_equivariance("none", "uniform").run(ctx).verdict is Verdict.REFUTED
     assert mc.sign_flip_equivariance("odd", "asymmetric").run(ctx).verdict is Verdict.REFUTED
 

@@ -2,8 +2,10 @@
 the float engines against independent computations, input validation, and the paper's
 counterexamples reproduced by hand."""
 
+import itertools
 from fractions import Fraction
 
+import flint
 import numpy as np
 import pytest
 import sympy
@@ -166,3 +168,116 @@ def test_spread_spectrum_case_separates_the_soft_rank_factors():
     (_, h), tau = ma.SPREAD_SPECTRUM_CASE
     assert ma.projected_rank_tau(h, tau) == 1
     assert exact.fmpq_to_fraction(ma.projected_effective_rank(h)) == Fraction(25, 17)
+
+
+# --- sums over a symbolic number of indices and the index calculus of Lemma 12 ------------
+
+
+def test_index_sum_factors_over_independent_indices():
+    k, (x, y) = sympy.Symbol("k"), sympy.symbols("x y")
+    p1, p2 = ma.power_sum("λ", 1, k), ma.power_sum("λ", 2, k)
+    assert ma.index_sum(x * y, [x, y], k, "λ") == sympy.expand(p1**2)
+    assert ma.index_sum(x**2, [x, y], k, "λ") == sympy.expand(k * p2)  # y does not occur: Σ_j 1 = k
+    assert ma.index_sum(sympy.Integer(3), [x], k, "λ") == 3 * k
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+def test_index_sum_agrees_with_explicit_sums_at_concrete_sizes(size):
+    k, (x, y) = sympy.Symbol("k"), sympy.symbols("x y")
+    values = sympy.symbols(f"v1:{size + 1}")
+    summand = x**3 * y - 2 * x**2 * y**2 + 5 * x
+    explicit = sum(summand.subs({x: a, y: b}, simultaneous=True) for a in values for b in values)
+    symbolic = ma.index_sum(summand, [x, y], k, "λ").subs(
+        {k: size, **{ma.power_sum("λ", p, k): sum(v**p for v in values) for p in range(1, 5)}})
+    assert sympy.expand(symbolic - explicit) == 0
+
+
+def _graph_value(graph, m: list[list[Fraction]]) -> Fraction:
+    """Σ over every map of the graph's vertices to {0, …, d−1} of Π_edges m_ab (brute force)."""
+    d = len(m)
+    vertices = sorted({x for edge in graph for x in edge})
+    total = Fraction(0)
+    for image in itertools.product(range(d), repeat=len(vertices)):
+        at = dict(zip(vertices, image, strict=True))
+        term = Fraction(1)
+        for a, b in graph:
+            term *= m[at[a]][at[b]]
+        total += term
+    return total
+
+
+def test_index_calculus_agrees_with_the_explicit_derivation_at_d_3():
+    """The symbolic-d coefficients, evaluated at d = 3 and a rational unit-diagonal M by brute-force
+    sums over the index maps, equal the explicit sympy derivation on 3 × 3 matrices."""
+    d = sympy.Symbol("d")
+    first, second = ma.index_gamma_coefficients(d)
+    off = {(0, 1): Fraction(1, 3), (0, 2): Fraction(-2, 5), (1, 2): Fraction(3, 7)}
+    m = [[Fraction(1) if i == j else off[min(i, j), max(i, j)] for j in range(3)] for i in range(3)]
+
+    def evaluate(coefficients) -> sympy.Expr:
+        return sum(value.subs(d, 3) * sympy.Rational(_graph_value(graph, m)) for graph, value in coefficients.items())
+
+    explicit_first, explicit_second, _ = ma.symbolic_gamma_coefficients(3)
+    at_m = {sympy.Symbol(f"m{i + 1}{j + 1}"): sympy.Rational(v) for (i, j), v in off.items()}
+    assert first == {}
+    assert explicit_first == 0
+    assert sympy.simplify(evaluate(second) - explicit_second.subs(at_m)) == 0
+
+
+def test_canonical_graph_identifies_relabelled_multigraphs():
+    triangle = ma._canonical_graph([(5, 7), (7, 9), (9, 5)])
+    assert triangle == ma._canonical_graph([(1, 2), (3, 1), (2, 3)])
+    assert triangle != ma._canonical_graph([(1, 2), (1, 2), (1, 3)])
+    assert ma._canonical_graph([]) == ()
+
+
+def test_index_delta_f_names_the_four_graphs():
+    d = sympy.Symbol("d")
+    delta = ma.index_delta_f(ma.DELTA_F, d)
+    assert {ma.GRAPH_NAMES[g]: v for g, v in delta.items()} == {
+        "d^k": 2 * d**2, "‖M‖_F²": -2, "Tr(M³)": -8, "Tr(diag(M²)²)": 8}
+
+
+def test_expected_contraction_rejects_fourth_moments():
+    term = ma.IndexTerm(1, frozenset({1, 2}), (("w", 1, 2),) * 4)
+    with pytest.raises(ValueError, match="second moments"):
+        ma.expected_contraction([term], sympy.Symbol("d"))
+
+
+# --- exhaustive sweeps ------------------------------------------------------------------
+
+
+def test_compositions_and_pattern_counts():
+    assert sorted(ma.compositions(3)) == [(1, 1, 1), (1, 2), (2, 1), (3,)]
+    assert all(len(ma.compositions(k)) == 2 ** (k - 1) for k in range(1, 7))
+    # Σ_{d, N ≤ 5} (2^min(d, N) − 1), the count the notes of lemma1.corrected state.
+    assert len(ma.singular_value_patterns(5)) == 141
+
+
+@pytest.mark.parametrize("pattern", [ma.SingularValuePattern(3, 4, (2, 1)), ma.SingularValuePattern(4, 2, (1, 1)),
+                                     ma.SingularValuePattern(1, 1, (1,))])
+def test_singular_value_pattern_has_the_stated_rank_and_spectrum(pattern):
+    h = pattern.matrix()
+    g = exact.fmpq_matrix(h) * exact.fmpq_matrix(h).transpose()
+    sigma_sq = [v * v for v, c in enumerate(pattern.multiplicities, start=1) for _ in range(c)]
+    assert exact.rank_exact(h) == sum(pattern.multiplicities)
+    assert ma.power_sums(g, 2) == [sum(sigma_sq), sum(x * x for x in sigma_sq)]
+
+
+def test_rational_orthogonal_is_orthogonal():
+    q = ma.rational_orthogonal(4, 7)
+    assert q * q.transpose() == ma.diagonal_matrix([flint.fmpq(1)] * 4)
+
+
+def test_spectra_on_grid_are_the_partitions_of_d():
+    spectra = ma.spectra_on_grid(2, 4)
+    assert len(spectra) == 5  # 8 = 8 + 0 = 7 + 1 = 6 + 2 = 5 + 3 = 4 + 4, in quarters
+    assert all(sum(s) == 2 and list(s) == sorted(s, reverse=True) and min(s) >= 0 for s in spectra)
+
+
+def test_soft_rank_readings_differ_at_a_tie():
+    """λ = (3/2, 1/2), τ = 1/2: ≥ counts 2, > counts 1; the bound (1/4)·(8/5) holds for both."""
+    decide = ma.soft_rank_spectral(lambda tau: (1 - tau) ** 2, "(1−τ)² r")
+    assert decide(((Fraction(3, 2), Fraction(1, 2)), Fraction(8, 5), Fraction(1, 2))) is None
+    dropped = ma.soft_rank_spectral(lambda tau: Fraction(1), "r")
+    assert "> τ" in dropped(((Fraction(3, 2), Fraction(1, 2)), Fraction(8, 5), Fraction(1, 2)))

@@ -32,6 +32,7 @@ from theorems.papers.daneshmand2020.rank_algebra import (
     NEAR_CORNER,
     SOURCE,
     diagonal_matrix,
+    exhaustive_sweep,
 )
 
 # --- Lemma 20: |[ΔM(H, W, γ)]_ij| ≤ 2√3 dBγ + 3d²B²γ² --------------------------------------
@@ -483,8 +484,62 @@ PAPER_GAMMA = Fraction(1, 8)  # γ ≤ 1/(8Bd), as in Thm. 5 and the proof of Le
 _LEMMA21_HYPOTHESES = ("F odd, |F(x)| ≤ B|x|", "γ ≤ 1/(8Bd)", "W_ℓ ~ μ", "rank(H_k) = 1, H_k ∈ 𝓗")
 
 
+# Non-flat rational points of norm √N (|v| not constant), two per N ≥ 2: (−1/5, −7/5), (1/5, −7/5), ….
+_SPREAD_SEEDS = ((1, 2), (1, 3))
+
+
+def sweep_directions(n: int) -> list[tuple[flint.fmpq, ...]]:
+    """Every flat v ∈ {±1}^N and two non-flat rational v with ‖v‖² = N (none for N = 1, where ‖v‖² = 1
+    forces v = ±1)."""
+    flat = [tuple(flint.fmpq(x) for x in signs) for signs in itertools.product((1, -1), repeat=n)]
+    spread = [tuple(sphere_point([*seed, *[0] * (n - 2)])) for seed in _SPREAD_SEEDS] if n >= 2 else []
+    return flat + spread
+
+
+# One linear F suffices: at γ = 1/(8|c|d) a linear F = c·x gives H_γ = H + sign(c)/(8d)·W H, and
+# W ↦ −W maps the corner patterns onto themselves.
+SWEEP_ACTIVATIONS = (RATIONAL_ODD_ACTIVATIONS[0], RATIONAL_ODD_ACTIVATIONS[3], RATIONAL_ODD_ACTIVATIONS[4])
+
+
+def rank_one_sweep_starts(largest_d: int, largest_n: int, premise_only: bool) -> list[RankOneStart]:
+    """Every (d, N, F, v, corner sign pattern of W) up to the sizes, smallest first, with s = (1, …, 1):
+    WLOG, since S·FBN_γ(H, W) = FBN_γ(SH, SWS) for S = diag(s) (odd F) maps the start (s, W) to
+    (1, SWS), and W ↦ SWS permutes the corner patterns. W = ±1.732 entrywise, next to the corners of
+    the box [−√3, √3]^{d×d} where the step moves H the most."""
+    starts = []
+    for d, n in sorted(itertools.product(range(1, largest_d + 1), range(1, largest_n + 1)), key=lambda x: (sum(x), x)):
+        patterns = [exact.to_fmpq(NEAR_CORNER) * exact.fmpq_matrix(np.reshape(p, (d, d)))
+                    for p in itertools.product((1, -1), repeat=d * d)]
+        for activation in SWEEP_ACTIVATIONS:
+            for direction in sweep_directions(n):
+                if premise_only and not parallel_under(activation, direction):
+                    continue
+                starts += [RankOneStart(activation, (1,) * d, direction, w) for w in patterns]
+    return starts
+
+
+def lemma21_sweep(predicate, gamma_scale: Fraction, premise_only: bool) -> Check:
+    def sizes(ctx: Context) -> tuple[int, int]:
+        return ctx.by_profile((2, 2), (3, 2), (3, 3))
+
+    premise = ", F(v) ∥ v" if premise_only else ""
+    return exhaustive_sweep(
+        "every rank-one structure and corner of W",
+        lambda ctx: rank_one_sweep_starts(*sizes(ctx), premise_only),
+        lambda start: predicate(start, gamma_scale),
+        bound=lambda ctx: (f"d ≤ {sizes(ctx)[0]}, N ≤ {sizes(ctx)[1]}; F ∈ {{x, hardtanh, softsign}}; every flat "
+                           f"v ∈ {{±1}}^N and two non-flat rational v{premise}; s = 1 (WLOG); every sign pattern "
+                           f"of W = ±1.732; γ = ({gamma_scale})/(Bd); one exact FBN step"),
+        describe=RankOneStart.describe,
+        classify=lambda start: (f"{start.activation.name}, "
+                                f"{'F(v) ∥ v' if parallel_under(start.activation, start.direction) else 'F(v) ∦ v'}"),
+    )
+
+
 def lemma21_checks(predicate, gamma_scale: Fraction, premise_only: bool) -> tuple[Check, ...]:
-    return (lemma21_exact_step(predicate, gamma_scale, premise_only), lemma21_chains(gamma_scale, premise_only))
+    return (lemma21_sweep(predicate, gamma_scale, premise_only),
+            lemma21_exact_step(predicate, gamma_scale, premise_only),
+            lemma21_chains(gamma_scale, premise_only))
 
 
 register(
@@ -495,8 +550,9 @@ register(
         checks=lemma21_checks(lemma21_printed, PAPER_GAMMA, premise_only=False),
         broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_printed, Fraction(8), premise_only=False),
                        refuted_by="the pinned hardtanh start v = (−1/5, −7/5, 1), s = (1, 1), "
-                                  "W = 1.732·[[1, −1], [1, 1]] (rank 2 after one step, exactly) and the float chain "
-                                  "from a Gaussian v with tanh"),),
+                                  "W = 1.732·[[1, −1], [1, 1]] (rank 2 after one step, exactly), the sweep's first "
+                                  "failing configuration (d = 2, N = 1, F linear, a corner W that flips one row: "
+                                  "M_01 changes sign) and the float chain from a Gaussian v with tanh"),),
         depends_on=("daneshmand2020.lemma20", "daneshmand2020.lemma1"),
         erratum=Erratum(
             "substantive",
@@ -515,7 +571,11 @@ register(
         "H_γ = s vᵀ + γ(Ws)F(v)ᵀ has rank 2 unless F(v) ∥ v or Ws ∥ s — i.e. for almost every W as soon "
         "as |v| is not constant. Then M(H_{k+1}) has off-diagonal entries of modulus < 1 and the lemma "
         "fails at the first step. Exact counterexample with F = hardtanh (odd, B = 1): see the evidence "
-        "(Hypothesis-shrunk). The float chains show the same for tanh and sin. See "
+        "(Hypothesis-shrunk). The sweep over every (d, N, F, v, corner sign pattern of W) with d ≤ 3, N ≤ 2 (ci) "
+        "finds the minimal counterexample d = N = 2, F = hardtanh, v = (−1/5, −7/5), s = (1, 1), "
+        "W = 1.732·[[1, 1], [1, −1]]: rank(H_k+1) = 2; every configuration before it in the sweep holds (d + N ≤ 3, "
+        "where d = 1 or N = 1 forces F(v) ∥ v, and at d = N = 2 linear F and flat v). The float chains show "
+        "the same for tanh and sin. See "
         "daneshmand2020.lemma21.corrected for the case F(v) ∥ v (always true for linear F).",
     )
 )
@@ -534,19 +594,23 @@ register(
         broken=(Broken("step size γ ≤ 8/(Bd) (the 1/8 of the hypothesis read as 8)",
                        lemma21_checks(lemma21_corrected, Fraction(8), premise_only=True),
                        refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row "
-                                  "of H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the float chains "
-                                  "flip rows within a few steps"),),
+                                  "of H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the sweep's "
+                                  "second configuration d = N = 1, F linear, W = −1.732 (H_k+1 = −H_k); the float "
+                                  "chains flip rows within a few steps"),),
         depends_on=("daneshmand2020.lemma20",),
         notes="With F(v) = cv, H_γ = (I + γcW)s vᵀ and each row is a multiple 1 + γc s_i(Ws)_i ≥ 1 − √3/8 > 0 "
         "of the same row of H_k, so normalization returns H_k: one exact step suffices by induction. "
-        "The search includes W at the corners of the box, where this margin is smallest.",
+        "The search includes W at the corners of the box, where this margin is smallest, and the sweep decides "
+        "every (d, N, F, v with F(v) ∥ v, corner sign pattern of W) with d ≤ 3, N ≤ 2 at ci (10600 "
+        "configurations) exactly at γ = 1/(8Bd), the largest step allowed.",
     )
 )
 
 
 # --- Prop. 8: rank-one last-layer pre-activations align the gradients ---------------------
 
-ACTIVATIONS_PROP8 = {"linear": lambda x: x, "relu": torch.relu}
+# Written to act alike on integer numpy arrays (exact ranks) and torch tensors (autograd).
+ACTIVATIONS_PROP8 = {"linear": lambda x: x, "relu": lambda x: x * (x > 0)}
 
 
 @dataclass(frozen=True)
@@ -621,8 +685,7 @@ def per_example_gradients(example: RankOneHead) -> torch.Tensor:
 
 def prop8_features_statement(bound: Callable[[RankOneHead], int]):
     def prop(example: RankOneHead) -> str | None:
-        features = ACTIVATIONS_PROP8[example.activation](torch.tensor(example.preactivation(), dtype=torch.float64))
-        rank = exact.rank_exact(features.numpy().astype(np.int64))
+        rank = exact.rank_exact(ACTIVATIONS_PROP8[example.activation](example.preactivation()))
         if rank <= bound(example):
             return None
         return f"F = {example.activation}: the columns F(Ĥ_i) span {rank} dimensions, predicted ≤ {bound(example)}"
@@ -648,6 +711,36 @@ def prop8_gradient_statement(bound: Callable[[RankOneHead], int]):
 _PROP8_PINNED = [RankOneHead("relu", (1, -1), (1, -1), ((1, 1),), ((0, 0),))]
 
 
+def sign_pattern_heads(largest_rows: int, largest_cols: int) -> list[RankOneHead]:
+    """Every rank-one Ĥ = u wᵀ with u ∈ {−1, 0, 1}^{d_h}, w ∈ {−1, 0, 1}^n nonzero, d_h ≤ largest_rows,
+    n ≤ largest_cols, F linear or ReLU, smallest d_h + n first. The rank of F(u wᵀ) depends only on
+    the signs of u and w (ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ), so these are all rank-one Ĥ up to the sizes."""
+    sizes = sorted(itertools.product(range(1, largest_rows + 1), range(1, largest_cols + 1)), key=lambda x: (sum(x), x))
+    heads = []
+    for d_h, n in sizes:
+        for activation in sorted(ACTIVATIONS_PROP8):
+            for u in itertools.product((-1, 0, 1), repeat=d_h):
+                for w in itertools.product((-1, 0, 1), repeat=n):
+                    if any(u) and any(w):
+                        heads.append(RankOneHead(activation, u, w, ((1,) * d_h,), ((0,) * n,)))
+    return heads
+
+
+def prop8_sweep(bound: Callable[[RankOneHead], int]) -> Check:
+    def sizes(ctx: Context) -> tuple[int, int]:
+        return ctx.by_profile((2, 3), (3, 4), (4, 5))
+
+    return exhaustive_sweep(
+        "every sign pattern of a rank-one Ĥ",
+        lambda ctx: sign_pattern_heads(*sizes(ctx)),
+        prop8_features_statement(bound),
+        bound=lambda ctx: (f"d_h ≤ {sizes(ctx)[0]}, n ≤ {sizes(ctx)[1]}, every sign pattern of u ∈ {{−1, 0, 1}}^(d_h) "
+                           "and w ∈ {−1, 0, 1}^n (nonzero), F linear or ReLU; rank of F(u wᵀ) over Q"),
+        describe=RankOneHead.describe,
+        classify=lambda e: f"{e.activation}, {'u or w one-signed' if one_signed(e.u) or one_signed(e.w) else 'mixed'}",
+    )
+
+
 def prop8_checks(bound: Callable[[RankOneHead], int]) -> tuple[Check, ...]:
     space = ("rank-one Ĥ = u wᵀ with integer u ∈ Z^{d_h}, w ∈ Z^n (entries in [−3, 3], d_h ≤ 4, 2 ≤ n ≤ 5), "
              "F linear or ReLU, integer head W_L and targets; ranks over Q")
@@ -656,6 +749,7 @@ def prop8_checks(bound: Callable[[RankOneHead], int]) -> tuple[Check, ...]:
         return [e.activation, "u or w one-signed" if one_signed(e.u) or one_signed(e.w) else "u and w mixed signs"]
 
     return (
+        prop8_sweep(bound),
         property_search("rank of F(Ĥ) (exact)", rank_one_heads(), prop8_features_statement(bound), space=space,
                         classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
         property_search(

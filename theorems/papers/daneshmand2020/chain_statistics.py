@@ -766,10 +766,15 @@ def sign_flip_equivariance(parity: str, law: str) -> Check:
 
         return pad(lhs), pad(rhs)
 
+    def cases(ctx: Context) -> list[tuple[int, int]]:
+        return ctx.by_profile([(2, 1), (2, 2)], [(2, 1), (2, 2), (3, 2)], [(2, 1), (2, 2), (3, 2), (3, 3)])
+
     return symbolic_identity(
         "sign-flip equivariance of one step (sympy)",
-        lambda ctx: ctx.by_profile([(2, 1), (2, 2)], [(2, 1), (2, 2), (3, 2)], [(2, 1), (2, 2), (3, 2), (3, 3)]),
+        cases,
         build,
+        # Concrete symbolic d × N matrices: the identity is certified for these sizes only.
+        scope=lambda ctx: "(d, N) ∈ {" + ", ".join(f"({d}, {n})" for d, n in cases(ctx)) + "}",
         describe_case=lambda case: f"d = {case[0]}, N = {case[1]}: S·FBN_γ(H, W) = FBN_γ(SH, SWS) and "
                                    "E(−w)^k = E w^k, k ≤ 4",
         part="the proof's step: S·FBN_γ(H, W) = FBN_γ(SH, SWS), SWS ~ W",
@@ -819,7 +824,9 @@ register(
             "stated distance; not the exact invariant law. The broken variants show the test has power: at depth 2, "
             "and with the non-centred weights of Sec. 5.2 (the hypothesis W symmetric dropped), it refutes. The "
             "symbolic check certifies the step the proof rests on: S·FBN_γ(H, W) = FBN_γ(SH, SWS) for odd F with "
-            "symbolic H, W, γ (d ≤ 3), and SWS has the law of W (moments ≤ 4 of the symmetric entries); so the chain "
+            "symbolic H, W, γ, for (d, N) ∈ {(2, 1), (2, 2), (3, 2)} at ci — a bounded scope: for every d, N it "
+            "follows from S² = I, F(SH) = S·F(H) and S commuting with the diagonal row normalisation, an argument "
+            "not mechanised here — and SWS has the law of W (moments ≤ 4 of the symmetric entries); so the chain "
             "from SX is S times the chain from X, and S preserves the (unique) invariant law."
         ),
     )
