@@ -173,7 +173,7 @@ def symbolic_identity(
             checked.append(describe_case(case))
         return Outcome(
             Verdict.CERTIFIED,
-            f"identity holds symbolically in {len(checked)} cases",
+            f"identity holds symbolically in {len(checked)} case{'' if len(checked) == 1 else 's'}",
             {"method": "sympy.expand(lhs - rhs) == 0 with symbolic entries", "cases": checked},
             scope=stated_scope(scope, ctx),
         )
