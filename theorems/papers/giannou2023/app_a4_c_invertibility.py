@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from theorems.engine.checks import determinant_certificate, property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
@@ -86,6 +86,13 @@ def lemma6_sizes(ctx: Context):
     return sizes
 
 
+def lemma6_scope(ctx: Context) -> str:
+    """The sizes lemma6_sizes certifies, in the claim's notation (large: up to its memory cap)."""
+    extra = {"thorough": "; n = m = 64", "large": f"; n·m = {SMALLEST_LARGE_DIMENSION} … "
+             f"{LARGE_DIMENSION[ctx.device]} (powers of two, capped by memory)"}.get(ctx.profile, "")
+    return f"n, m ≤ {ctx.by_profile(6, 12, 32)}{extra}"
+
+
 def lemma6_checks(variant: str) -> tuple[Check, ...]:
     def witness_sides(case):
         a, b = lemma6_witness(*case, variant)
@@ -102,8 +109,9 @@ def lemma6_checks(variant: str) -> tuple[Check, ...]:
 
     return (
         symbolic_identity("proof witness: A⊙B = I", lambda ctx: [(n, m) for n in range(1, 5) for m in range(1, 5)],
-                          witness_sides, describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
-        determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point, lambda size: 2 * size[0] * size[1],
+                          witness_sides, scope="n, m ≤ 4", describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
+        determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point,
+                                lambda size: 2 * size[0] * size[1], scope=lemma6_scope,
                                 space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in thorough, "
                                 "nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory"),
         Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant),
@@ -238,7 +246,8 @@ def remark5_checks(zero_column: bool) -> tuple[Check, ...]:
     return tuple(
         determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, zero_column),
                                 lambda size, k=degree: k * size[0] * size[1],
-                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form)
+                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form,
+                                scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}")
         for form, degree in (("(AB)⊙(CD)", 4), ("A⊙(CD)", 3))
     )
 
@@ -378,6 +387,7 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
             {"sizes": len(entries), "diagonal_kinds": list(D_KINDS), "targets": ["e_j for every j", *TARGET_KINDS]},
             certificate={"method": "all entries of B⁻¹ and of B⁻¹W nonzero modulo p at a point uniform on [0, p)",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
+            scope=f"n, m ≤ {ctx.by_profile(3, 6, 16, 20)}, n·m ≥ 2; unit and {len(TARGET_KINDS)} adversarial w*",
         )
 
     return run
@@ -422,6 +432,7 @@ def cofactor_independence(diagonal_kind: str):
             {"sizes": len(entries)},
             certificate={"method": "rank modulo p of [row i of B(x_k)⁻¹]_k over nm points uniform on [0, p) equals nm",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
+            scope=f"n, m ≤ {ctx.by_profile(3, 4, 10, 12)}, 2 ≤ n·m ≤ {ctx.by_profile(9, 16, 100, 144)}",
         )
 
     return run
@@ -540,7 +551,8 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
                        f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
                        "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
                        {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
-                        "cofactors' coefficient matrix over Q"})
+                        "cofactors' coefficient matrix over Q"},
+                       scope="(n, m) ∈ {" + ", ".join(f"({n}, {m})" for n, m in LEMMA8_SYMBOLIC_SIZES) + "}")
 
     return run
 
@@ -626,6 +638,7 @@ REDUCTION_SIZES = ((1, 2), (2, 1), (2, 2), (2, 3), (3, 2))
 def reductions_check(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C") -> Check:
     return symbolic_identity("both WLOG reductions keep B = (AD) ⊙ C (symbolic)", lambda ctx: REDUCTION_SIZES,
                              reduction_sides(column_diagonal, row_permutation),
+                             scope="(n, m) ∈ {" + ", ".join(f"({n}, {m})" for n, m in REDUCTION_SIZES) + "}",
                              describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}")
 
 
@@ -679,7 +692,8 @@ def proof_witness_determinants(permute: str = "A and C"):
                        f"pairs, sizes {sizes}: det(B with column i replaced by w*) ≠ 0 for every w* ≠ 0",
                        {"pairs_checked": len(checked), "sizes": [list(x) for x in sizes]},
                        certificate={"method": "exact rational inverse (python-flint fmpq_mat) of the permuted witness",
-                                    "D": "diag(2, −3, 4, −5, …)"})
+                                    "D": "diag(2, −3, 4, −5, …)"},
+                       scope=f"2 ≤ n·m ≤ {largest}")
 
     return run
 
@@ -743,7 +757,16 @@ def folded_batchnorm(sign: int = -1):
 
 
 def prop1_symbolic_sides(fold):
+    """Both sides for d_out × d_in symbolic W, x; or, for the case "per feature", one feature
+    with t = ⟨W_i, x⟩ a symbol: every entry of both sides depends on W and x only through its
+    t_i, so that case proves the identity for every d_out and d_in."""
+
     def build(case):
+        if case == "per feature":
+            gamma, mu, beta, t = (np.array([sympy.Symbol(name)]) for name in ("g", "mu", "beta", "t"))
+            s = np.array([sympy.Symbol("s", positive=True)])
+            scale, shift = fold(gamma, mu, s, beta)
+            return sympy.Matrix(gamma * (t - mu) / s + beta), sympy.Matrix(scale * t + shift)
         d_out, d_in = case
         gamma, mu, beta = (np.array(sympy.symbols(f"{name}_0:{d_out}"), dtype=object) for name in ("g", "mu", "beta"))
         s = np.array(sympy.symbols(f"s_0:{d_out}", positive=True), dtype=object)
@@ -818,8 +841,9 @@ PINNED_LAYER = {"mode": "eval", "W": np.array([[1.0]]), "x": np.array([[1.0], [2
 
 def prop1_checks(fold, with_eps: bool = True) -> tuple[Check, ...]:
     return (
-        symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), (2, 2), (3, 2)],
-                          prop1_symbolic_sides(fold), describe_case=lambda case: f"d_out={case[0]}, d_in={case[1]}"),
+        symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), "per feature", (2, 2), (3, 2)],
+                          prop1_symbolic_sides(fold), scope=ALL_SIZES,
+                          describe_case=lambda c: c if isinstance(c, str) else "d_out={}, d_in={}".format(*c)),
         property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(),
                         batchnorm_statement(fold, with_eps),
                         space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
@@ -841,7 +865,9 @@ register(
                    (prop1_checks(folded_batchnorm(-1), with_eps=False)[1],),
                    refuted_by="the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance of about 1e−12)"),
         ),
-        notes="Certified as a rational-function identity (s ≠ 0); the float search runs PyTorch's own BatchNorm1d "
+        notes="Certified as a rational-function identity (s ≠ 0) for every width: the identity acts feature by "
+        "feature and sees W, x only through t_i = ⟨W_i, x⟩, so the per-feature case with t symbolic covers all "
+        "d_out, d_in (the concrete cases check the vectorized code); the float search runs PyTorch's own BatchNorm1d "
         "(s = √(var + eps)) in both modes, so the suite's notion of BatchNorm is the library's.",
     )
 )

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
@@ -94,6 +95,7 @@ def thm5_checks(combine_ranks, kron_factor) -> tuple[Check, ...]:
             "mixed product of chains (symbolic)",
             kron_chain_cases,
             kron_chain_sides(kron_factor),
+            scope=lambda ctx: f"k ≤ 2 factors, inner dimensions ≤ {ctx.by_profile(2, 2, 3, 3)}; k = 3, 2×2 factors",
             describe_case=describe_chain,
             part="mixed product",
         ),
@@ -162,12 +164,16 @@ def describe_dims(case) -> str:
     return "p,q,r,s,N = " + ",".join(map(str, case))
 
 
+def thm6_scope(ctx: Context) -> str:
+    return f"p, q, r, s, N ≤ {ctx.by_profile(2, 2, 3, 3)}"
+
+
 def thm6_checks(kron_factor, second_factor, crossed: bool = False) -> tuple[Check, ...]:
     return (
         symbolic_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) (symbolic)", thm6_cases, kr_kron_sides(kron_factor),
-                          describe_case=describe_dims, part="Khatri–Rao/Kronecker"),
+                          scope=thm6_scope, describe_case=describe_dims, part="Khatri–Rao/Kronecker"),
         symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(second_factor, crossed),
-                          describe_case=describe_dims, part="Khatri–Rao/Hadamard"),
+                          scope=thm6_scope, describe_case=describe_dims, part="Khatri–Rao/Hadamard"),
     )
 
 
@@ -221,10 +227,63 @@ def column_major_vec(w: np.ndarray) -> np.ndarray:
     return w.T.reshape(-1, 1)
 
 
+# Entry (a, b) of W ∈ R^{n×m} that each vec places at position a·m + b — the row index of
+# C ⊙ Bᵀ (scipy.linalg.khatri_rao) for the pair (row a of C, row b of Bᵀ) — in symbolic sizes.
+_N, _M = sympy.symbols("n m", integer=True, positive=True)
+_A, _B, _K, _L = sympy.symbols("a b k l", integer=True, nonnegative=True)
+VEC_POSITION = {
+    row_major_vec: (_A, _B),
+    column_major_vec: (sympy.Mod(_A * _M + _B, _N), sympy.floor((_A * _M + _B) / _N)),
+}
+
+
+def summation_ranges_applied(expr):
+    """Inside Sum(f, (v, lo, hi)) the conditions lo ≤ v and v ≤ hi hold: replace them by True
+    (sympy leaves the Piecewise that a KroneckerDelta sum produces unresolved)."""
+    def resolve(total):
+        summand = total.function
+        for v, lo, hi in total.limits:
+            summand = summand.subs({sympy.Le(v, hi): True, sympy.Ge(v, lo): True,
+                                    sympy.Le(lo, v): True, sympy.Ge(hi, v): True})
+        return sympy.Sum(sympy.piecewise_fold(summand), *total.limits)
+
+    return expr.replace(lambda e: isinstance(e, sympy.Sum), resolve)
+
+
+def lemma4_general(vec):
+    """The identity for symbolic n, m as an index identity: at position a·m + b, vec(CXB) holds
+    (CXB)_{ij} = Σ_k Σ_l c_{ik} δ_{kl} x_k b_{lj} at (i, j) = VEC_POSITION[vec], and (C ⊙ Bᵀ)vecd(X)
+    holds Σ_k c_{ak} b_{kb} x_k (k < nm). Certified for all sizes when the difference vanishes;
+    otherwise the concrete cases (n, m ≤ 3) must show a nonzero entry, else inconclusive."""
+
+    def run(ctx: Context) -> Outcome:
+        c, b, x = sympy.IndexedBase("c"), sympy.IndexedBase("b"), sympy.IndexedBase("x")
+        size = _N * _M
+        i, j = VEC_POSITION[vec]
+        cxb = sympy.Sum(sympy.Sum(c[i, _K] * sympy.KroneckerDelta(_K, _L) * x[_K] * b[_L, j], (_L, 0, size - 1)),
+                        (_K, 0, size - 1))
+        khatri_rao_side = sympy.Sum(c[_A, _K] * b[_K, _B] * x[_K], (_K, 0, size - 1))
+        difference = sympy.expand(summation_ranges_applied(cxb.doit()) - khatri_rao_side)
+        evidence = {"lhs": "vec(CXB) at position a·m + b", "rhs": str(khatri_rao_side), "difference": str(difference)}
+        if difference == 0:
+            return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic n, m", evidence, scope=ALL_SIZES)
+        for n, m in itertools.product(range(1, 4), repeat=2):
+            lhs, rhs = lemma4_sides(vec)((n, m))
+            if any(sympy.expand(e) != 0 for e in lhs - rhs):
+                return Outcome(Verdict.REFUTED, f"n={n}, m={m}: vec(CXB) ≠ (C⊙Bᵀ)vecd(X) (symbolic difference "
+                               f"{difference} does not vanish)", evidence,
+                               counterexample={"n": n, "m": m, "symbolic_difference": str(difference)})
+        return Outcome(Verdict.INCONCLUSIVE, "the symbolic difference did not simplify to 0", evidence)
+
+    return run
+
+
 def lemma4_checks(vec) -> tuple[Check, ...]:
     return (
         symbolic_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) (symbolic)", lemma4_cases, lemma4_sides(vec),
+                          scope=lambda ctx: f"n, m ≤ {ctx.by_profile(2, 3, 3, 4)}",
                           describe_case=lambda case: f"n={case[0]}, m={case[1]}"),
+        Check("vec(CXB) = (C⊙Bᵀ)vecd(X) for symbolic n, m (index identity)", "symbolic", lemma4_general(vec)),
     )
 
 
@@ -236,10 +295,12 @@ register(
         checks=lemma4_checks(row_major_vec),
         broken=(Broken("column-major vec instead of row-major (the other common convention)",
                        lemma4_checks(column_major_vec),
-                       refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree)"),),
+                       refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree); "
+                                  "the symbolic-size check does not vanish and falls to the same concrete case"),),
         notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
-        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified as a polynomial identity for n, m ≤ 2 "
-        "(≤ 3 from the ci profile, ≤ 4 large). "
+        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified for symbolic n, m as an index identity (sympy Sum and KroneckerDelta: "
+        "scope all), and as a polynomial identity on concrete matrices for n, m ≤ 2 "
+        "(≤ 3 from the ci profile, ≤ 4 large), which pins the Khatri–Rao row order the index identity assumes. "
         "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
         "the appendix's C ∈ R^{n×nm} is checked.",
     )
