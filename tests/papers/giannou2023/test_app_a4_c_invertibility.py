@@ -87,3 +87,12 @@ def test_large_profile_sizes_grow():
                    for profile in ("thorough", "large")}
     assert set(float_sizes["thorough"]) < set(float_sizes["large"])
     assert kr.remark5_sizes(Context("large", 0, "cpu"))[-1] == (16, 16)
+
+
+@pytest.mark.parametrize("variant, vanishes", [("as printed", True), ("B = A", False), ("blocks of width n", False)])
+def test_lemma6_witness_index_identity(variant, vanishes):
+    assert (kr.witness_general_difference(variant)()[0] == 0) is vanishes
+
+
+def test_reduction_sizes_are_every_size_up_to_six():
+    assert sorted(kr.REDUCTION_SIZES) == sorted((n, m) for n in range(1, 7) for m in range(1, 7) if 2 <= n * m <= 6)

@@ -60,3 +60,28 @@ def test_large_profile_widens_the_lemma4_identity():
     from theorems.engine.context import Context
 
     assert set(la.lemma4_cases(Context("thorough", 0, "cpu"))) < set(la.lemma4_cases(Context("large", 0, "cpu")))
+
+
+def test_fact1_sweep_finds_the_minimal_counterexample_first():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import Verdict
+
+    outcome = la.fact1_sweep(la.remark4_necessity(la.trivial_intersection), la.fact1_sweep_top)(Context("ci", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED
+    cx = outcome.counterexample
+    assert (cx["n"], cx["m"], cx["l"], cx["intersection_dimension"]) == (1, 3, 2, 1)
+
+
+def test_canonical_pairs_break_necessity_exactly_when_l_exceeds_n():
+    for m in range(2, 6):
+        for n in range(1, m):
+            for l in range(1, m):
+                broken = [k for k, a, b in la.canonical_pairs(n, m, l)
+                          if la.product_is_full_rank(a, b) and not la.trivial_intersection(a, b)]
+                assert bool(broken) == (l > n)
+
+
+def test_thm6_symbolic_sizes_identities_vanish_and_their_near_misses_do_not():
+    assert la.kr_kron_difference(False)()[0] == 0 and la.kr_kron_difference(True)()[0] != 0
+    assert la.kr_hadamard_difference(lambda b, d: b * d)()[0] == 0
+    assert la.kr_hadamard_difference(lambda b, d: b * d, crossed=True)()[0] != 0

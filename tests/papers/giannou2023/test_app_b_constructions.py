@@ -27,10 +27,47 @@ def test_zero_last_block_is_provably_out_of_reach_as_printed():
     assert proof is not None and "Γ_K = 0 is forced" in proof
 
 
-def test_thm9_as_printed_is_refuted_by_the_zero_block_instance():
+def test_thm9_counterexample_lies_inside_the_printed_hypotheses():
+    (layer,) = ab.exact_layers((2, 2), "first column 1/d", seed=0)
+    assert not layer.relu and not np.any(layer.bias != 0)
+    assert np.linalg.norm(layer.weight.astype(float), 2) <= 1 and not np.any(layer.weight[:, 1] != 0)
+
+
+def test_thm9_as_printed_is_refuted_by_a_proof_inside_the_hypotheses():
     check = ab.thm9_checks(reorder=False)[0]
     outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9", check.name))
-    assert outcome.verdict is Verdict.REFUTED and "zero last column block" in outcome.summary
+    assert outcome.verdict is Verdict.REFUTED and "first column 1/d" in outcome.summary
+    assert "Γ_K = 0 is forced" in outcome.counterexample["reason"]
+    # only in-hypothesis targets are listed, and every configuration with ⌈d/k⌉ ≥ 2 is among them
+    assert all("first column 1/d" in instance for instance in outcome.evidence["unreachable"])
+    assert len(outcome.evidence["unreachable"]) == 1  # quick: d ≤ 2, so only (d, k) = (2, 1)
+
+
+def test_a_source_of_width_zero_is_proved_unable_to_match():
+    layers = ab.exact_layers((1, 1), "half identity", seed=0, relu_last=True)
+    frozen = [np.zeros((0, 1), dtype=object), np.zeros((1, 0), dtype=object)]
+    assert "narrowest width 0" in ab.source_impossibility(layers, "wide", frozen)
+
+
+def test_no_proof_where_the_source_is_wide_enough():
+    layers = ab.exact_layers((2, 2), "half identity", seed=0)
+    draw = ab.rational_draw(np.random.default_rng(0))
+    assert ab.source_impossibility(layers, "wide", [draw((4, 2)), draw((2, 4))]) is None
+
+
+def test_a_failed_construction_without_proof_is_inconclusive_not_refuted():
+    # width d² − 2 at d = 2 fails the Γ' = 1 solve, yet no rank or row-space argument rules the target out
+    check = ab.exact_check("exact", "wide", lambda ctx: [((2, 2), "half identity", {})], cm.Recipe(width_offset=-2),
+                           bound=lambda ctx: "d = 2")
+    outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm8", check.name))
+    assert outcome.verdict is Verdict.INCONCLUSIVE and outcome.evidence["undecided"]
+
+
+def test_a_float_construction_failure_is_not_a_counterexample():
+    check = ab.thm9_checks(reorder=False)[1]
+    outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9", check.name))
+    assert check.corroborating and outcome.verdict is Verdict.SUPPORTED
+    assert outcome.evidence["coverage"]["construction failed (float, undecided)"] >= 1
 
 
 def test_reordered_deep_construction_has_nonzero_gammas_on_nonzero_blocks():

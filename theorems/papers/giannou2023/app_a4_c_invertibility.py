@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 from theorems.engine.checks import determinant_certificate, property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
 from theorems.papers.giannou2023 import SOURCE
+from theorems.papers.giannou2023.app_a_linear_algebra import quotient, symbolic_sizes_identity, with_remainder_below
 
 # --- Lemma 6 (main text Lemma 2): random Khatri–Rao products are invertible ------------
 
@@ -43,12 +44,13 @@ def khatri_rao_factors(n: int, m: int, fill: Callable[[tuple[int, int], str], np
 
 def lemma6_witness(n: int, m: int, variant: str):
     """The proof's witness: A the block indicator (row i is 1 on columns im … im+m−1),
-    B = [I_m … I_m]; claimed to give A ⊙ B = I."""
+    B = [I_m … I_m]; claimed to give A ⊙ B = I. Variant 'blocks of width n': A's blocks n wide
+    (n and m confused), besides those of ``khatri_rao_factors``."""
 
     def fill(shape, name):
         rows, cols = shape
         if name == "a":
-            width = cols // rows
+            width = rows if variant == "blocks of width n" else cols // rows
             return np.array([[int(j // width == i) for j in range(cols)] for i in range(rows)], dtype=object)
         if name == "b":
             return np.array([[int(j % rows == i) for j in range(cols)] for i in range(rows)], dtype=object)
@@ -86,6 +88,38 @@ def lemma6_sizes(ctx: Context):
     return sizes
 
 
+def lemma6_scope(ctx: Context) -> str:
+    """The sizes lemma6_sizes certifies, in the claim's notation (large: up to its memory cap)."""
+    extra = {"thorough": "; n = m = 64", "large": f"; n·m = {SMALLEST_LARGE_DIMENSION} … "
+             f"{LARGE_DIMENSION[ctx.device]} (powers of two, capped by memory)"}.get(ctx.profile, "")
+    return f"n, m ≤ {ctx.by_profile(6, 12, 32)}{extra}"
+
+
+_N, _M = sympy.symbols("n m", integer=True, positive=True)
+_I, _I2, _Q, _R = sympy.symbols("i i' q r", integer=True, nonnegative=True)
+
+
+def witness_general_difference(variant: str):
+    """The witness for symbolic n, m: entry (row i·m + i', column j) of A ⊙ B is A[i, j]·B[i', j]
+    (scipy's order) with A[i, j] = δ(i, ⌊j/m⌋) and B[i', j] = δ(i', j mod m). At column j = q·m + r
+    (r < m) sympy reduces it to δ(i, q)·δ(i', r); rows and columns are numbered by the same bijection
+    (a, b) ↦ a·m + b of [0, n) × [0, m) onto [0, nm), so A ⊙ B = I_nm and det(A ⊙ B) = 1 for all n, m.
+    Variants: 'B = A' (A ⊙ A, A ∈ n×n²), 'blocks of width n'."""
+
+    def difference():
+        width = _N if variant == "B = A" else _M
+        column = _Q * width + _R
+        a_width = _N if variant in ("B = A", "blocks of width n") else _M
+        a_entry = sympy.KroneckerDelta(_I, quotient(column, a_width))
+        b_entry = sympy.KroneckerDelta(_I2, quotient(column, width) if variant == "B = A" else sympy.Mod(column, width))
+        entry = with_remainder_below(a_entry * b_entry, width, _R)
+        evidence = {"entry": f"(A⊙B)[i·m + i', q·m + r] = {entry}", "rows": "i·m + i', i < n, i' < m",
+                    "columns": "q·m + r, q < n, r < m"}
+        return sympy.simplify(entry - sympy.KroneckerDelta(_I, _Q) * sympy.KroneckerDelta(_I2, _R)), evidence
+
+    return difference
+
+
 def lemma6_checks(variant: str) -> tuple[Check, ...]:
     def witness_sides(case):
         a, b = lemma6_witness(*case, variant)
@@ -100,10 +134,20 @@ def lemma6_checks(variant: str) -> tuple[Check, ...]:
         a, b = khatri_rao_factors(*size, lambda shape, name: exact.random_points(rng, shape).astype(dtype), variant)
         return khatri_rao(a, b)
 
+    witness_cases = [(n, m) for n in range(1, 5) for m in range(1, 5)]
+    witness_checks = (
+        symbolic_identity("proof witness: A⊙B = I", lambda ctx: witness_cases, witness_sides, scope="n, m ≤ 4",
+                          describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
+        symbolic_sizes_identity("proof witness: A⊙B = I for symbolic n, m (index identity)",
+                                witness_general_difference(variant), witness_cases, witness_sides,
+                                lambda nm: f"n={nm[0]}, m={nm[1]}"),
+    )
+    if variant in ("rank-deficient A", "B with m+1 rows"):  # no index model: the concrete witness alone
+        witness_checks = witness_checks[:1]
     return (
-        symbolic_identity("proof witness: A⊙B = I", lambda ctx: [(n, m) for n in range(1, 5) for m in range(1, 5)],
-                          witness_sides, describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
-        determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point, lambda size: 2 * size[0] * size[1],
+        *witness_checks,
+        determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point,
+                                lambda size: 2 * size[0] * size[1], scope=lemma6_scope,
                                 space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in thorough, "
                                 "nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory"),
         Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant),
@@ -191,7 +235,8 @@ register(
         broken=(
             Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)",
                    lemma6_checks("B = A"),
-                   refuted_by="the fixed size n = 2, m = 1 of the witness and certificate checks (rows 2 and 3 of A⊙A "
+                   refuted_by="the fixed size n = 2, m = 1 of the witness checks (the symbolic-size one falls to "
+                   "it) and the certificate check (rows 2 and 3 of A⊙A "
                    "coincide) and every float draw at n = m = 2, exactly singular"),
             # Float statistics cannot see these two: a float product u·v is only approximately
             # rank-deficient, and a tall product has no singular square to find.
@@ -200,10 +245,17 @@ register(
                    refuted_by="the fixed size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2"),
             Broken("B with m + 1 rows: A⊙B not square (off by one)", lemma6_checks("B with m+1 rows")[:2],
                    refuted_by="the first size n = m = 1: A⊙B is 2×1"),
+            # The realistic slip in the witness: n and m confused in A's block width.
+            Broken("witness A with blocks n wide instead of m", lemma6_checks("blocks of width n")[:2],
+                   refuted_by="the fixed size n = 1, m = 2 of both witness checks (the symbolic-size entry does not "
+                   "reduce to δ(i, q)·δ(i', r) and falls to it): A = [1 0], so column 2 of A⊙B is zero"),
         ),
         notes="det(A⊙B) is a polynomial of degree 2nm in the entries; one nonzero value modulo the prime 2^61 − 1 "
         "proves it is not the zero polynomial, so A⊙B is invertible with probability 1 (Lemma 5). The proof's "
-        "witness is checked symbolically. Float statistics only corroborate: they can refute (exactly singular "
+        "witness is checked as an index identity in symbolic n, m: its Khatri–Rao product has entries "
+        "δ(i, q)·δ(i', r) at (i·m + i', q·m + r), the identity, so det = 1 and the determinant polynomial is nonzero "
+        "for every n, m (scope all); the concrete witnesses (n, m ≤ 4) and certificates corroborate it. "
+        "Float statistics only corroborate: they can refute (exactly singular "
         "draws) but cannot certify.",
     )
 )
@@ -238,7 +290,8 @@ def remark5_checks(zero_column: bool) -> tuple[Check, ...]:
     return tuple(
         determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, zero_column),
                                 lambda size, k=degree: k * size[0] * size[1],
-                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form)
+                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form,
+                                scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}")
         for form, degree in (("(AB)⊙(CD)", 4), ("A⊙(CD)", 3))
     )
 
@@ -378,6 +431,7 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
             {"sizes": len(entries), "diagonal_kinds": list(D_KINDS), "targets": ["e_j for every j", *TARGET_KINDS]},
             certificate={"method": "all entries of B⁻¹ and of B⁻¹W nonzero modulo p at a point uniform on [0, p)",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
+            scope=f"n, m ≤ {ctx.by_profile(3, 6, 16, 20)} (unit, adversarial w*)",
         )
 
     return run
@@ -391,8 +445,9 @@ def cofactor_independence(diagonal_kind: str):
 
     def run(ctx: Context) -> Outcome:
         entries = []
-        for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 4, 10, 12)), "cofactor independence"):
-            if n * m > ctx.by_profile(9, 16, 100, 144):
+        top, largest = ctx.by_profile(3, 4, 10, 12), ctx.by_profile(9, 16, 100, 144)
+        for n, m in ctx.progress(lemma8_sizes(top), "cofactor independence"):
+            if n * m > largest:
                 continue
             rng = ctx.rng("cofactors", n, m)
             size = n * m
@@ -422,6 +477,7 @@ def cofactor_independence(diagonal_kind: str):
             {"sizes": len(entries)},
             certificate={"method": "rank modulo p of [row i of B(x_k)⁻¹]_k over nm points uniform on [0, p) equals nm",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
+            scope=f"n, m ≤ {top}" + (f", n·m ≤ {largest}" if largest < top * top else ""),
         )
 
     return run
@@ -540,7 +596,8 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
                        f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
                        "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
                        {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
-                        "cofactors' coefficient matrix over Q"})
+                        "cofactors' coefficient matrix over Q"},
+                       scope="2 ≤ n·m ≤ 4")
 
     return run
 
@@ -620,12 +677,13 @@ def reduction_sides(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_
     return build
 
 
-REDUCTION_SIZES = ((1, 2), (2, 1), (2, 2), (2, 3), (3, 2))
+REDUCTION_SIZES = [(n, m) for n, m in lemma8_sizes(6) if n * m <= 6]
 
 
 def reductions_check(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C") -> Check:
     return symbolic_identity("both WLOG reductions keep B = (AD) ⊙ C (symbolic)", lambda ctx: REDUCTION_SIZES,
                              reduction_sides(column_diagonal, row_permutation),
+                             scope="2 ≤ n·m ≤ 6",
                              describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}")
 
 
@@ -679,7 +737,8 @@ def proof_witness_determinants(permute: str = "A and C"):
                        f"pairs, sizes {sizes}: det(B with column i replaced by w*) ≠ 0 for every w* ≠ 0",
                        {"pairs_checked": len(checked), "sizes": [list(x) for x in sizes]},
                        certificate={"method": "exact rational inverse (python-flint fmpq_mat) of the permuted witness",
-                                    "D": "diag(2, −3, 4, −5, …)"})
+                                    "D": "diag(2, −3, 4, −5, …)"},
+                       scope=f"2 ≤ n·m ≤ {largest}")
 
     return run
 
@@ -743,7 +802,16 @@ def folded_batchnorm(sign: int = -1):
 
 
 def prop1_symbolic_sides(fold):
+    """Both sides for d_out × d_in symbolic W, x; or, for the case "per feature", one feature
+    with t = ⟨W_i, x⟩ a symbol: every entry of both sides depends on W and x only through its
+    t_i, so that case proves the identity for every d_out and d_in."""
+
     def build(case):
+        if case == "per feature":
+            gamma, mu, beta, t = (np.array([sympy.Symbol(name)]) for name in ("g", "mu", "beta", "t"))
+            s = np.array([sympy.Symbol("s", positive=True)])
+            scale, shift = fold(gamma, mu, s, beta)
+            return sympy.Matrix(gamma * (t - mu) / s + beta), sympy.Matrix(scale * t + shift)
         d_out, d_in = case
         gamma, mu, beta = (np.array(sympy.symbols(f"{name}_0:{d_out}"), dtype=object) for name in ("g", "mu", "beta"))
         s = np.array(sympy.symbols(f"s_0:{d_out}", positive=True), dtype=object)
@@ -818,8 +886,9 @@ PINNED_LAYER = {"mode": "eval", "W": np.array([[1.0]]), "x": np.array([[1.0], [2
 
 def prop1_checks(fold, with_eps: bool = True) -> tuple[Check, ...]:
     return (
-        symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), (2, 2), (3, 2)],
-                          prop1_symbolic_sides(fold), describe_case=lambda case: f"d_out={case[0]}, d_in={case[1]}"),
+        symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), "per feature", (2, 2), (3, 2)],
+                          prop1_symbolic_sides(fold), scope=ALL_SIZES,
+                          describe_case=lambda c: c if isinstance(c, str) else "d_out={}, d_in={}".format(*c)),
         property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(),
                         batchnorm_statement(fold, with_eps),
                         space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
@@ -841,7 +910,9 @@ register(
                    (prop1_checks(folded_batchnorm(-1), with_eps=False)[1],),
                    refuted_by="the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance of about 1e−12)"),
         ),
-        notes="Certified as a rational-function identity (s ≠ 0); the float search runs PyTorch's own BatchNorm1d "
+        notes="Certified as a rational-function identity (s ≠ 0) for every width: the identity acts feature by "
+        "feature and sees W, x only through t_i = ⟨W_i, x⟩, so the per-feature case with t symbolic covers all "
+        "d_out, d_in (the concrete cases check the vectorized code); the float search runs PyTorch's own BatchNorm1d "
         "(s = √(var + eps)) in both modes, so the suite's notion of BatchNorm is the library's.",
     )
 )
