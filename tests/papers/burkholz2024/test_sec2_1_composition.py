@@ -23,3 +23,11 @@ def test_correlate_matches_torch_conv1d_and_conv2d():
 def test_composite_filter_sizes():
     first, second = np.ones((2, 1, 2, 1), dtype=object), np.ones((1, 2, 3, 3), dtype=object)
     assert comp.composite_filter(second, first, lambda a, b: a + b - 1).shape == (1, 1, 4, 3)
+
+
+def test_general_identity_is_refuted_by_the_off_by_one_size():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import Verdict
+    ctx = Context("quick", 0, "cpu")
+    assert comp.general_identity(lambda a, b: a + b - 1).run(ctx).verdict is Verdict.CERTIFIED
+    assert comp.general_identity(lambda a, b: a + b).run(ctx).verdict is Verdict.REFUTED

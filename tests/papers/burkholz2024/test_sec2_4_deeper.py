@@ -3,7 +3,7 @@
 import numpy as np
 
 from theorems.maths import construction as cm
-from theorems.maths.exact import fraction_array
+from theorems.maths.exact import fraction_array, nmod_matrix
 from theorems.papers.burkholz2024 import sec2_4_deeper as deep
 
 
@@ -22,11 +22,12 @@ def test_forward_is_the_layer_product():
     assert np.allclose(deep.forward(weights, gammas), expected)
 
 
-def test_cases_sit_at_the_printed_bound_with_even_delta_k():
+def test_cases_sit_at_the_least_corrected_width_with_even_delta_k():
     for case in deep.FC_CASES + deep.CONV_CASES + deep.LARGE_CASES:
         c0, c_last, hidden, kernels, kt = case
-        assert sum(hidden) + c_last == deep.equations(case) + len(kernels)
-        assert min(hidden + (c_last,)) >= c0
+        lower = deep.corrected_lower(c0, c_last, kernels)
+        assert all(c >= m for c, m in zip(hidden, lower, strict=True)) and c_last >= c0
+        assert [sum(hidden) + c_last] == deep.minimal_totals(deep.equations(case) + len(kernels), lower, c_last)
         assert all((d - k) >= 0 and (d - k) % 2 == 0 for d, k in zip(deep.composite_size(kernels), kt, strict=True))
 
 
@@ -62,3 +63,46 @@ def test_torch_sources_match_the_target_after_the_solve():
     gammas, residual, condition = deep.solve_gammas(weights, wanted, list(hidden) + [c_last], rng)
     assert residual < 1e-12 and np.isfinite(condition)
     assert deep.torch_equivalence(weights, gammas, target, kernels, rng) < 1e-12
+
+
+def test_smallest_counterexample_is_a_multiple_of_the_first_filter():
+    # c0 = c_L = 1, widths (1, 3, 1), kernels (2, 1, 1): F = (scalar) · W_1 for every γ
+    rng = np.random.default_rng(6)
+    weights, _ = deep.draw_layers(rng, 1, 1, (1, 3), exact=True, kernels=((2,), (1,), (1,)))
+    for _ in range(3):
+        gammas = [fraction_array(rng.integers(-9, 10, n)) for n in (1, 3, 1)]
+        composite = deep.forward(weights, gammas).ravel()
+        first = weights[0].ravel()
+        assert composite[0] * first[1] == composite[1] * first[0]
+    assert deep.rank_bound((1, 1, 3, 1), ((2,), (1,), (1,))) == 1
+
+
+def test_rank_bound_is_never_below_the_jacobian_rank():
+    # the bound must hold at every point; spot-check it against random-point ranks across the sweep
+    rng = np.random.default_rng(7)
+    configs = deep.configurations(deep.SweepBound(4, 2, 2, 6), deep.printed_lower, deep.printed_totals)
+    for c0, c_last, hidden, kernels in configs[::7]:
+        sizes = (c0,) + hidden + (c_last,)
+        weights = [rng.integers(0, deep.PRIME, (b, a) + k)
+                   for a, b, k in zip(sizes[:-1], sizes[1:], kernels, strict=True)]
+        gammas = [rng.integers(1, deep.PRIME, b) for b in sizes[1:]]
+        rank = nmod_matrix(deep.jacobian(weights, gammas, deep.PRIME), deep.PRIME).rank()
+        assert rank <= deep.rank_bound(sizes, kernels)
+
+
+def test_modular_jacobian_is_the_exact_one_reduced():
+    c0, c_last, hidden, kernels, _ = deep.CONV_CASES[4]
+    rng = np.random.default_rng(8)
+    sizes = (c0,) + hidden + (c_last,)
+    weights = [rng.integers(0, 50, (b, a) + k) for a, b, k in zip(sizes[:-1], sizes[1:], kernels, strict=True)]
+    gammas = [rng.integers(1, 50, b) for b in sizes[1:]]
+    exact = deep.jacobian([fraction_array(w) for w in weights], [fraction_array(g) for g in gammas])
+    modular = deep.jacobian(weights, gammas, deep.PRIME)
+    assert np.all(np.vectorize(lambda q: int(q) % deep.PRIME)(exact) == modular)
+
+
+def test_corrected_widths_reduce_to_the_printed_ones_for_fully_connected_layers():
+    assert deep.corrected_lower(2, 3, deep.FC * 3) == deep.printed_lower(2, 3, deep.FC * 3)
+    # 1-D kernels (1, 1, 2): the layer before the 2-tap filter needs c_L·2 channels
+    assert deep.corrected_lower(1, 1, ((1,), (1,), (2,))) == [2, 2]
+

@@ -14,7 +14,9 @@ import numpy as np
 import sympy
 
 from ...engine.checks import symbolic_identity
-from ...engine.registry import Broken, Claim, register
+from ...engine.context import Context
+from ...engine.registry import Broken, Check, Claim, register
+from ...engine.verdicts import ALL_SIZES, Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.khatri_rao import symbols_matrix
 from . import SOURCE
@@ -75,17 +77,51 @@ def composition_checks(cases, size_rule):
         return sympy.Matrix(two_layers.reshape(c2, -1)), sympy.Matrix(one_layer.reshape(one_layer.shape[0], -1))
 
     return (symbolic_identity("two convolutions = one with the composite filter", lambda ctx: cases, build,
+                              scope="the listed cases: 1-D and 2-D, k ≤ 3, c ≤ 2, inputs ≤ 5",
                               describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, "
                                                       f"{c[6]} padding"),)
+
+
+def general_identity(size_rule) -> Check:
+    """The identity for every k1, k2 and input length N (sympy, symbolic sizes), 1-D, one channel,
+    valid padding: the two layers give z_n = Σ_{p<k2} Σ_{q<k1} b_p a_q x_{n+p+q} on N − k1 − k2 + 2
+    positions; one layer with c_t = Σ_{p<k2} b_p a_{t−p} gives Σ_{t<K} c_t x_{n+t} on N − K + 1,
+    K = size_rule(k1, k2). The coefficient of b_p a_q x_{n+s} is δ(s, p+q) on the left and
+    Σ_{t<K} δ(s, t) δ(q, t − p) on the right; with p = k2 − 1 − u, q = k1 − 1 − v (u, v ≥ 0 span
+    the index ranges) the difference simplifies to 0. Reductions to the rest of the hypotheses:
+    channels enter through the sum over hidden channels, linear on both sides; a 2-D coefficient
+    is the product of one such delta per axis; full padding is valid padding of the input padded by
+    k1 + k2 − 2 (the k2 − 1 zeros padded to the intermediate map are exactly its values on windows of
+    zeros); 'same' padding with a 1×1 first filter is a channel mixing before the second filter."""
+
+    def run(ctx: Context) -> Outcome:
+        k1, k2, n = sympy.symbols("k1 k2 N", integer=True, positive=True)
+        p, q, s, t, u, v = sympy.symbols("p q s t u v", integer=True, nonnegative=True)
+        size = size_rule(k1, k2)
+        lengths = (n - k1 - k2 + 2, n - size + 1)
+        right = sympy.Sum(sympy.KroneckerDelta(s, t) * sympy.KroneckerDelta(q, t - p), (t, 0, size - 1)).doit()
+        difference = sympy.simplify((right - sympy.KroneckerDelta(s, p + q)).subs({p: k2 - 1 - u, q: k1 - 1 - v}))
+        evidence = {"output_lengths": [str(x) for x in lengths], "coefficient_difference": str(difference)}
+        if sympy.simplify(lengths[0] - lengths[1]) != 0 or difference != 0:
+            return Outcome(Verdict.REFUTED, f"composite of size {size}: output lengths {lengths[0]} and {lengths[1]}, "
+                                            f"coefficient difference {difference}", evidence,
+                           counterexample=evidence)
+        return Outcome(Verdict.CERTIFIED, "equal output lengths and coefficients for symbolic k1, k2, N", evidence,
+                       certificate={"method": "sympy Sum/KroneckerDelta with symbolic sizes, simplified to 0"},
+                       scope=ALL_SIZES)
+
+    return Check("composite filter identity for symbolic k1, k2", "certificate", run)
 
 
 register(Claim(
     id="burkholz2024.composition",
     source=f"{SOURCE}, Sec. 2.1 (definition of dim(k1, k2))",
     hypotheses=("stride 1", "zero padding: valid or full; 'same' when the first filter is 1×1", "1-D and 2-D filters"),
-    checks=composition_checks(CASES, lambda a, b: a + b - 1),
-    broken=(Broken("composite filter of dimension k1 + k2 (off by one)", composition_checks(CASES, lambda a, b: a + b),
-                   refuted_by="the first case (1-D, k1 = 2, k2 = 3, valid padding): the output shapes differ"),
+    checks=composition_checks(CASES, lambda a, b: a + b - 1) + (general_identity(lambda a, b: a + b - 1),),
+    broken=(Broken("composite filter of dimension k1 + k2 (off by one)",
+                   composition_checks(CASES, lambda a, b: a + b) + (general_identity(lambda a, b: a + b),),
+                   refuted_by="the first case (1-D, k1 = 2, k2 = 3, valid padding): the output shapes differ; "
+                              "symbolically, lengths N − k1 − k2 + 2 and N − k1 − k2 + 1"),
             Broken("'same' padding with both filters wider than one (3 and 3)",
                    composition_checks([((5,), (3,), (3,), 1, 1, 1, "same")], lambda a, b: a + b - 1),
                    refuted_by="input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ "

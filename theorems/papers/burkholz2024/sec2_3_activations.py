@@ -15,6 +15,7 @@ condition fails and the sup-norm error exceeds ε.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -25,7 +26,9 @@ from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, Erratum, register
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
+from ...maths.exact import fraction_array
 from . import SOURCE
+from .sec2_1_composition import correlate
 
 ACTIVATIONS = ("relu", "leaky_relu", "tanh", "sigmoid")
 LEAK = 0.1
@@ -127,7 +130,8 @@ def condition_check(choice) -> Check:
                        {"epsilons": EPSILONS, "Q1": Q1S, "Q2": Q2S},
                        certificate={"method": "mpmath interval arithmetic (40 digits) at x = ±Q1; the deviation of "
                                               "tanh and sigmoid from the chord grows with |x| and ReLU/LeakyReLU are "
-                                              "exact on the shifted range"})
+                                              "exact on the shifted range"},
+                       scope="ε ∈ {0.1, 0.01, 0.001}, Q1 ∈ {0.5, 1, 2, 4}, Q2 ∈ {0.5, 1, 4}")
 
     return Check("stated approximation condition on the (ε, Q1, Q2) grid", "certificate", run)
 
@@ -179,8 +183,74 @@ def sup_error_check(choice, pinned) -> Check:
                            classify=lambda e: e[0], pinned=pinned, examples=lambda ctx: ctx.by_profile(20, 60, 400))
 
 
-def thm24_checks(choice, pinned):
-    return (condition_check(choice), sup_error_check(choice, pinned))
+# (input spatial shape, k1, k2, c0, c1, c2) of the convolutional instances of the border check: the
+# paper's choice k1 = 1 (k2 = kt), and a 2-D one; a 1×1 second filter never meets the padding.
+BORDER_INSTANCES = [((5,), (1,), (3,), 1, 2, 1), ((4,), (2,), (2,), 2, 2, 2), ((3, 3), (1, 1), (2, 2), 1, 2, 1)]
+
+
+def exact_phi(name: str, z):
+    """ReLU and LeakyReLU on exact rationals (object arrays of Fractions)."""
+    positive = np.vectorize(lambda v: max(v, Fraction(0)), otypes=[object])(z)
+    return positive if name == "relu" else positive - Fraction(LEAK) * np.vectorize(
+        lambda v: max(-v, Fraction(0)), otypes=[object])(z)
+
+
+def border_error(instance, name: str, padding: str, rng: np.random.Generator):
+    """max |S̃(x) − S(x)| over the output positions, exactly: S the linear source (identity
+    activation, = the target by Lemma 2.1), S̃ the proof's ReLU-type source γ̃⁽¹⁾ = γ⁽¹⁾, β̃⁽¹⁾ = b = Q1,
+    γ̃⁽²⁾ = γ⁽²⁾, β̃⁽²⁾ = −γ⁽²⁾ Σ_{J,p} w⁽²⁾_{iJp}·(mb + c), both layers with the same ``padding``.
+    Returns (error, output position of the largest error)."""
+    shape, k1, k2, c0, c1, c2 = instance
+    first = fraction_array(rng.integers(-5, 6, (c1, c0) + k1))
+    second = fraction_array(rng.integers(-5, 6, (c2, c1) + k2))
+    gamma1, gamma2 = (fraction_array(rng.integers(1, 6, n)) for n in (c1, c2))
+    x = fraction_array(rng.integers(-8, 9, (c0,) + shape)) / 8  # in [−1, 1]
+    scaled_first = gamma1.reshape((-1,) + (1,) * (first.ndim - 1)) * first
+    hidden = correlate(x, scaled_first, padding)
+    q1 = max(abs(g) * sum(abs(w) for w in row.ravel()) for g, row in zip(gamma1, first, strict=True))
+    gamma, b, m, c = (Fraction(v) for v in printed_choice(name, 0.01, float(q1), 1.0))
+    assert b == q1 or name not in ("relu", "leaky_relu")
+    out_scale = gamma2.reshape((-1,) + (1,) * len(shape))
+    linear = out_scale * correlate(hidden, second, padding)
+    shift = np.array([-(m * b + c) * sum(second[i].ravel()) for i in range(c2)], dtype=object)
+    shifted = out_scale / (m * gamma) * correlate(exact_phi(name, gamma * hidden + q1), second, padding)
+    difference = np.abs(shifted + shift.reshape((-1,) + (1,) * len(shape)) * out_scale / (m * gamma) - linear)
+    worst = np.unravel_index(int(np.argmax(difference.astype(float))), difference.shape)
+    return difference[worst], worst
+
+
+def border_check(paddings) -> Check:
+    """ReLU and LeakyReLU are exact with b = Q1 (Sec. 2.3) in convolutions only if the shifted
+    hidden map meets no zero padding: decided exactly on pinned instances."""
+
+    def run(ctx: Context) -> Outcome:
+        checked = []
+        for padding in paddings:
+            for index, instance in enumerate(BORDER_INSTANCES):
+                for name in ("relu", "leaky_relu"):
+                    error, where = border_error(instance, name, padding, ctx.rng("border", index, name))
+                    case = {"padding": padding, "activation": name, "input": list(instance[0]), "k1": list(instance[1]),
+                            "k2": list(instance[2]), "channels": list(instance[3:]), "error": str(error),
+                            "output_position": [int(i) for i in where]}
+                    if error != 0:
+                        return Outcome(Verdict.REFUTED,
+                                       f"{name}, {padding} padding, k2 = {instance[2]}: the source differs from "
+                                       f"the linear source (the target by Lemma 2.1) by {float(error):.4g} at output "
+                                       f"position {case['output_position']} "
+                                       "(the shift b = Q1 meets the padded zeros of the second convolution)",
+                                       {"checked": checked}, counterexample=case)
+                    checked.append(case)
+        return Outcome(Verdict.CERTIFIED,
+                       f"source = target exactly at every output position for {len(checked)} (padding, instance, "
+                       "activation) cases", {"checked": checked},
+                       certificate={"method": "exact rational arithmetic (Fractions), ReLU/LeakyReLU exact"},
+                       scope="the pinned instances: 1-D k2 ≤ 3 and 2-D 2×2, c ≤ 2")
+
+    return Check("ReLU construction at the border of convolutions", "certificate", run)
+
+
+def thm24_checks(choice, pinned, paddings):
+    return (condition_check(choice), sup_error_check(choice, pinned), border_check(paddings))
 
 
 # seed 18 draws Q1 ≈ 5.2: the printed tanh choice misses ε by a factor 36 there, Q1² by 1.5
@@ -191,21 +261,28 @@ register(Claim(
     source=f"{SOURCE}, Sec. 2.3, Thm 2.4, the parameter choices after it, App. A.4",
     hypotheses=("S meets Lemma 2.1; first source layer followed by φ",
                 "Q1 = max_J |γ⁽¹⁾_J| Σ|w⁽¹⁾|, Q2 = max_i |γ⁽²⁾_i| Σ|w⁽²⁾|",
-                "inputs in [−1, 1]^{c0}", "the printed (γ, b, m, c) for ReLU, LeakyReLU, tanh, sigmoid"),
-    checks=thm24_checks(printed_choice, PINNED),
-    broken=(Broken("ReLU without the shift b = Q1", thm24_checks(shiftless_choice, PINNED),
+                "inputs in [−1, 1]^{c0}, 'suitably padded with zeros' (Sec. 2.1)",
+                "the printed (γ, b, m, c) for ReLU, LeakyReLU, tanh, sigmoid"),
+    checks=thm24_checks(printed_choice, PINNED, ("same", "full")),
+    broken=(Broken("ReLU without the shift b = Q1", thm24_checks(shiftless_choice, PINNED, ("same",))[:2],
                    refuted_by="ReLU, ε = 0.1, Q1 = 0.5, Q2 = 0.5, x = −Q1 on the grid; the pinned ReLU network "
-                              "(ε = 0.01, seed 1)"),),
+                              "(ε = 0.01, seed 1)"),
+            Broken("full zero padding alone", (border_check(("full",)),),
+                   refuted_by="ReLU, full padding, input length 5, k1 = 1, k2 = 3: the border outputs miss "
+                              "γ⁽²⁾Q1·Σ(padded taps of W2)"),),
     notes="The implication of Thm 2.4 holds (error ≤ Q2/(γm)·εγm/Q2 = ε in the fully connected case), and "
           "ReLU/LeakyReLU are exact. The printed tanh and sigmoid parameters do not satisfy the condition when Q1 > 1 "
           "(minimal grid case: tanh, ε = 0.1, Q1 = 2, Q2 = 0.5 or any with Q1 = 2 and the first branch of the min "
-          "active). In zero-padded convolutions a further effect appears that this check does not judge: the constant "
-          "mb + c of the first layer passes through the padded second convolution and is position "
-          "dependent at the border.",
+          "active). In zero-padded convolutions the ReLU/LeakyReLU choice b = Q1 is not exact either: the shifted "
+          "hidden map h + Q1 is padded with zeros, not with Q1, so at the border W2 ∗ pad(Q1·1) differs from the "
+          "compensating Q1·ΣW2 by Q1 times the padded taps; the output there is off by γ⁽²⁾Q1·Σ(padded taps of W2), "
+          "whatever ε (decided exactly on pinned instances, 'same' and 'full' padding; exact with valid padding or "
+          "k2 = 1). The same holds for any φ with mb + c ≠ 0 (sigmoid); tanh (b = c = 0) is unaffected.",
     erratum=Erratum("as-printed",
                     "the tanh and sigmoid choices γ = min{(3ε/Q2)^{1/2}, 1/Q1} (12ε for sigmoid) miss a factor Q1³: "
-                    "the condition needs γ² < 3ε/(Q2Q1³); with Q1 > 1 the resulting error exceeds ε. The theorem's "
-                    "implication and the ReLU/LeakyReLU choices hold.",
+                    "the condition needs γ² < 3ε/(Q2Q1³); with Q1 > 1 the resulting error exceeds ε. In zero-padded "
+                    "convolutions the ReLU/LeakyReLU shift b = Q1 leaves a border error γ⁽²⁾Q1·Σ(padded taps of W2); "
+                    "valid padding (or k2 = 1) repairs it. The implication holds for fully connected layers.",
                     corrected=("burkholz2024.thm2_4.corrected",)),
     depends_on=("burkholz2024.lemma2_1",),
 ))
@@ -216,12 +293,19 @@ register(Claim(
     label="Thm 2.4, choices with Q1³",
     statement="With γ = min{(3ε/(Q2Q1³))^{1/2}, 1/Q1} for tanh and min{(12ε/(Q2Q1³))^{1/2}, 1/Q1} for sigmoid (ReLU "
               "and LeakyReLU as printed), the condition of Thm 2.4 holds and the source is within ε of the target "
-              "in sup norm.",
+              "in sup norm; for convolutions, when the second source convolution has valid padding (or k2 = 1).",
     source=f"{SOURCE}, Thm 2.4 with the corrected constants",
-    hypotheses=("as Thm 2.4",),
-    checks=thm24_checks(corrected_choice, PINNED),
-    broken=(Broken("Q1² instead of Q1³ in the tanh/sigmoid choice", thm24_checks(q1_squared, PINNED),
+    hypotheses=("as Thm 2.4", "convolutions: valid padding in the second source layer (or k2 = 1)"),
+    checks=thm24_checks(corrected_choice, PINNED, ("valid",)),
+    broken=(Broken("Q1² instead of Q1³ in the tanh/sigmoid choice", thm24_checks(q1_squared, PINNED, ("valid",))[:2],
                    refuted_by="tanh with Q1 = 2 on the (ε, Q1, Q2) grid; the pinned tanh network "
-                              "(ε = 0.01, seed 18, Q1 ≈ 5.2)"),),
-    notes="|tanh z − z| < |z|³/3 and |σ(z) − z/4 − 1/2| < |z|³/48 for z ≠ 0 give the corrected constants.",
+                              "(ε = 0.01, seed 18, Q1 ≈ 5.2)"),
+            Broken("zero ('same') padding in both source layers", (border_check(("same",)),),
+                   refuted_by="ReLU, 'same' padding, input length 5, k1 = 1, k2 = 3 (the paper's k1 = 1): the first "
+                              "and last outputs miss γ⁽²⁾Q1·(the padded tap of W2)"),),
+    notes="|tanh z − z| < |z|³/3 and |σ(z) − z/4 − 1/2| < |z|³/48 for z ≠ 0 give the corrected constants. Where φ is "
+          "exactly affine on the range (ReLU, LeakyReLU with b = Q1), S̃ − S = γ⁽²⁾ ⊙ (W2 ∗ pad((mb + c)·1) − (mb + c)"
+          "·ΣW2), zero at every output exactly when no tap of W2 meets padding: valid padding or k2 = 1. The border "
+          "check decides pinned 1-D and 2-D instances exactly; the sigmoid (mb + c = 1/2) border is argued, not "
+          "checked.",
 ))
