@@ -22,6 +22,7 @@ Claims:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
@@ -31,11 +32,12 @@ import numpy as np
 import sympy
 from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
+from sympy.simplify.simplify import factor_sum
 
-from theorems.engine.checks import symbolic_identity, to_jsonable
+from theorems.engine.checks import to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, stats
 from theorems.maths.khatri_rao import symbols_matrix
 from theorems.papers.randfeat2025 import SOURCE
@@ -85,7 +87,8 @@ def exact_rows_check(layers: Callable) -> Check:
                 return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: MMᵀ = {diagonal.pop()}·I exactly, "
                                "rows orthogonal", {"sizes": rows}, counterexample=rows[-1])
         return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), "
-                       "yet MMᵀ is not a multiple of I", {"sizes": rows})
+                       "yet MMᵀ is not a multiple of I", {"sizes": rows},
+                       scope=", ".join(f"c0 = {c0}, c2 = {c2}" for c0, c2 in sizes) + " (c1 = c0c2)")
 
     return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run,
                  part="rows not orthogonal")
@@ -433,7 +436,9 @@ def column_orthogonality_check(claimed: Callable[[int, int, int], bool | None]) 
             return Outcome(Verdict.INCONCLUSIVE, f"no witness at {len(unknown)} sizes", evidence)
         return Outcome(Verdict.CERTIFIED, f"all {len(sizes)} sizes (c0, c2 ≤ {largest}, c1 ≤ c0c2 + 1): the columns of "
                        "M are orthogonal for every orthogonal W⁽¹⁾, W⁽²⁾ exactly where stated (proofs and exact "
-                       "witnesses)", evidence)
+                       "witnesses)", {**evidence, "bound": f"c0, c2 ≤ {largest}, c1 ≤ c0c2 + 1",
+                                      "configurations": len(sizes)},
+                       scope=f"c0, c2 ≤ {largest}, 1 ≤ c1 ≤ c0c2 + 1")
 
     return Check("columns of M orthogonal for every orthogonal pair (exact, every size)", "symbolic", run)
 
@@ -480,14 +485,52 @@ def haar_column_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
     return Check("Haar orthogonal layers: column Gram off-diagonal (float)", "randomized", run, corroborating=True)
 
 
+# Symbolic sizes and indices: (MᵀM)_{kl} = Σ_{i<c2, j<c0} m_{(ij)k} m_{(ij)l}, m_{(ij)k} = w⁽²⁾_{ik} w⁽¹⁾_{kj}.
+_I, _J, _K, _L, _N, _C0, _C1, _C2 = sympy.symbols("i j k l n c0 c1 c2", integer=True, nonnegative=True)
+_A, _B = sympy.IndexedBase("a"), sympy.IndexedBase("b")  # W⁽¹⁾ = (a_kj), W⁽²⁾ = (b_ik)
+
+
+def _w2_gram(k, l):
+    return sympy.Sum(_B[_I, k] * _B[_I, l], (_I, 0, _C2 - 1))
+
+
+def _w1_gram(k, l):
+    return sympy.Sum(_A[k, _J] * _A[l, _J], (_J, 0, _C0 - 1))
+
+
+SYMBOLIC_ENTRY = {
+    hadamard: lambda: _w2_gram(_K, _L) * _w1_gram(_K, _L),
+    matrix_product: lambda: sympy.Sum(_w2_gram(_K, _N) * _w1_gram(_N, _L), (_N, 0, _C1 - 1)),
+}
+
+
 def gram_identity_check(product: Callable) -> Check:
-    return symbolic_identity(
-        "MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ) for generic W⁽¹⁾, W⁽²⁾",
-        column_sizes,
-        lambda size: column_gram_sides(*size, product),
-        describe_case=lambda size: "c0 = {}, c2 = {}, c1 = {}".format(*size),
-        part="Gram identity",
-    )
+    """Every size at once: (MᵀM)_{kl} as a double sum over (i, j) with symbolic bounds c2, c0, summands
+    factored out of the sums (sympy factor_sum: the summand is a function of i times one of j),
+    against the entry of product(W⁽²⁾ᵀW⁽²⁾, W⁽¹⁾W⁽¹⁾ᵀ). When they differ, the smallest concrete size
+    where the generic matrices differ refutes."""
+
+    def run(ctx: Context) -> Outcome:
+        summand = _B[_I, _K] * _A[_K, _J] * _B[_I, _L] * _A[_L, _J]
+        lhs = factor_sum(sympy.Sum(factor_sum(sympy.Sum(summand, (_I, 0, _C2 - 1))), (_J, 0, _C0 - 1)))
+        rhs = SYMBOLIC_ENTRY[product]()
+        evidence = {"MtM_kl": str(lhs), "claimed_kl": str(rhs), "method": "sympy factor_sum with symbolic c0, c2, c1"}
+        if sympy.expand(lhs - rhs) == 0:
+            return Outcome(Verdict.CERTIFIED, f"(MᵀM)_kl = {lhs} for symbolic c0, c1, c2", evidence, scope=ALL_SIZES)
+        small = itertools.product(range(1, 3), range(1, 3), range(1, 4))  # (c0, c2, c1)
+        for size in sorted(small, key=lambda s: (s[0] * s[1] * s[2], s)):
+            sides = column_gram_sides(*size, product)
+            difference = [sympy.expand(x) for x in sides[0] - sides[1]]
+            if any(difference):
+                return Outcome(Verdict.REFUTED, "c0 = {}, c2 = {}, c1 = {}: MᵀM differs from the claimed "
+                               "product".format(*size), evidence,
+                               counterexample={"c0": size[0], "c2": size[1], "c1": size[2],
+                                               "first_difference": str(next(d for d in difference if d))})
+        return Outcome(Verdict.INCONCLUSIVE, "the symbolic sides differ, yet agree on every size with c0, c2 ≤ 2, "
+                       "c1 ≤ 3", evidence)
+
+    return Check("MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ) for generic W⁽¹⁾, W⁽²⁾ (symbolic sizes)", "symbolic", run,
+                 part="Gram identity")
 
 
 register(Claim(
@@ -535,6 +578,10 @@ register(Claim(
             Broken("threshold c1 ≤ min(c0, c2)",
                    (column_orthogonality_check(narrow_min),),
                    refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair")),
-    notes="Certified for every size with c0, c2 ≤ 3 and c1 ≤ c0c2 + 1 at ci (45 sizes; c0, c2 ≤ 4 thorough), not "
-          "for all sizes: the identity is distributivity at any size, but only these sizes are checked.",
+    notes="The Gram identity is certified for every size (scope all: sums with symbolic bounds c0, c2, c1). The "
+          "threshold 'orthogonal for every pair iff c1 ≤ max(c0, c2)' is certified for every size with c0, c2 ≤ 3 and "
+          "c1 ≤ c0c2 + 1 at ci (45 sizes; c0, c2 ≤ 4 thorough): '⇐' follows from the identity at every size, but "
+          "'⇒' rests on an exact witness per size (a general one exists: W⁽¹⁾ with columns (3/5, 4/5, 0, …)ᵀ, e₃, …, "
+          "W⁽²⁾ with rows (4/5, −3/5, 0, …), e₃ᵀ, … give (MᵀM)₀₁ = −144/625 whenever c1 > max(c0, c2); it is not "
+          "checked symbolically).",
 ))
