@@ -127,6 +127,14 @@ def full_rank_linked_factors(w1: np.ndarray, w2: np.ndarray) -> bool:
     return full_rank_factors(w1, w2) and bool(w1.any(axis=1).all() and w2.any(axis=0).all())
 
 
+def _exhaustive(admissible, spare: int = 0) -> tuple[Check, Check]:
+    """Both parts swept over every 0/1 layer pair; ``spare`` extra features on top of the printed widths."""
+    return (exhaustive_check("γ2 = 1: every 0/1 layer pair (exhaustive)", admissible,
+                             lambda c0, c2: _plain_width(c0, c2) + spare, False, "γ2 = 1, c1 ≥ c0c2"),
+            exhaustive_check("γ2 trained: every 0/1 layer pair (exhaustive)", admissible,
+                             lambda c0, c2: _gamma2_width(c0, c2) + spare, True, "γ2 trained"))
+
+
 def pseudo_inverse_property(admissible):
     def prop(instance) -> str | None:
         w1, w2, target = instance
@@ -175,15 +183,86 @@ def _searches(admissible, pinned_plain, pinned_gamma2) -> tuple[Check, Check]:
                             classify=_classify, describe=_describe, pinned=pinned_gamma2, part="γ2 trained"))
 
 
+# --- exhaustive: every 0/1 layer pair up to a bound -------------------------------------
+
+
+def zero_one_layer_pairs(c0: int, c1: int, c2: int):
+    """Every pair of 0/1 layers with c1 features, up to the order of the features (which permutes the
+    columns of M and changes no rank): multisets of c1 feature types (input links, output links)."""
+    types = list(itertools.product(itertools.product((0, 1), repeat=c0), itertools.product((0, 1), repeat=c2)))
+    for chosen in itertools.combinations_with_replacement(types, c1):
+        w1 = np.array([inputs for inputs, _ in chosen], dtype=np.int64).reshape(c1, c0)
+        w2 = np.array([outputs for _, outputs in chosen], dtype=np.int64).reshape(c1, c2).T
+        yield w1, w2
+
+
+def exhaustive_sizes(ctx: Context, width: Callable[[int, int], int]) -> list[tuple[int, int, int]]:
+    """(c0, c2, c1), smallest first: c0, c2 ≤ 2 with c0c2 ≤ 2 (quick, ci) or ≤ 4 (thorough), and
+    width ≤ c1 ≤ width + 1."""
+    cells = ctx.by_profile(2, 2, 4)
+    sizes = [(c0, c2, c1) for c0 in (1, 2) for c2 in (1, 2) if c0 * c2 <= cells
+             for c1 in (width(c0, c2), width(c0, c2) + 1)]
+    return sorted(sizes, key=lambda s: (s[0] * s[1], s[2], s))
+
+
+def exhaustive_check(name: str, admissible, width: Callable[[int, int], int], use_gamma2: bool, part: str) -> Check:
+    """Every 0/1 layer pair of ``exhaustive_sizes`` that meets ``admissible``, decided exactly: with
+    γ⁽²⁾ = 1 every target is reachable iff rank M = c0c2; with γ⁽²⁾ trained, the all-ones target
+    (every row nonzero) is decided by ``reachable_with_gamma2``. The first failure, smallest size
+    first, is a minimal counterexample among 0/1 layers; every failure is counted."""
+
+    def run(ctx: Context) -> Outcome:
+        sizes = exhaustive_sizes(ctx, width)
+        counts, failures = [], []
+        for c0, c2, c1 in sizes:
+            row = {"c0": c0, "c2": c2, "c1": c1, "layer_pairs": 0, "admissible": 0, "failing": 0}
+            for w1, w2 in zero_one_layer_pairs(c0, c1, c2):
+                row["layer_pairs"] += 1
+                if not admissible(w1, w2):
+                    continue
+                row["admissible"] += 1
+                m = features.feature_matrix(w1, w2)
+                if use_gamma2:
+                    target = np.ones((c2, c0), dtype=np.int64)
+                    reachable, why = reachable_with_gamma2(m, target)
+                    why = {**why, "target": target.tolist()}
+                else:
+                    rank = exact.rank_exact(m)
+                    reachable, why = rank == c0 * c2, {"rank_M": rank}
+                if not reachable:
+                    row["failing"] += 1
+                    failures.append({"c0": c0, "c2": c2, "c1": c1, "W1": w1.tolist(), "W2": w2.tolist(), **why})
+            counts.append(row)
+        bound = f"c0, c2 ≤ 2, c0c2 ≤ {max(c0 * c2 for c0, c2, _ in sizes)}, width ≤ c1 ≤ width + 1"
+        evidence = {"bound": bound, "configurations": sum(r["admissible"] for r in counts),
+                    "failing": len(failures), "sizes": counts}
+        if failures:
+            first = failures[0]
+            lost = "the all-ones target is unreachable" if use_gamma2 else f"rank M = {first['rank_M']} < c0c2"
+            return Outcome(Verdict.REFUTED, f"{len(failures)} of {evidence['configurations']} admissible 0/1 layer "
+                           f"pairs ({bound}) fail; smallest c0 = {first['c0']}, c2 = {first['c2']}, "
+                           f"c1 = {first['c1']}: W1 = {first['W1']}, W2 = {first['W2']} meet the hypotheses, "
+                           f"yet {lost}", evidence, counterexample=first)
+        return Outcome(Verdict.SUPPORTED, f"all {evidence['configurations']} admissible 0/1 layer pairs ({bound}) "
+                       "reconstruct", evidence)
+
+    return Check(name, "symbolic", run, part=part)
+
+
 register(Claim(
     id="randfeat2025.thm2_1",
     source=f"{SOURCE}, Sec. 2, Thm 2.1",
     hypotheses=("W⁽¹⁾, W⁽²⁾ full rank", "c1 ≥ c2c0 (γ⁽²⁾ = 1) or c1 ≥ c2(c0 − 1) + 1 (γ⁽²⁾ trained)"),
-    checks=_searches(full_rank_factors, [DISJOINT, REPEATED], [DISJOINT]),
+    checks=(*_searches(full_rank_factors, [DISJOINT, REPEATED], [DISJOINT]),
+            *_exhaustive(full_rank_factors)),
     broken=(Broken("repaired by also asking every feature to have an input and an output link — still not enough",
                    _searches(full_rank_linked_factors, [REPEATED], [REPEATED]),
                    refuted_by="the pinned repeated features (links (0,0),(0,0),(1,1),(1,1)), c0 = c2 = 2, c1 = 4: "
-                              "rank M = 2"),),
+                              "rank M = 2"),
+            Broken("repaired by one spare feature (c1 ≥ c0c2 + 1; c1 ≥ c2(c0 − 1) + 2)",
+                   _exhaustive(full_rank_factors, spare=1),
+                   refuted_by="the exhaustive sweep's first size c0 = c2 = 1, c1 = 2 (every profile): W1 = [[0], [1]], "
+                              "W2 = [[1, 0]] are full rank and M = 0")),
     erratum=Erratum("as-printed", "full rank of W⁽¹⁾ and W⁽²⁾ does not make M full rank: W1 = [[1],[0]], W2 = [[0,1]] "
                     "(c0 = c2 = 1, c1 = 2) give M = 0, and no γ reaches w = 1. The cited sources and the paper's use "
                     "(random features) need W with iid continuous entries, where it holds almost surely.",
