@@ -533,6 +533,84 @@ def gram_identity_check(product: Callable) -> Check:
                  part="Gram identity")
 
 
+# Every size at once. For c1 > max(c0, c2) write c0 = 1 + m, c1 = c0 + 1 + e, c2 = 1 + n, c1 = c2 + 1 + f
+# (m, e, n, f ≥ 0): W⁽¹⁾ = [[a, 0], [0, I_m], [0, 0]] with a = (3/5, 4/5)ᵀ has orthonormal columns and
+# (W⁽¹⁾W⁽¹⁾ᵀ)₀₁ = 12/25; W⁽²⁾ = [[bᵀ, 0, 0], [0, I_n, 0]] with b = (4/5, −3/5)ᵀ has orthonormal rows and
+# (W⁽²⁾ᵀW⁽²⁾)₀₁ = −12/25; by the Gram identity (MᵀM)₀₁ = −144/625. For c1 ≤ c0 (c2), W⁽¹⁾W⁽¹⁾ᵀ
+# (W⁽²⁾ᵀW⁽²⁾) is I_{c1} by hypothesis and the Hadamard product is diagonal.
+PYTHAGOREAN_A = sympy.Matrix([[sympy.Rational(3, 5)], [sympy.Rational(4, 5)]])
+PYTHAGOREAN_B = sympy.Matrix([[sympy.Rational(4, 5)], [sympy.Rational(-3, 5)]])
+
+
+def _padded_columns(head: sympy.Matrix, identity: int | sympy.Symbol, padding: int | sympy.Symbol):
+    """[[head, 0], [0, I_identity], [0, 0]] (padding zero rows), zero-size blocks left out."""
+    rows = [[head] + ([sympy.ZeroMatrix(2, identity)] if identity else [])]
+    if identity:
+        rows.append([sympy.ZeroMatrix(identity, 1), sympy.Identity(identity)])
+    if padding:
+        rows.append([sympy.ZeroMatrix(padding, 1)] + ([sympy.ZeroMatrix(padding, identity)] if identity else []))
+    return sympy.BlockMatrix(rows)
+
+
+def is_identity(collapsed, identity) -> bool:
+    """Whether a collapsed Gram [[1, 0], [0, I_identity]] (or [[1]] without the identity block) is I."""
+    if not identity:
+        return sympy.Matrix(collapsed) == sympy.eye(1)
+    blocks = collapsed.blocks
+    return bool(sympy.Matrix(blocks[0, 0]) == sympy.eye(1) and blocks[0, 1].is_ZeroMatrix
+                and blocks[1, 0].is_ZeroMatrix and blocks[1, 1] == sympy.Identity(identity))
+
+
+def general_witness(identity, padding, head: sympy.Matrix) -> tuple[bool, sympy.Expr]:
+    """For the padded layer with these (symbolic or zero) block sizes: whether its short-side Gram is I,
+    and the (0, 1) entry of its long-side Gram (the top-left block is head·headᵀ)."""
+    layer = _padded_columns(head, identity, padding)
+    long_side = sympy.block_collapse(layer * layer.T)
+    top = long_side.blocks[0, 0] if isinstance(long_side, sympy.BlockMatrix) else long_side
+    return is_identity(sympy.block_collapse(layer.T * layer), identity), sympy.Matrix(top)[0, 1]
+
+
+def general_threshold_check(threshold: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]) -> Check:
+    """Every size at once: the columns of M are orthogonal for every orthogonal pair iff c1 ≤ max(c0, c2)
+    (the block witness above, with the identity and padding sizes symbolic or zero, and the Gram
+    identity), against the claimed ``threshold`` (c1 ≤ threshold(c0, c2)), compared symbolically; a
+    different threshold is refuted at the smallest size where it differs, by the exact witness of
+    ``columns_orthogonal``."""
+
+    def run(ctx: Context) -> Outcome:
+        blocks = sympy.symbols("m e", integer=True, positive=True)
+        cases = []
+        for identity in (0, blocks[0]):
+            for padding in (0, blocks[1]):
+                ortho_1, entry_1 = general_witness(identity, padding, PYTHAGOREAN_A)
+                ortho_2, entry_2 = general_witness(identity, padding, PYTHAGOREAN_B)
+                if not (ortho_1 and ortho_2) or entry_1 * entry_2 == 0:
+                    raise AssertionError(f"the block witness fails at identity {identity}, padding {padding}")
+                cases.append({"identity_block": str(identity), "padding": str(padding),
+                              "MtM_01": str(entry_1 * entry_2)})
+        c0, c2 = sympy.symbols("c0 c2", integer=True, positive=True)
+        difference = sympy.simplify(threshold(c0, c2) - sympy.Max(c0, c2))
+        evidence = {"witness_cases": cases, "threshold_minus_max": str(difference),
+                    "argument": "c1 > max(c0, c2): W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] "
+                                "give (MᵀM)₀₁ = −144/625; c1 ≤ max(c0, c2): one Gram factor is I_{c1}"}
+        if difference == 0:
+            return Outcome(Verdict.CERTIFIED, "orthogonal columns for every orthogonal pair iff c1 ≤ max(c0, c2), for "
+                           "every size (block witness with symbolic sizes)", evidence, scope=ALL_SIZES)
+        for size in column_sizes(ctx):
+            a, b, c1 = size
+            claimed = c1 <= threshold(a, b)
+            truth, reason, _ = columns_orthogonal(a, b, c1)
+            if truth is not None and claimed != truth:
+                return Outcome(Verdict.REFUTED, f"c0 = {a}, c2 = {b}, c1 = {c1}: the threshold says "
+                               f"{'orthogonal' if claimed else 'not'}; {reason}", evidence,
+                               counterexample={"c0": a, "c2": b, "c1": c1, "why": reason})
+        return Outcome(Verdict.INCONCLUSIVE, f"threshold − max(c0, c2) = {difference}, no differing size found",
+                       evidence)
+
+    return Check("columns orthogonal for every orthogonal pair iff c1 ≤ max(c0, c2) (symbolic sizes)", "symbolic",
+                 run)
+
+
 register(Claim(
     id="randfeat2025.ortho_columns",
     source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned': "
@@ -567,21 +645,22 @@ register(Claim(
               "e.g. at the interpolation point c1 = c0c2 with c0, c2 ≥ 2.",
     source=f"{SOURCE}, Sec. 2.1 (column k of M is W⁽²⁾[:, k] ⊗ W⁽¹⁾[k, :])",
     hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)",),
-    checks=(gram_identity_check(hadamard), column_orthogonality_check(narrow), haar_column_check(narrow)),
+    checks=(gram_identity_check(hadamard), general_threshold_check(sympy.Max), column_orthogonality_check(narrow),
+            haar_column_check(narrow)),
     broken=(Broken("the ordinary matrix product for the Hadamard product",
                    (gram_identity_check(matrix_product),),
                    refuted_by="c0 = c2 = 1, c1 = 2 (the first size with c1 > 1): (vvᵀ)(uuᵀ) ≠ (v∘u)(v∘u)ᵀ"),
             Broken("threshold off by one: c1 ≤ max(c0, c2) + 1",
-                   (column_orthogonality_check(narrow_plus_one), haar_column_check(narrow_plus_one)),
+                   (general_threshold_check(lambda c0, c2: sympy.Max(c0, c2) + 1),
+                    column_orthogonality_check(narrow_plus_one), haar_column_check(narrow_plus_one)),
                    refuted_by="c0 = c2 = 1, c1 = 2: (MᵀM)[0, 1] = −144/625 for W⁽¹⁾ = (3/5, 4/5)ᵀ, "
                               "W⁽²⁾ = (4/5, −3/5); every Haar draw"),
             Broken("threshold c1 ≤ min(c0, c2)",
-                   (column_orthogonality_check(narrow_min),),
+                   (general_threshold_check(sympy.Min), column_orthogonality_check(narrow_min)),
                    refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair")),
-    notes="The Gram identity is certified for every size (scope all: sums with symbolic bounds c0, c2, c1). The "
-          "threshold 'orthogonal for every pair iff c1 ≤ max(c0, c2)' is certified for every size with c0, c2 ≤ 3 and "
-          "c1 ≤ c0c2 + 1 at ci (45 sizes; c0, c2 ≤ 4 thorough): '⇐' follows from the identity at every size, but "
-          "'⇒' rests on an exact witness per size (a general one exists: W⁽¹⁾ with columns (3/5, 4/5, 0, …)ᵀ, e₃, …, "
-          "W⁽²⁾ with rows (4/5, −3/5, 0, …), e₃ᵀ, … give (MᵀM)₀₁ = −144/625 whenever c1 > max(c0, c2); it is not "
-          "checked symbolically).",
+    notes="Certified for every size (scope all). The Gram identity: sums with symbolic bounds c0, c2, c1. The "
+          "threshold: '⇐' because one Gram factor is I_{c1}; '⇒' by the block witness W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], "
+          "W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] (a = (3/5, 4/5)ᵀ, b = (4/5, −3/5)ᵀ), orthogonal with (MᵀM)₀₁ = −144/625 "
+          "whenever c1 > max(c0, c2), checked with sympy block matrices of symbolic sizes. The exact per-size check "
+          "(every size with c0, c2 ≤ 3, c1 ≤ c0c2 + 1 at ci, 45 sizes) and Haar draws corroborate.",
 ))
