@@ -88,7 +88,7 @@ def exact_rows_check(layers: Callable) -> Check:
                                "rows orthogonal", {"sizes": rows}, counterexample=rows[-1])
         return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), "
                        "yet MMᵀ is not a multiple of I", {"sizes": rows},
-                       scope=", ".join(f"c0 = {c0}, c2 = {c2}" for c0, c2 in sizes) + " (c1 = c0c2)")
+                       scope="(c0, c2) ∈ {" + ", ".join(f"({c0}, {c2})" for c0, c2 in sizes) + "}, c1 = c0c2")
 
     return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run,
                  part="rows not orthogonal")
