@@ -42,3 +42,13 @@ def test_column_gram_is_the_hadamard_product_not_the_matrix_product():
     assert cd.gram_identity_holds(2, 2, 4)
     lhs, rhs = cd.column_gram_sides(1, 1, 2, cd.matrix_product)
     assert any(entry.expand() != 0 for entry in lhs - rhs)
+
+
+def test_block_witness_has_orthonormal_short_side_and_nonzero_long_side_entry():
+    import sympy
+
+    from theorems.papers.randfeat2025 import sec2_1_conditioning as sc
+    size = sympy.Symbol("m", integer=True, positive=True)
+    for identity, padding in ((0, 0), (size, 0), (size, size)):
+        assert sc.general_witness(identity, padding, sc.PYTHAGOREAN_A) == (True, sympy.Rational(12, 25))
+        assert sc.general_witness(identity, padding, sc.PYTHAGOREAN_B) == (True, sympy.Rational(-12, 25))

@@ -37,3 +37,10 @@ def test_large_profile_reaches_c0c2_of_ten_thousand_and_shrinks_to_fit_memory(mo
     with resources.measured("cpu") as usage:
         assert widest("large") < 10_000
     assert [(cap["wanted"], cap["used"]) for cap in usage["capped"]] == [(100, 75)]
+
+
+def test_distance_verdict_separates_by_the_dkw_margin():
+    assert sp.distance_verdict(0.02, 4000, 12)[0] == "supported"
+    assert sp.distance_verdict(0.33, 4000, 12)[0] == "refuted"
+    assert sp.distance_verdict(0.15, 4000, 12)[0] == "unresolved"
+    assert sp.dkw_margin(4000, 1e-9) < sp.dkw_margin(1000, 1e-9)

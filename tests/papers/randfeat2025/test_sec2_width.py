@@ -38,3 +38,31 @@ def test_zero_target_row_is_served_by_a_zero_scale():
     m = np.array([[3], [5], [7]])
     reachable, witness = sw.reachable_with_gamma2(m, np.array([[2], [2], [0]]))
     assert reachable and witness["gamma2"][2] == "0"
+
+
+def test_each_fixed_target_is_generic_at_the_minimal_width_and_one_feature_fewer_is_not():
+    rng = np.random.default_rng(5)
+    status, why = sw.every_target_generically(2, 2, 3, rng)
+    assert status == "every target" and why["evaluation_ranks"] == [2, 2]
+    assert sw.every_target_generically(2, 1, 1, rng)[0] == "unreachable"
+
+
+def test_a_fixed_draw_misses_some_target_exactly_when_c0_and_c2_exceed_one():
+    rng = np.random.default_rng(7)
+    found, why = sw.some_target_unreachable(2, 2, 3, rng)
+    assert found is True and why["exact_decision"]["rows_forced_to_zero"] == [0]
+    assert sw.some_target_unreachable(1, 2, 1, rng)[0] is False
+    assert sw.some_target_unreachable(3, 1, 3, rng)[0] is False
+
+
+def test_zero_one_layer_pairs_are_the_feature_multisets():
+    from math import comb
+    pairs = list(sw.zero_one_layer_pairs(1, 2, 1))
+    assert len(pairs) == comb(4 + 2 - 1, 2)
+    assert any((w1 == [[0], [1]]).all() and (w2 == [[1, 0]]).all() for w1, w2 in pairs)
+
+
+def test_deleted_row_minors_expand_the_target_determinant():
+    w1, w2 = features.id_cond_minimal(2, 2)
+    minors = sw.deleted_row_minors(features.feature_matrix(w1, w2), 2, 2, kept_block=0)
+    assert len(minors) == 2

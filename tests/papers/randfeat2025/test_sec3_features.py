@@ -36,3 +36,8 @@ def test_unit_rows_factor_is_not_orthogonal():
     u = sf._unit_rows_factor(rng, 3)
     assert all(sum(x * x for x in row) == 1 for row in u)
     assert u[0].dot(u[1]) != 0
+
+
+def test_flattening_residual_is_zero_only_for_row_major():
+    assert sf.flattening_residual(sf.row_major) == 0
+    assert sf.flattening_residual(sf.stride_c2) != 0

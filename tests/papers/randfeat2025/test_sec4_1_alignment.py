@@ -23,3 +23,10 @@ def test_minimum_over_permutations_is_taken():
     m = features.feature_matrix(*features.id_cond(1, 2))[:, :1]  # only output 0 has a feature
     residual, perm = al.least_squares_over_permutations(m, np.array([[0], [5]]))
     assert residual == 0 and perm == (1, 0)
+
+
+def test_exhaustive_instances_cover_every_rank():
+    from theorems.engine.context import Context
+    from theorems.maths import exact
+    instances = al.exhaustive_instances(Context("ci", 1, "cpu"))
+    assert {exact.rank_exact(features.feature_matrix(w1, w2)) for w1, w2, _ in instances} == {0, 1, 2}

@@ -36,3 +36,11 @@ def test_monte_carlo_targets_have_their_structure():
     assert (targets["disjoint pairs"].sum(axis=0) <= 1).all()
     assert (targets["identical rows (d = 2)"].sum(axis=1) == 2).all()
     assert np.array_equal(targets["disjoint singletons"], np.eye(6, dtype=bool))
+
+
+def test_partition_event_is_the_corrected_bound_and_the_match_at_one_group():
+    partition = mt.partition_event_probability()
+    assert sympy.expand(partition - mt.corrected_lower_symbolic()) == 0
+    point = {mt.C0: 2, mt.C2T: 1, mt.K: 2, mt.P: sympy.Rational(1, 3), mt.Q: sympy.Rational(1, 2)}
+    enumerated = mt.exact_match_probability(2, 1, 2, Fraction(1, 3), Fraction(1, 2))
+    assert partition.subs(point).doit() == sympy.Rational(enumerated)

@@ -22,6 +22,7 @@ Claims:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
@@ -31,11 +32,12 @@ import numpy as np
 import sympy
 from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
+from sympy.simplify.simplify import factor_sum
 
-from theorems.engine.checks import symbolic_identity, to_jsonable
+from theorems.engine.checks import to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, stats
 from theorems.maths.khatri_rao import symbols_matrix
 from theorems.papers.randfeat2025 import SOURCE
@@ -85,7 +87,8 @@ def exact_rows_check(layers: Callable) -> Check:
                 return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: MMᵀ = {diagonal.pop()}·I exactly, "
                                "rows orthogonal", {"sizes": rows}, counterexample=rows[-1])
         return Outcome(Verdict.CERTIFIED, f"{len(rows)} sizes: orthogonal W⁽¹⁾, W⁽²⁾ (exact), "
-                       "yet MMᵀ is not a multiple of I", {"sizes": rows})
+                       "yet MMᵀ is not a multiple of I", {"sizes": rows},
+                       scope="(c0, c2) ∈ {" + ", ".join(f"({c0}, {c2})" for c0, c2 in sizes) + "}, c1 = c0c2")
 
     return Check("rows of M not orthogonal (exact, rational orthogonal layers)", "symbolic", run,
                  part="rows not orthogonal")
@@ -433,7 +436,9 @@ def column_orthogonality_check(claimed: Callable[[int, int, int], bool | None]) 
             return Outcome(Verdict.INCONCLUSIVE, f"no witness at {len(unknown)} sizes", evidence)
         return Outcome(Verdict.CERTIFIED, f"all {len(sizes)} sizes (c0, c2 ≤ {largest}, c1 ≤ c0c2 + 1): the columns of "
                        "M are orthogonal for every orthogonal W⁽¹⁾, W⁽²⁾ exactly where stated (proofs and exact "
-                       "witnesses)", evidence)
+                       "witnesses)", {**evidence, "bound": f"c0, c2 ≤ {largest}, c1 ≤ c0c2 + 1",
+                                      "configurations": len(sizes)},
+                       scope=f"c0, c2 ≤ {largest}, 1 ≤ c1 ≤ c0c2 + 1")
 
     return Check("columns of M orthogonal for every orthogonal pair (exact, every size)", "symbolic", run)
 
@@ -480,14 +485,130 @@ def haar_column_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
     return Check("Haar orthogonal layers: column Gram off-diagonal (float)", "randomized", run, corroborating=True)
 
 
+# Symbolic sizes and indices: (MᵀM)_{kl} = Σ_{i<c2, j<c0} m_{(ij)k} m_{(ij)l}, m_{(ij)k} = w⁽²⁾_{ik} w⁽¹⁾_{kj}.
+_I, _J, _K, _L, _N, _C0, _C1, _C2 = sympy.symbols("i j k l n c0 c1 c2", integer=True, nonnegative=True)
+_A, _B = sympy.IndexedBase("a"), sympy.IndexedBase("b")  # W⁽¹⁾ = (a_kj), W⁽²⁾ = (b_ik)
+
+
+def _w2_gram(k, l):
+    return sympy.Sum(_B[_I, k] * _B[_I, l], (_I, 0, _C2 - 1))
+
+
+def _w1_gram(k, l):
+    return sympy.Sum(_A[k, _J] * _A[l, _J], (_J, 0, _C0 - 1))
+
+
+SYMBOLIC_ENTRY = {
+    hadamard: lambda: _w2_gram(_K, _L) * _w1_gram(_K, _L),
+    matrix_product: lambda: sympy.Sum(_w2_gram(_K, _N) * _w1_gram(_N, _L), (_N, 0, _C1 - 1)),
+}
+
+
 def gram_identity_check(product: Callable) -> Check:
-    return symbolic_identity(
-        "MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ) for generic W⁽¹⁾, W⁽²⁾",
-        column_sizes,
-        lambda size: column_gram_sides(*size, product),
-        describe_case=lambda size: "c0 = {}, c2 = {}, c1 = {}".format(*size),
-        part="Gram identity",
-    )
+    """Every size at once: (MᵀM)_{kl} as a double sum over (i, j) with symbolic bounds c2, c0, summands
+    factored out of the sums (sympy factor_sum: the summand is a function of i times one of j),
+    against the entry of product(W⁽²⁾ᵀW⁽²⁾, W⁽¹⁾W⁽¹⁾ᵀ). When they differ, the smallest concrete size
+    where the generic matrices differ refutes."""
+
+    def run(ctx: Context) -> Outcome:
+        summand = _B[_I, _K] * _A[_K, _J] * _B[_I, _L] * _A[_L, _J]
+        lhs = factor_sum(sympy.Sum(factor_sum(sympy.Sum(summand, (_I, 0, _C2 - 1))), (_J, 0, _C0 - 1)))
+        rhs = SYMBOLIC_ENTRY[product]()
+        evidence = {"MtM_kl": str(lhs), "claimed_kl": str(rhs), "method": "sympy factor_sum with symbolic c0, c2, c1"}
+        if sympy.expand(lhs - rhs) == 0:
+            return Outcome(Verdict.CERTIFIED, f"(MᵀM)_kl = {lhs} for symbolic c0, c1, c2", evidence, scope=ALL_SIZES)
+        small = itertools.product(range(1, 3), range(1, 3), range(1, 4))  # (c0, c2, c1)
+        for size in sorted(small, key=lambda s: (s[0] * s[1] * s[2], s)):
+            sides = column_gram_sides(*size, product)
+            difference = [sympy.expand(x) for x in sides[0] - sides[1]]
+            if any(difference):
+                return Outcome(Verdict.REFUTED, "c0 = {}, c2 = {}, c1 = {}: MᵀM differs from the claimed "
+                               "product".format(*size), evidence,
+                               counterexample={"c0": size[0], "c2": size[1], "c1": size[2],
+                                               "first_difference": str(next(d for d in difference if d))})
+        return Outcome(Verdict.INCONCLUSIVE, "the symbolic sides differ, yet agree on every size with c0, c2 ≤ 2, "
+                       "c1 ≤ 3", evidence)
+
+    return Check("MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ) for generic W⁽¹⁾, W⁽²⁾ (symbolic sizes)", "symbolic", run,
+                 part="Gram identity")
+
+
+# Every size at once. For c1 > max(c0, c2) write c0 = 1 + m, c1 = c0 + 1 + e, c2 = 1 + n, c1 = c2 + 1 + f
+# (m, e, n, f ≥ 0): W⁽¹⁾ = [[a, 0], [0, I_m], [0, 0]] with a = (3/5, 4/5)ᵀ has orthonormal columns and
+# (W⁽¹⁾W⁽¹⁾ᵀ)₀₁ = 12/25; W⁽²⁾ = [[bᵀ, 0, 0], [0, I_n, 0]] with b = (4/5, −3/5)ᵀ has orthonormal rows and
+# (W⁽²⁾ᵀW⁽²⁾)₀₁ = −12/25; by the Gram identity (MᵀM)₀₁ = −144/625. For c1 ≤ c0 (c2), W⁽¹⁾W⁽¹⁾ᵀ
+# (W⁽²⁾ᵀW⁽²⁾) is I_{c1} by hypothesis and the Hadamard product is diagonal.
+PYTHAGOREAN_A = sympy.Matrix([[sympy.Rational(3, 5)], [sympy.Rational(4, 5)]])
+PYTHAGOREAN_B = sympy.Matrix([[sympy.Rational(4, 5)], [sympy.Rational(-3, 5)]])
+
+
+def _padded_columns(head: sympy.Matrix, identity: int | sympy.Symbol, padding: int | sympy.Symbol):
+    """[[head, 0], [0, I_identity], [0, 0]] (padding zero rows), zero-size blocks left out."""
+    rows = [[head] + ([sympy.ZeroMatrix(2, identity)] if identity else [])]
+    if identity:
+        rows.append([sympy.ZeroMatrix(identity, 1), sympy.Identity(identity)])
+    if padding:
+        rows.append([sympy.ZeroMatrix(padding, 1)] + ([sympy.ZeroMatrix(padding, identity)] if identity else []))
+    return sympy.BlockMatrix(rows)
+
+
+def is_identity(collapsed, identity) -> bool:
+    """Whether a collapsed Gram [[1, 0], [0, I_identity]] (or [[1]] without the identity block) is I."""
+    if not identity:
+        return sympy.Matrix(collapsed) == sympy.eye(1)
+    blocks = collapsed.blocks
+    return bool(sympy.Matrix(blocks[0, 0]) == sympy.eye(1) and blocks[0, 1].is_ZeroMatrix
+                and blocks[1, 0].is_ZeroMatrix and blocks[1, 1] == sympy.Identity(identity))
+
+
+def general_witness(identity, padding, head: sympy.Matrix) -> tuple[bool, sympy.Expr]:
+    """For the padded layer with these (symbolic or zero) block sizes: whether its short-side Gram is I,
+    and the (0, 1) entry of its long-side Gram (the top-left block is head·headᵀ)."""
+    layer = _padded_columns(head, identity, padding)
+    long_side = sympy.block_collapse(layer * layer.T)
+    top = long_side.blocks[0, 0] if isinstance(long_side, sympy.BlockMatrix) else long_side
+    return is_identity(sympy.block_collapse(layer.T * layer), identity), sympy.Matrix(top)[0, 1]
+
+
+def general_threshold_check(threshold: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]) -> Check:
+    """Every size at once: the columns of M are orthogonal for every orthogonal pair iff c1 ≤ max(c0, c2)
+    (the block witness above, with the identity and padding sizes symbolic or zero, and the Gram
+    identity), against the claimed ``threshold`` (c1 ≤ threshold(c0, c2)), compared symbolically; a
+    different threshold is refuted at the smallest size where it differs, by the exact witness of
+    ``columns_orthogonal``."""
+
+    def run(ctx: Context) -> Outcome:
+        blocks = sympy.symbols("m e", integer=True, positive=True)
+        cases = []
+        for identity in (0, blocks[0]):
+            for padding in (0, blocks[1]):
+                ortho_1, entry_1 = general_witness(identity, padding, PYTHAGOREAN_A)
+                ortho_2, entry_2 = general_witness(identity, padding, PYTHAGOREAN_B)
+                if not (ortho_1 and ortho_2) or entry_1 * entry_2 == 0:
+                    raise AssertionError(f"the block witness fails at identity {identity}, padding {padding}")
+                cases.append({"identity_block": str(identity), "padding": str(padding),
+                              "MtM_01": str(entry_1 * entry_2)})
+        c0, c2 = sympy.symbols("c0 c2", integer=True, positive=True)
+        difference = sympy.simplify(threshold(c0, c2) - sympy.Max(c0, c2))
+        evidence = {"witness_cases": cases, "threshold_minus_max": str(difference),
+                    "argument": "c1 > max(c0, c2): W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] "
+                                "give (MᵀM)₀₁ = −144/625; c1 ≤ max(c0, c2): one Gram factor is I_{c1}"}
+        if difference == 0:
+            return Outcome(Verdict.CERTIFIED, "orthogonal columns for every orthogonal pair iff c1 ≤ max(c0, c2), for "
+                           "every size (block witness with symbolic sizes)", evidence, scope=ALL_SIZES)
+        for size in column_sizes(ctx):
+            a, b, c1 = size
+            claimed = c1 <= threshold(a, b)
+            truth, reason, _ = columns_orthogonal(a, b, c1)
+            if truth is not None and claimed != truth:
+                return Outcome(Verdict.REFUTED, f"c0 = {a}, c2 = {b}, c1 = {c1}: the threshold says "
+                               f"{'orthogonal' if claimed else 'not'}; {reason}", evidence,
+                               counterexample={"c0": a, "c2": b, "c1": c1, "why": reason})
+        return Outcome(Verdict.INCONCLUSIVE, f"threshold − max(c0, c2) = {difference}, no differing size found",
+                       evidence)
+
+    return Check("columns orthogonal for every orthogonal pair iff c1 ≤ max(c0, c2) (symbolic sizes)", "symbolic",
+                 run)
 
 
 register(Claim(
@@ -524,17 +645,22 @@ register(Claim(
               "e.g. at the interpolation point c1 = c0c2 with c0, c2 ≥ 2.",
     source=f"{SOURCE}, Sec. 2.1 (column k of M is W⁽²⁾[:, k] ⊗ W⁽¹⁾[k, :])",
     hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)",),
-    checks=(gram_identity_check(hadamard), column_orthogonality_check(narrow), haar_column_check(narrow)),
+    checks=(gram_identity_check(hadamard), general_threshold_check(sympy.Max), column_orthogonality_check(narrow),
+            haar_column_check(narrow)),
     broken=(Broken("the ordinary matrix product for the Hadamard product",
                    (gram_identity_check(matrix_product),),
                    refuted_by="c0 = c2 = 1, c1 = 2 (the first size with c1 > 1): (vvᵀ)(uuᵀ) ≠ (v∘u)(v∘u)ᵀ"),
             Broken("threshold off by one: c1 ≤ max(c0, c2) + 1",
-                   (column_orthogonality_check(narrow_plus_one), haar_column_check(narrow_plus_one)),
+                   (general_threshold_check(lambda c0, c2: sympy.Max(c0, c2) + 1),
+                    column_orthogonality_check(narrow_plus_one), haar_column_check(narrow_plus_one)),
                    refuted_by="c0 = c2 = 1, c1 = 2: (MᵀM)[0, 1] = −144/625 for W⁽¹⁾ = (3/5, 4/5)ᵀ, "
                               "W⁽²⁾ = (4/5, −3/5); every Haar draw"),
             Broken("threshold c1 ≤ min(c0, c2)",
-                   (column_orthogonality_check(narrow_min),),
+                   (general_threshold_check(sympy.Min), column_orthogonality_check(narrow_min)),
                    refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair")),
-    notes="Certified for every size with c0, c2 ≤ 3 and c1 ≤ c0c2 + 1 at ci (45 sizes; c0, c2 ≤ 4 thorough), not "
-          "for all sizes: the identity is distributivity at any size, but only these sizes are checked.",
+    notes="Certified for every size (scope all). The Gram identity: sums with symbolic bounds c0, c2, c1. The "
+          "threshold: '⇐' because one Gram factor is I_{c1}; '⇒' by the block witness W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], "
+          "W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] (a = (3/5, 4/5)ᵀ, b = (4/5, −3/5)ᵀ), orthogonal with (MᵀM)₀₁ = −144/625 "
+          "whenever c1 > max(c0, c2), checked with sympy block matrices of symbolic sizes. The exact per-size check "
+          "(every size with c0, c2 ≤ 3, c1 ≤ c0c2 + 1 at ci, 45 sizes) and Haar draws corroborate.",
 ))

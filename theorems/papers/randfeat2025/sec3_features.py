@@ -20,11 +20,12 @@ from fractions import Fraction
 import numpy as np
 import sympy
 from hypothesis import strategies as st
+from sympy.matrices.expressions.kronecker import combine_kronecker
 
 from theorems.engine.checks import property_search, symbolic_identity
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features
 from theorems.maths.strategies import EXACT_KINDS, matrices
 from theorems.papers.randfeat2025 import SOURCE
@@ -60,14 +61,86 @@ def _sizes(ctx: Context) -> list[tuple[int, int]]:
     return sorted(sizes, key=lambda s: (s[0] * s[1], s))
 
 
+def _bounded_sizes(ctx: Context) -> str:
+    largest = max(max(size) for size in _sizes(ctx))
+    return f"c0, c2 ≤ {largest}"
+
+
 def identity_check(index) -> Check:
     return symbolic_identity(
         "M = I exactly",
         _sizes,
         lambda size: (features.feature_matrix(*id_cond_from_index(*size, index)),
                       np.eye(size[0] * size[1], dtype=np.int64)),
+        scope=_bounded_sizes,
         describe_case=lambda size: f"c0 = {size[0]}, c2 = {size[1]}",
     )
+
+
+# Symbolic sizes and indices for the arguments that cover every c0, c2 at once.
+OUTPUT, INPUT, C0, C2 = sympy.symbols("i j c0 c2", integer=True, nonnegative=True)
+
+
+def flattening_residual(index) -> sympy.Expr:
+    """index(i, j) − (i·c0 + j) in symbolic i, j, c0, c2: zero iff the features follow vec's
+    row-major order of the target entries."""
+    return sympy.expand(index(OUTPUT, INPUT, C0, C2) - (OUTPUT * C0 + INPUT))
+
+
+def general_identity_check(index) -> Check:
+    """Every c0, c2 at once. Feature k = index(i', j') links input j' to output i' only:
+    w⁽¹⁾_{kj} = δ(j, j'), w⁽²⁾_{ik} = δ(i, i'), so m_{(ij)k} = δ(i, i')δ(j, j'). Row (i, j) of M sits at
+    i·c0 + j, and (i, j) ↦ i·c0 + j is a bijection of [c2]×[c0] onto [c0c2] (division with remainder by
+    c0). So M = I_{c0c2} (c1 = c0c2, no feature left empty) iff index(i, j) = i·c0 + j, an identity
+    in symbolic i, j, c0, c2. A flattening that differs is refuted at the smallest size where it
+    does, by building its layers."""
+
+    def run(ctx: Context) -> Outcome:
+        residual = flattening_residual(index)
+        i2, j2 = sympy.symbols("i' j'", integer=True, nonnegative=True)
+        entry = sympy.KroneckerDelta(OUTPUT, i2) * sympy.KroneckerDelta(j2, INPUT)  # w⁽²⁾_{ik} · w⁽¹⁾_{kj}
+        evidence = {"flattening": str(index(OUTPUT, INPUT, C0, C2)), "index_minus_row_position": str(residual),
+                    "entry": f"m_(ij)k = {entry} for k = index(i', j')",
+                    "argument": "m_(ij)k = δ(i, i')δ(j, j'); row (i, j) at i·c0 + j; index(i, j) ≡ i·c0 + j as "
+                                "polynomials, and i·c0 + j is a bijection [c2]×[c0] → [c0c2], so M = I_{c0c2}"}
+        if residual == 0:
+            return Outcome(Verdict.CERTIFIED, "index(i, j) ≡ i·c0 + j symbolically: M = I_{c0c2} for every c0, c2",
+                           evidence, scope=ALL_SIZES)
+        for c0, c2 in sorted(itertools.product(range(1, 5), repeat=2), key=lambda s: (s[0] * s[1], s)):
+            m = features.feature_matrix(*id_cond_from_index(c0, c2, index))
+            if m.shape != (c0 * c2, c0 * c2) or (m != np.eye(c0 * c2, dtype=np.int64)).any():
+                return Outcome(Verdict.REFUTED, f"index(i, j) − (i·c0 + j) = {residual}: at c0 = {c0}, c2 = {c2} "
+                               f"M is {m.shape[0]}×{m.shape[1]}, not I", evidence,
+                               counterexample={"c0": c0, "c2": c2, "M": m.tolist()})
+        return Outcome(Verdict.INCONCLUSIVE, f"index(i, j) − (i·c0 + j) = {residual}, yet M = I up to c0, c2 ≤ 4",
+                       evidence)
+
+    return Check("M = I for every c0, c2 (symbolic flattening)", "symbolic", run)
+
+
+def general_sparsity_check(feature_count: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]) -> Check:
+    """Every c0, c2 at once: a feature of the construction has Σ_j δ(j, j') = 1 input and Σ_i δ(i, i') = 1
+    output link for 0 ≤ j' < c0, 0 ≤ i' < c2 (sympy sums with symbolic bounds), and there are
+    feature_count(c0, c2) features, which must be c0c2 = rank M (M = I): no fewer express every target."""
+
+    def run(ctx: Context) -> Outcome:
+        position, slack, j = sympy.symbols("t u j", integer=True, nonnegative=True)
+        # a link index t with 0 ≤ t ≤ t + u = (layer width) − 1
+        links = sympy.Sum(sympy.KroneckerDelta(j, position), (j, 0, position + slack)).doit()
+        extra = sympy.expand(feature_count(C0, C2) - C0 * C2)
+        evidence = {"links_per_feature_per_layer": str(links), "features_minus_c0c2": str(extra)}
+        if links != 1:
+            raise AssertionError(f"a feature's links sum to {links}")
+        if extra == 0:
+            return Outcome(Verdict.CERTIFIED, "one input and one output link per feature and c1 = c0c2 = rank M, "
+                           "symbolically in c0, c2", evidence, scope=ALL_SIZES)
+        c0, c2 = min(((a, b) for a in range(1, 5) for b in range(1, 5) if extra.subs({C0: a, C2: b}) != 0),
+                     key=lambda s: (s[0] * s[1], s))
+        count = feature_count(c0, c2)
+        return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: {count} features for rank M = {c0 * c2}", evidence,
+                       counterexample={"c0": c0, "c2": c2, "features": int(count), "rank_M": c0 * c2})
+
+    return Check("one link per feature, c1 = c0c2 (every c0, c2)", "symbolic", run, part="maximally sparse")
 
 
 def one_link_per_feature(w1: np.ndarray, w2: np.ndarray) -> str | None:
@@ -101,9 +174,17 @@ def sparsity_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) 
                        f"{len(checked)} sizes: one input and one output link per feature, c1 = c0c2 = rank M, "
                        "so 2c0c2 links, the least any layer pair expressing every target can have",
                        {"sizes": checked, "lower_bound": "rank M = c0c2 needs c1 ≥ c0c2 features; a feature without an "
-                        "input or an output link is a zero column of M"})
+                        "input or an output link is a zero column of M"}, scope=_bounded_sizes(ctx))
 
     return Check("one link per feature, c1 = c0c2", "symbolic", run, part="maximally sparse")
+
+
+def _c0c2_features(c0, c2):
+    return c0 * c2
+
+
+def _c0c2_plus_one_features(c0, c2):
+    return c0 * c2 + 1
 
 
 def _duplicated_first_feature(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
@@ -115,18 +196,22 @@ register(Claim(
     id="randfeat2025.idcond",
     source=f"{SOURCE}, Sec. 3, Eq. (2) and App. A.2.1, Eq. (5)–(6)",
     hypotheses=("c1 = c0c2", "k_ij = (i − 1)c0 + j (row-major flattening of the target)"),
-    checks=(identity_check(row_major), sparsity_check(features.id_cond)),
+    checks=(general_identity_check(row_major), identity_check(row_major), general_sparsity_check(_c0c2_features),
+            sparsity_check(features.id_cond)),
     broken=(
         Broken("flattening with stride c2 instead of c0 (k_ij = i·c2 + j)",
-               (identity_check(stride_c2),),
-               refuted_by="the first non-square case c0 = 1, c2 = 2: k = 0, 2 leaves feature 1 empty, M is 2×3"),
+               (general_identity_check(stride_c2), identity_check(stride_c2)),
+               refuted_by="index − (i·c0 + j) = i(c2 − c0) symbolically; the first non-square case c0 = 1, c2 = 2: "
+                          "k = 0, 2 leaves feature 1 empty, M is 2×3"),
         Broken("ID cond with the first feature duplicated (c1 = c0c2 + 1) is still maximally sparse",
-               (sparsity_check(_duplicated_first_feature),),
+               (general_sparsity_check(_c0c2_plus_one_features), sparsity_check(_duplicated_first_feature)),
                refuted_by="the smallest size c0 = c2 = 1: two features for one target entry"),
     ),
-    notes="Exact integer check of Eq. (6) for every c0, c2 ≤ 5 (8 at thorough). 'Maximally sparse' is checked as: "
-          "every feature has exactly one link in each layer and c1 = rank M = c0c2, the fewest features that express "
-          "every target; the link-removal form is thm3_1's.",
+    notes="Certified for every c0, c2 (scope all): M = I and one link per feature reduce to the identity "
+          "index(i, j) = i·c0 + j (symbolic in i, j, c0, c2) and sympy sums with symbolic bounds; the exact integer "
+          "check of Eq. (6) for every c0, c2 ≤ 5 (8 at thorough) corroborates the construction itself. 'Maximally "
+          "sparse' is checked as: every feature has exactly one link in each layer and c1 = rank M = c0c2, the fewest "
+          "features that express every target; the link-removal form is thm3_1's.",
 ))
 
 
@@ -241,16 +326,26 @@ def every_nonzero_row_has_first_entry(target: np.ndarray) -> bool:
 COLUMN_ZERO = np.array([[0, 1], [0, 2]])
 
 
+def characterization_shapes(ctx: Context) -> list[tuple[int, int]]:
+    """Every target shape (c2, c0) with c0, c2 ≤ 3 and c0·c2 ≤ 6 (c0, c2 ≤ 3 at thorough), smallest first."""
+    most = ctx.by_profile(4, 6, 9)
+    return sorted(((c2, c0) for c2 in range(1, 4) for c0 in range(1, 4) if c2 * c0 <= most),
+                  key=lambda shape: (shape[0] * shape[1], shape))
+
+
 def characterization_check(reachable_iff: Callable[[np.ndarray], bool]) -> Check:
-    """Exhaustive: every 0/1 target of shape 2×2 (2×3 and 3×2 too at ci; 0/±1 at thorough), decided by a
-    Gröbner basis (no complex solution ⇔ basis {1}), against the stated characterization."""
+    """Exhaustive: every target support pattern of every shape of ``characterization_shapes``, decided
+    by a Gröbner basis (no complex solution ⇔ basis {1}), against the stated characterization.
+    Support patterns cover every target of these shapes: each entry w_ij (j ≥ 1) has its own γ⁽¹⁾_{k_ij}
+    and column 0 is γ⁽²⁾_i times the one shared γ⁽¹⁾_{k₁}, so nonzero values rescale freely and
+    reachability depends on the support alone."""
 
     def run(ctx: Context) -> Outcome:
-        shapes = ctx.by_profile([(2, 2)], [(2, 2), (2, 3), (3, 2)])
-        values = ctx.by_profile((0, 1), (0, 1), (-1, 0, 1))
+        shapes = characterization_shapes(ctx)
         checked = 0
+        bound = f"c0, c2 ≤ 3, c0·c2 ≤ {max(a * b for a, b in shapes)}"
         for shape in shapes:
-            for entries in itertools.product(values, repeat=shape[0] * shape[1]):
+            for entries in itertools.product((0, 1), repeat=shape[0] * shape[1]):
                 target = np.array(entries, dtype=np.int64).reshape(shape)
                 reachable = not groebner_unreachable(target)
                 if reachable != reachable_iff(target):
@@ -260,11 +355,13 @@ def characterization_check(reachable_iff: Callable[[np.ndarray], bool]) -> Check
                                    {"targets_checked": checked},
                                    counterexample={"target": target.tolist(), "reachable": reachable})
                 checked += 1
-        return Outcome(Verdict.CERTIFIED, f"characterization exact on all {checked} targets with entries in {values}, "
-                       f"shapes {shapes}",
-                       {"targets_checked": checked, "shapes": shapes, "method": "sympy Gröbner basis"})
+        return Outcome(Verdict.CERTIFIED, f"characterization exact on all {checked} support patterns ({bound})",
+                       {"bound": bound, "configurations": checked, "shapes_c2_c0": shapes,
+                        "method": "sympy Gröbner basis of diag(γ2) W2 diag(γ1) W1 = W(t) per 0/1 support pattern; "
+                                  "reachability depends on the support alone"},
+                       scope=f"{bound} (every target)")
 
-    return Check("exact characterization (Gröbner)", "symbolic", run)
+    return Check("exact characterization (Gröbner, every support pattern)", "symbolic", run)
 
 
 # The names of the reconstruction searches: a broken variant replaces the check of the same name.
@@ -305,7 +402,7 @@ register(Claim(
                refuted_by="the pinned W = [[0, 1], [1, 0]]"),
         Broken("characterization without the zero-first-column case",
                (characterization_check(every_nonzero_row_has_first_entry),),
-               refuted_by="the exhaustive 2×2 table visits W = [[0, 1], [0, 0]] (reachable with γ1_k1 = 0)"),
+               refuted_by="the exhaustive table visits W = [[0, 1], [0, 0]] (2×2, reachable with γ1_k1 = 0)"),
     ),
 ))
 
@@ -345,8 +442,47 @@ def symbolic_orthocond_check(second_families: dict) -> Check:
     def cases(ctx):
         return [(a, b) for a in ORTHOGONAL_FAMILIES for b in second_families]
 
-    return symbolic_identity("MᵀM = I symbolically (c0 = c2 = 2)", cases, build,
+    return symbolic_identity("MᵀM = I symbolically (c0 = c2 = 2)", cases, build, scope="c0 = c2 = 2",
                              describe_case=lambda case: f"U1 {case[0]}(s), U2 {case[1]}(t), c0 = c2 = 2")
+
+
+# The orthogonality hypotheses as rewrite rules of the Gram factors (U⁽²⁾ᵀU⁽²⁾ = I, U⁽¹⁾U⁽¹⁾ᵀ = I:
+# square matrices, so rows and columns orthonormal alike).
+U1_SYMBOL, U2_SYMBOL = sympy.MatrixSymbol("U1", C0, C0), sympy.MatrixSymbol("U2", C2, C2)
+BOTH_ORTHOGONAL = {U2_SYMBOL.T * U2_SYMBOL: sympy.Identity(C2), U1_SYMBOL * U1_SYMBOL.T: sympy.Identity(C0)}
+ONLY_U1_ORTHOGONAL = {U1_SYMBOL * U1_SYMBOL.T: sympy.Identity(C0)}
+
+
+def kronecker_orthocond_check(hypotheses: dict, witness_u2=None) -> Check:
+    """Every c0, c2 at once. Feature (q, d) at q·c0 + d has w⁽¹⁾ row d of U⁽¹⁾ and w⁽²⁾ column q of U⁽²⁾,
+    so column (q, d) of M = W⁽²⁾ ⊙ W⁽¹⁾ᵀ is U⁽²⁾[:, q] ⊗ U⁽¹⁾ᵀ[:, d]: M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ
+    (features.ortho_cond_layers). With MatrixSymbols of symbolic orders c0, c2, the mixed-product
+    rule gives MᵀM = (U⁽²⁾ᵀU⁽²⁾) ⊗ (U⁽¹⁾U⁽¹⁾ᵀ) (sympy combine_kronecker), and the ``hypotheses``
+    (rewrite rules) must turn it into I_{c0c2}. When they do not, ``witness_u2`` (with U⁽¹⁾ = I)
+    is tried for an exact refutation."""
+
+    def run(ctx: Context) -> Outcome:
+        m = sympy.KroneckerProduct(U2_SYMBOL, U1_SYMBOL.T)
+        gram = combine_kronecker(m.T * m)
+        reduced = gram.subs(hypotheses).doit()
+        evidence = {"M": str(m), "MtM": str(gram), "hypotheses": {str(k): str(v) for k, v in hypotheses.items()},
+                    "MtM_under_hypotheses": str(reduced)}
+        if reduced == sympy.Identity(C0 * C2):
+            return Outcome(Verdict.CERTIFIED, "MᵀM = (U⁽²⁾ᵀU⁽²⁾) ⊗ (U⁽¹⁾U⁽¹⁾ᵀ) = I_{c0c2} for symbolic c0, c2",
+                           evidence, scope=ALL_SIZES)
+        if witness_u2 is not None:
+            u2 = np.array(witness_u2, dtype=object)
+            u1 = np.eye(len(u2), dtype=np.int64).astype(object)
+            m_exact = exact.fmpq_matrix(features.feature_matrix(*features.ortho_cond_layers(u1, u2)))
+            gram_exact = m_exact.transpose() * m_exact
+            if gram_exact != exact.fmpq_matrix(np.eye(len(u2) ** 2, dtype=np.int64)):
+                return Outcome(Verdict.REFUTED, f"the hypotheses leave MᵀM = {reduced}; U⁽¹⁾ = I, U⁽²⁾ = "
+                               f"{[[str(x) for x in r] for r in u2]} gives MᵀM ≠ I exactly", evidence,
+                               counterexample={"U1": "I", "U2": [[str(x) for x in r] for r in u2],
+                                               "MtM_01": str(gram_exact[0, 1])})
+        return Outcome(Verdict.INCONCLUSIVE, f"the hypotheses leave MᵀM = {reduced}", evidence)
+
+    return Check("MᵀM = (U⁽²⁾ᵀU⁽²⁾) ⊗ (U⁽¹⁾U⁽¹⁾ᵀ) = I (symbolic orders)", "symbolic", run)
 
 
 def exact_orthocond_check(second_factor: Callable[[np.random.Generator, int], np.ndarray], pinned_u2=None) -> Check:
@@ -376,7 +512,8 @@ def exact_orthocond_check(second_factor: Callable[[np.random.Generator, int], np
         return Outcome(Verdict.CERTIFIED, f"MᵀM = I exactly for {len(checked)} sizes (c0, c2 ≤ {largest}) with "
                        "rational orthogonal factors",
                        {"sizes": checked,
-                        "factors": "Cayley transforms (I − S)(I + S)⁻¹ of random integer skew-symmetric S"})
+                        "factors": "Cayley transforms (I − S)(I + S)⁻¹ of random integer skew-symmetric S"},
+                       scope=f"c0, c2 ≤ {largest}")
 
     return Check("MᵀM = I over Q (Cayley factors)", "symbolic", run)
 
@@ -445,14 +582,17 @@ register(Claim(
     id="randfeat2025.orthocond",
     source=f"{SOURCE}, Sec. 3, 'Ortho cond features'",
     hypotheses=("U⁽¹⁾ ∈ O(c0), U⁽²⁾ ∈ O(c2)", "c1 = c0c2, feature k = (q, d)"),
-    checks=(symbolic_orthocond_check(ORTHOGONAL_FAMILIES), exact_orthocond_check(_cayley_factor),
-            float_orthocond_check(_haar_factor)),
+    checks=(kronecker_orthocond_check(BOTH_ORTHOGONAL), symbolic_orthocond_check(ORTHOGONAL_FAMILIES),
+            exact_orthocond_check(_cayley_factor), float_orthocond_check(_haar_factor)),
     broken=(Broken("U⁽²⁾ only with unit-norm rows (normalized, not orthogonalized)",
-                   (symbolic_orthocond_check({"unit rows": unit_rows_numerators}),
+                   (kronecker_orthocond_check(ONLY_U1_ORTHOGONAL, UNIT_ROWS_PINNED),
+                    symbolic_orthocond_check({"unit rows": unit_rows_numerators}),
                     exact_orthocond_check(_unit_rows_factor, UNIT_ROWS_PINNED),
                     float_orthocond_check(_haar_unit_rows)),
                    refuted_by="the pinned U⁽²⁾ = [[1, 0], [3/5, 4/5]] (c2 = 2) and its symbolic form "
-                              "[[1, 0], R(t) row 0]"),),
+                              "[[1, 0], R(t) row 0]; symbolically MᵀM = (U⁽²⁾ᵀU⁽²⁾) ⊗ I is left"),),
     notes="The printed row-orthogonality sum has its indices garbled (u⁽²⁾ and u⁽¹⁾ swapped); M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ is "
-          "orthogonal as a Kronecker product of orthogonal matrices, which is what is checked.",
+          "orthogonal as a Kronecker product of orthogonal matrices, which is what is checked: for every c0, c2 "
+          "(scope all) by the mixed-product rule with symbolic orders, and exactly on rational orthogonal factors "
+          "for c0, c2 ≤ 4 (the construction itself).",
 ))

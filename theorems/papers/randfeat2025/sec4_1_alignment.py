@@ -22,7 +22,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from theorems.engine.checks import property_search
-from theorems.engine.registry import Broken, Claim, Erratum, register
+from theorems.engine.context import Context
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, features
 from theorems.maths.strategies import EXACT_KINDS, matrices
 from theorems.papers.randfeat2025 import SOURCE
@@ -125,19 +127,59 @@ def alignment_search(name, components, pinned):
                            describe=_describe, pinned=pinned)
 
 
+def exhaustive_instances(ctx: Context):
+    """Every 0/1 layer pair with c0c2 ≤ 2 (≤ 4 at thorough) and c1 ≤ c0c2 + 1, up to the order of the
+    features (a column permutation of M, which changes neither side), with every 0/1 target."""
+    cells = ctx.by_profile(2, 2, 4)
+    for c0, c2 in sorted(((a, b) for a in (1, 2) for b in (1, 2) if a * b <= cells), key=lambda s: (s[0] * s[1], s)):
+        types = list(itertools.product(itertools.product((0, 1), repeat=c0), itertools.product((0, 1), repeat=c2)))
+        for c1 in range(1, c0 * c2 + 2):
+            for chosen in itertools.combinations_with_replacement(types, c1):
+                w1 = np.array([inputs for inputs, _ in chosen], dtype=np.int64).reshape(c1, c0)
+                w2 = np.array([outputs for _, outputs in chosen], dtype=np.int64).reshape(c1, c2).T
+                for bits in itertools.product((0, 1), repeat=c2 * c0):
+                    yield w1, w2, np.array(bits, dtype=np.int64).reshape(c2, c0)
+
+
+def exhaustive_alignment_check(name: str, components) -> Check:
+    """``alignment_property`` on every instance of ``exhaustive_instances`` (every rank of M occurs),
+    smallest first: the first failure is a minimal counterexample among 0/1 instances."""
+
+    def run(ctx: Context) -> Outcome:
+        prop = alignment_property(components)
+        checked, ranks = 0, set()
+        bound = f"c0c2 ≤ {ctx.by_profile(2, 2, 4)}, c1 ≤ c0c2 + 1, 0/1 layers and targets"
+        for instance in exhaustive_instances(ctx):
+            failure = prop(instance)
+            checked += 1
+            ranks.add((instance[2].size, exact.rank_exact(features.feature_matrix(instance[0], instance[1]))))
+            if failure is not None:
+                return Outcome(Verdict.REFUTED, failure, {"bound": bound, "configurations": checked},
+                               counterexample=_describe(instance))
+        return Outcome(Verdict.SUPPORTED, f"all {checked} instances ({bound}) agree (float SVD side, tolerance tied "
+                       "to κ(M))", {"bound": bound, "configurations": checked,
+                                    "ranks_seen_N_r": sorted([list(pair) for pair in ranks])})
+
+    return Check(name, "randomized", run)
+
+
 # The names of the searches: a broken variant replaces the check of the same name.
 PRINTED_RESIDUAL_CHECK = "residual = min_P ‖P_r Uᵀ v(P)‖² (P_r: last r components)"
 RESIDUAL_CHECK = "residual = min_P ‖U[:, r:]ᵀ v(P)‖²"
+PRINTED_SWEEP = "P_r: every 0/1 instance up to a bound"
+SWEEP = "U[:, r:]: every 0/1 instance up to a bound"
 
 
 register(Claim(
     id="randfeat2025.thm4_1",
     source=f"{SOURCE}, Sec. 4, Thm 4.1; proof in App. A.2.2",
     hypotheses=("M = USVᵀ of rank r, singular values decreasing", "P ranges over row permutations of W⁽ᵗ⁾"),
-    checks=(alignment_search(PRINTED_RESIDUAL_CHECK, last_r, [ONE]),),
+    checks=(alignment_search(PRINTED_RESIDUAL_CHECK, last_r, [ONE]), exhaustive_alignment_check(PRINTED_SWEEP, last_r)),
     broken=(Broken("P_r read as the first r components",
-                   (alignment_search(PRINTED_RESIDUAL_CHECK, first_r, [ONE]),),
-                   refuted_by="the pinned M = [1] (W1 = W2 = [[1]]), v = [1]: residual 0, first component 1"),),
+                   (alignment_search(PRINTED_RESIDUAL_CHECK, first_r, [ONE]),
+                    exhaustive_alignment_check(PRINTED_SWEEP, first_r)),
+                   refuted_by="the pinned M = [1] (W1 = W2 = [[1]]), v = [1]: residual 0, first component 1; the "
+                              "sweep's first instance M = [0], v = [1] (residual 1, no component)"),),
     erratum=Erratum("as-printed", "P_r must project onto the last N − r components of Uᵀv (N = c0c2), the complement "
                     "of range M, not the last r: for M = [1], v = [1] the residual is 0 and the printed formula gives "
                     "1. The proof's own S(SᵀS)⁻¹Sᵀ − I and the appendix code (U[:, ss:]) use the complement.",
@@ -152,9 +194,11 @@ register(Claim(
               "singular vectors (N = c0c2), for M of every rank r.",
     source=f"{SOURCE}, App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
     hypotheses=("M = USVᵀ of rank r (full SVD, U square)",),
-    checks=(alignment_search(RESIDUAL_CHECK, last_n_minus_r, [ONE, RANK_DEFICIENT]),),
+    checks=(alignment_search(RESIDUAL_CHECK, last_n_minus_r, [ONE, RANK_DEFICIENT]),
+            exhaustive_alignment_check(SWEEP, last_n_minus_r)),
     broken=(Broken("the appendix code's U[:, ss:] with ss = min(c0c2, c1) singular values instead of the rank",
-                   (alignment_search(RESIDUAL_CHECK, after_singular_values, [RANK_DEFICIENT]),),
+                   (alignment_search(RESIDUAL_CHECK, after_singular_values, [RANK_DEFICIENT]),
+                    exhaustive_alignment_check(SWEEP, after_singular_values)),
                    refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: "
-                              "residual 1, U[:, 2:] is empty"),),
+                              "residual 1, U[:, 2:] is empty; the sweep's first instance M = [0], v = [1]"),),
 ))

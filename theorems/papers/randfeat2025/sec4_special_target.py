@@ -186,12 +186,14 @@ def dominance_check(peers: Callable[[tuple[int, ...]], object], flipped: bool = 
         scope = ", ".join(f"c2 = {r['c2']} with ≤ {r['max_edges']} edges" for r in table)
         return Outcome(Verdict.CERTIFIED, f"{comparisons} comparisons, every target with {scope} (any c0): the "
                        "disjoint target's P(match) is ≥ every other's on all of [0, 1]",
-                       {"sizes": table, "comparisons": comparisons, "cross_checked_by_enumerating_masks": cross_checked,
+                       {"bound": scope, "configurations": sum(r["targets"] for r in table), "sizes": table,
+                        "comparisons": comparisons, "cross_checked_by_enumerating_masks": cross_checked,
                         "method": "targets up to row and column permutations (columns as bitmasks of rows, zero "
                                   "columns dropped); P(match) into c2 Bern(p) feature rows as an exact integer "
                                   "polynomial (dynamic programme over feature rows; targets with c2·c0 ≤ "
                                   f"{CROSS_CHECK_CELLS} also by enumerating all masks); sign of the difference on "
-                                  "[0, 1] by exact Sturm root counts"})
+                                  "[0, 1] by exact Sturm root counts"},
+                       scope=f"{scope} (every c0, every p)")
 
     return Check("disjoint supports maximize P(match) (exact, every target)", "symbolic", run)
 
@@ -378,6 +380,16 @@ def fig1e_grid(ctx: Context) -> list[tuple[int, int, Fraction, Fraction]]:
     return [(c2, d, p, delta) for c2 in c2s for d in ds for p in ps for delta in sorted(deltas, reverse=True)]
 
 
+def grid_scope(ctx: Context) -> str:
+    """The grid of ``fig1e_grid`` in the claims' notation."""
+    grid = fig1e_grid(ctx)
+
+    def values(position: int) -> str:
+        return "{" + ", ".join(str(v) for v in sorted({case[position] for case in grid})) + "}"
+
+    return f"c2 ≤ {max(c[0] for c in grid)}, d ≤ {max(c[1] for c in grid)}, p ∈ {values(2)}, δ ∈ {values(3)}"
+
+
 def case_row(c2: int, d: int, p: Fraction, delta: Fraction, k: int) -> dict:
     curve = match_curve(c2, d, p)
     return {"c2": c2, "d": d, "p": str(p), "delta": str(delta), "k": k, "P_match_at_k": stats.round_sig(curve.at(k)),
@@ -419,7 +431,8 @@ def exact_k_check(k_rule: Callable, factor: int = 1) -> Check:
                            f"p = {p}, δ = {delta}: k = {first['k']} gives P(match) = {exact_value} < {1 - delta} "
                            f"(least sufficient k = {first['k_star']})", evidence,
                            counterexample={**first, "P_match_at_k": str(exact_value)})
-        return Outcome(Verdict.CERTIFIED, f"P(match) ≥ 1 − δ at {at} in all {len(rows)} cases", evidence)
+        return Outcome(Verdict.CERTIFIED, f"P(match) ≥ 1 − δ at {at} in all {len(rows)} cases", evidence,
+                       scope=grid_scope(ctx))
 
     return Check(f"P(match) ≥ 1 − δ at {at} (exact, every grid case)", "symbolic", run,
                  part="printed k suffices" if factor == 1 else f"within a factor {factor}")
@@ -454,7 +467,9 @@ def cover_bound_check(k_rule: Callable) -> Check:
                            counterexample={**first, "P_cover_at_k": str(cover_probability(
                                first["c2"], first["d"], Fraction(first["p"]), first["k"]))})
         return Outcome(Verdict.CERTIFIED, f"P(cover) ≥ 1 − δ at the rule's k in all {len(rows)} wide cases "
-                       "(necessary, not sufficient)", {"cases": rows})
+                       "(necessary, not sufficient)", {"cases": rows},
+                       scope="c2 ∈ {" + ", ".join(map(str, c2s)) + "}, d ∈ {1, 2, 4}, p ∈ {1/2, 4/5, 9/10}, "
+                             "δ ∈ {1/10, 1/100}")
 
     return Check("P(cover) ≥ 1 − δ at the printed k (exact bound, wide targets)", "symbolic", run,
                  part="printed k suffices")
@@ -511,7 +526,9 @@ def sandwich_check(lower: Callable, upper: Callable) -> Check:
         gaps = [r["k_star"] - r["k_cover"] for r in rows]
         return Outcome(Verdict.CERTIFIED, f"lower ≤ k* ≤ upper in all {len(rows)} grid cases (k* − k_cover ∈ "
                        f"{sorted(set(gaps))}, largest k*/printed k = {max(r['k_star'] / r['k'] for r in rows):.3g})",
-                       {"cases": rows, "k_star_minus_k_cover": {str(g): gaps.count(g) for g in sorted(set(gaps))}})
+                       {"bound": grid_scope(ctx), "configurations": len(rows), "cases": rows,
+                        "k_star_minus_k_cover": {str(g): gaps.count(g) for g in sorted(set(gaps))}},
+                       scope=grid_scope(ctx))
 
     return Check("k_cover ≤ k* ≤ k_part (exact, every grid case)", "symbolic", run)
 
