@@ -3,9 +3,15 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from theorems.engine.checks import determinant_certificate, property_search, symbolic_identity
+from theorems.engine.checks import (
+    determinant_certificate,
+    exhaustive_sweep,
+    property_search,
+    symbolic_identity,
+    symbolic_sizes_identity,
+)
 from theorems.engine.context import Context
-from theorems.engine.verdicts import Verdict
+from theorems.engine.verdicts import ALL_SIZES, Verdict
 from theorems.maths import exact
 
 CTX = Context("quick", 7, "cpu", "toy.claim", "toy check")
@@ -72,6 +78,63 @@ def test_determinant_certificate_certifies_generic_and_refutes_singular():
     refuted = singular.run(CTX)
     assert refuted.verdict is Verdict.REFUTED
     assert refuted.counterexample["size"] == [2]  # 1×1 is fine; 2×2 is the minimal failure
+
+
+def _divisor_sweep(**keywords):
+    """n ≥ 1 has a divisor in [1, n], decided by listing them: every configuration n ≤ 6."""
+    return exhaustive_sweep("divisors", lambda ctx: list(range(1, 7)),
+                            lambda n: None if any(n % k == 0 for k in range(1, n + 1)) else f"n = {n}",
+                            bound=lambda ctx: "n ≤ 6", classify=lambda n: "even" if n % 2 == 0 else "odd", **keywords)
+
+
+def test_exhaustive_sweep_supports_by_default_and_records_bound_and_count():
+    outcome = _divisor_sweep().run(CTX)
+    assert outcome.verdict is Verdict.SUPPORTED and outcome.scope is None
+    assert outcome.evidence["bound"] == "n ≤ 6" and outcome.evidence["configurations"] == 6
+    assert outcome.evidence["coverage"] == {"even": 3, "odd": 3}
+
+
+def test_exhaustive_sweep_certifies_the_bound_when_each_decision_covers_every_instance():
+    outcome = _divisor_sweep(certifies=True).run(CTX)
+    assert outcome.verdict is Verdict.CERTIFIED and outcome.scope == "n ≤ 6"
+    assert outcome.evidence["configurations"] == 6
+
+
+def test_exhaustive_sweep_refutes_at_the_first_failing_configuration_in_order():
+    decided = []
+
+    def decide(n):
+        decided.append(n)
+        return f"{n} is prime" if n in (5, 3, 7) else None
+
+    check = exhaustive_sweep("not prime", lambda ctx: [1, 4, 5, 3, 7], decide, bound=lambda ctx: "toy", certifies=True)
+    outcome = check.run(CTX)
+    assert outcome.verdict is Verdict.REFUTED and decided == [1, 4, 5]  # in the order given, not the smallest
+    assert outcome.counterexample == {"configuration": 5, "reason": "5 is prime"}
+    assert outcome.evidence == {"bound": "toy", "configurations": 5, "holding_before": 2}
+
+
+def test_symbolic_sizes_identity_certifies_for_all_sizes_refutes_concretely_or_stays_open():
+    import sympy
+
+    n = sympy.Symbol("n", integer=True, positive=True)
+    k = sympy.Symbol("k", integer=True)
+
+    def sides(gauss):
+        return lambda size: (sympy.Matrix([sum(range(size + 1))]), sympy.Matrix([gauss.subs(n, size)]))
+
+    def difference(gauss):
+        return lambda: (sympy.simplify(sympy.Sum(k, (k, 0, n)).doit() - gauss), {"method": "toy"})
+
+    right, wrong = n * (n + 1) / 2, n**2 / 2 + 1
+    certified = symbolic_sizes_identity("Gauss", difference(right), [1, 2], sides(right), str).run(CTX)
+    assert certified.verdict is Verdict.CERTIFIED and certified.scope == ALL_SIZES
+    refuted = symbolic_sizes_identity("off", difference(wrong), [1, 2, 3], sides(wrong), lambda s: f"n = {s}").run(CTX)
+    assert refuted.verdict is Verdict.REFUTED and refuted.counterexample["case"] == "n = 1"
+    # a nonzero difference that no concrete case confirms proves nothing either way
+    equal_at_two = 3 * n / 2 + (n - 2) * n * (n + 1)
+    open_ = symbolic_sizes_identity("open", difference(equal_at_two), [2], sides(equal_at_two), str).run(CTX)
+    assert open_.verdict is Verdict.INCONCLUSIVE
 
 
 def test_shared_seeds_depend_on_the_seed_and_labels_only():

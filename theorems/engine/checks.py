@@ -1,8 +1,10 @@
-"""Generic check builders: the three kinds of check a claim is made of.
+"""Generic check builders: the kinds of check a claim is made of.
 
 - ``symbolic_identity``: an identity expanded to zero by sympy on small symbolic instances;
+- ``symbolic_sizes_identity``: an index identity with the sizes themselves as symbols;
 - ``property_search``: a Hypothesis search for a counterexample, shrunk when found;
-- ``determinant_certificate``: Schwartz–Zippel certificates in arithmetic modulo a prime.
+- ``determinant_certificate``: Schwartz–Zippel certificates in arithmetic modulo a prime;
+- ``exhaustive_sweep``: every discrete configuration up to a bound, each decided exactly.
 
 Each builder takes the statement under test as a function, so a claim's broken variants
 reuse the same builder with a perturbed statement (see ``registry.Broken``).
@@ -27,7 +29,7 @@ from ..errors import TheoremsError
 from ..maths import exact
 from .context import Context
 from .registry import Check
-from .verdicts import Outcome, Verdict
+from .verdicts import ALL_SIZES, Outcome, Verdict
 
 
 def to_jsonable(value: Any) -> Any:
@@ -181,6 +183,37 @@ def symbolic_identity(
     return Check(name, "symbolic", run, part)
 
 
+def symbolic_sizes_identity(
+    name: str,
+    general_difference: Callable[[], tuple[sympy.Expr, dict]],
+    concrete_cases: Iterable[Any],
+    concrete_sides: Callable[[Any], tuple[sympy.MatrixBase, sympy.MatrixBase]],
+    describe_case: Callable[[Any], str],
+    part: str = "statement",
+) -> Check:
+    """An identity in symbolic sizes: ``general_difference()`` gives lhs − rhs as an index expression
+    (sympy Sum, KroneckerDelta, Indexed entries, with ``theorems.maths.index_sums`` for the ranges)
+    and its evidence. Certified for all sizes when the difference vanishes; otherwise the first
+    concrete case (``concrete_sides(case)`` gives both sides as matrices; cases smallest first) whose
+    sides differ refutes, and if none does the check is inconclusive: a difference sympy cannot
+    simplify is no proof either way."""
+
+    def run(ctx: Context) -> Outcome:
+        difference, evidence = general_difference()
+        evidence = {**evidence, "difference": str(difference)}
+        if difference == 0:
+            return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic sizes", evidence, scope=ALL_SIZES)
+        for case in concrete_cases:
+            lhs, rhs = concrete_sides(case)
+            if lhs.shape != rhs.shape or any(sympy.expand(e) != 0 for e in lhs - rhs):
+                return Outcome(Verdict.REFUTED, f"{describe_case(case)}: the sides differ (the symbolic difference "
+                               f"{difference} does not vanish)", evidence,
+                               counterexample={"case": describe_case(case), "symbolic_difference": str(difference)})
+        return Outcome(Verdict.INCONCLUSIVE, "the symbolic difference did not simplify to 0", evidence)
+
+    return Check(name, "symbolic", run, part)
+
+
 def determinant_certificate(
     name: str,
     sizes: Callable[[Context], Iterable[tuple[int, ...]]],
@@ -249,5 +282,55 @@ def determinant_certificate(
             },
             scope=stated_scope(scope, ctx),
         )
+
+    return Check(name, "certificate", run, part)
+
+
+def exhaustive_sweep(
+    name: str,
+    configurations: Callable[[Context], Sequence[Any]],
+    decide: Callable[[Any], str | None],
+    *,
+    bound: Callable[[Context], str],
+    certifies: bool = False,
+    decided: str = "exactly (rational arithmetic)",
+    describe: Callable[[Any], Any] = to_jsonable,
+    classify: Callable[[Any], str] | None = None,
+    part: str = "statement",
+) -> Check:
+    """Decide ``decide(configuration)`` (None: holds, else the reason it fails) exactly for
+    every discrete configuration up to ``bound``, in the order given — smallest first, so the
+    first failure is a minimal counterexample. The evidence records the bound and the count.
+
+    A configuration fixes the discrete data of the claim (sizes, ranks, sign or multiplicity
+    patterns). By default it carries one representative of its continuous data, so a clean
+    sweep supports the claim and certificates are separate checks. With ``certifies=True``
+    the decision of a configuration covers every instance of it (a generic rank decided
+    exactly, an exact enumeration of all instances), so a clean sweep certifies the claim
+    for the configurations swept: its scope is ``bound(ctx)``. ``decided`` says how each
+    configuration is decided, for the evidence.
+    """
+
+    def run(ctx: Context) -> Outcome:
+        listed = list(configurations(ctx))
+        coverage: Counter[str] = Counter()
+        for index, configuration in enumerate(listed):
+            reason = decide(configuration)
+            if reason is not None:
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"minimal counterexample (configuration {index + 1} of {len(listed)} in sweep order): {reason}",
+                    {"bound": bound(ctx), "configurations": len(listed), "holding_before": index},
+                    counterexample={"configuration": describe(configuration), "reason": reason},
+                )
+            if classify is not None:
+                coverage[classify(configuration)] += 1
+        evidence = {"bound": bound(ctx), "configurations": len(listed), "decided": decided}
+        if coverage:
+            evidence["coverage"] = dict(sorted(coverage.items()))
+        summary = f"all {len(listed)} configurations with {bound(ctx)} hold, decided exactly"
+        if certifies:
+            return Outcome(Verdict.CERTIFIED, summary, evidence, scope=bound(ctx))
+        return Outcome(Verdict.SUPPORTED, summary, evidence)
 
     return Check(name, "certificate", run, part)

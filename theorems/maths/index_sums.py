@@ -11,9 +11,15 @@ leaves the condition open when a is a product of symbols (a flat index i·c0 + j
 settles such conditions with the plainest sufficient test: hi − a, expanded, is a polynomial in
 nonnegative integer symbols whose coefficients are all nonnegative. A condition the test cannot
 prove stays open, so an unproved identity never reads as proved.
+
+Flat indices are split with ``quotient`` and ``sympy.Mod``; ``with_remainder_below`` states the
+range of a remainder so that sympy reduces them. ``independent_index_sum`` sums a polynomial in
+the entries of a vector over independent indices, as power sums of the vector.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import sympy
 from sympy.core.relational import Relational
@@ -63,3 +69,32 @@ def index_sum(term, *limits):
     for limit in limits:
         term = decide_ranges(sympy.Sum(term, limit).doit())
     return term
+
+
+def quotient(index, size):
+    """⌊index / size⌋, written through Mod so that sympy simplifies it with Mod."""
+    return (index - sympy.Mod(index, size)) / size
+
+
+def with_remainder_below(expr, size, remainder):
+    """``expr`` with size = remainder + 1 + t (t ≥ 0, i.e. 0 ≤ remainder < size), which lets sympy
+    reduce Mod(q·size + remainder, size) to remainder and the quotient to q; t is then put back
+    as size − remainder − 1, so an unreduced Mod or quotient stays visible."""
+    slack = sympy.Symbol(f"t_{remainder}", integer=True, nonnegative=True)
+    return expr.subs(size, remainder + 1 + slack).subs(slack, size - remainder - 1)
+
+
+def independent_index_sum(expr: sympy.Expr, variables: Sequence[sympy.Symbol], size: sympy.Symbol,
+                          vector: str) -> sympy.Expr:
+    """Σ over independent indices i_1, …, i_r ∈ {1, …, size} of a polynomial in x_{i_1}, …, x_{i_r}
+    (``variables`` stand for these entries of a vector x named ``vector``), for a symbolic size.
+    The sum of a product over independent indices is the product of the sums, so each monomial
+    Π_t x_{i_t}^{a_t} sums to Π_t Σ_i x_i^{a_t}; the power sums stay symbols, and Σ_i x_i⁰ = size."""
+    poly = sympy.Poly(sympy.expand(expr), *variables)
+    return sympy.expand(sum((coefficient * sympy.prod([power_sum(vector, a, size) for a in powers])
+                             for powers, coefficient in poly.terms()), sympy.Integer(0)))
+
+
+def power_sum(vector: str, power: int, size: sympy.Symbol) -> sympy.Expr:
+    """Σ_i x_i^power as a symbol (``size`` itself for power 0)."""
+    return size if power == 0 else sympy.Symbol(f"Σ{vector}^{power}")

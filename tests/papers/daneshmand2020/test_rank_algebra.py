@@ -170,26 +170,7 @@ def test_spread_spectrum_case_separates_the_soft_rank_factors():
     assert exact.fmpq_to_fraction(ma.projected_effective_rank(h)) == Fraction(25, 17)
 
 
-# --- sums over a symbolic number of indices and the index calculus of Lemma 12 ------------
-
-
-def test_index_sum_factors_over_independent_indices():
-    k, (x, y) = sympy.Symbol("k"), sympy.symbols("x y")
-    p1, p2 = ma.power_sum("λ", 1, k), ma.power_sum("λ", 2, k)
-    assert ma.index_sum(x * y, [x, y], k, "λ") == sympy.expand(p1**2)
-    assert ma.index_sum(x**2, [x, y], k, "λ") == sympy.expand(k * p2)  # y does not occur: Σ_j 1 = k
-    assert ma.index_sum(sympy.Integer(3), [x], k, "λ") == 3 * k
-
-
-@pytest.mark.parametrize("size", [1, 2, 3, 5])
-def test_index_sum_agrees_with_explicit_sums_at_concrete_sizes(size):
-    k, (x, y) = sympy.Symbol("k"), sympy.symbols("x y")
-    values = sympy.symbols(f"v1:{size + 1}")
-    summand = x**3 * y - 2 * x**2 * y**2 + 5 * x
-    explicit = sum(summand.subs({x: a, y: b}, simultaneous=True) for a in values for b in values)
-    symbolic = ma.index_sum(summand, [x, y], k, "λ").subs(
-        {k: size, **{ma.power_sum("λ", p, k): sum(v**p for v in values) for p in range(1, 5)}})
-    assert sympy.expand(symbolic - explicit) == 0
+# --- the index calculus of Lemma 12 ------------------------------------------------------
 
 
 def _graph_value(graph, m: list[list[Fraction]]) -> Fraction:

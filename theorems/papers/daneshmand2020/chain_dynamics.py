@@ -21,7 +21,7 @@ import sympy
 import torch
 from hypothesis import strategies as st
 
-from theorems.engine.checks import property_search, to_jsonable
+from theorems.engine.checks import exhaustive_sweep, property_search, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import Outcome, Verdict
@@ -32,7 +32,6 @@ from theorems.papers.daneshmand2020.rank_algebra import (
     NEAR_CORNER,
     SOURCE,
     diagonal_matrix,
-    exhaustive_sweep,
 )
 
 # --- Lemma 20: |[ΔM(H, W, γ)]_ij| ≤ 2√3 dBγ + 3d²B²γ² --------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,12 +36,13 @@ import torch
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
+from theorems.engine.checks import exhaustive_sweep, property_search, symbolic_identity, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, project_rows, sample_weights
+from theorems.maths.index_sums import independent_index_sum
 from theorems.maths.stats import FALSE_ALARM, fit_power_law, round_sig
 from theorems.maths.strategies import classify_matrix, matrices
 from theorems.papers.daneshmand2020 import SOURCE
@@ -141,79 +142,37 @@ def projected_rank_tau(h: Any, tau: Any) -> int:
     return count - (d - min(d, n)) if tau == 0 else count
 
 
-# --- exhaustive sweeps and sums over a symbolic number of indices ------------------------
+# --- Lagrange's identity at a symbolic size -----------------------------------------
 
 
-def exhaustive_sweep(
-    name: str,
-    configurations: Callable[[Context], Sequence[Any]],
-    decide: Callable[[Any], str | None],
-    *,
-    bound: Callable[[Context], str],
-    describe: Callable[[Any], Any] = to_jsonable,
-    classify: Callable[[Any], str] | None = None,
-    part: str = "statement",
-) -> Check:
-    """Decide ``decide(configuration)`` (None: holds, else the reason it fails) exactly for
-    every discrete configuration up to ``bound``, in the order given — smallest first, so the
-    first failure is a minimal counterexample. A configuration fixes the discrete data of the
-    claim (sizes, ranks, sign or multiplicity patterns) and one representative of its
-    continuous data, so a clean sweep supports the claim; certificates are separate checks."""
+def power_sum_gap(name: str, lhs: Callable[[Callable[[int], sympy.Expr], sympy.Symbol], sympy.Expr],
+                  weight: Callable[[sympy.Symbol, sympy.Symbol], sympy.Expr], size: str, vector: str,
+                  identity: str) -> Check:
+    """``lhs(sums, k)`` = ½ Σ_{i,j} w(x_i, x_j)(x_i − x_j)² over x_1, …, x_k for a symbolic size k,
+    ``sums(p)`` being the power sum Σ_i x_i^p: a Cauchy–Schwarz gap written as a weighted sum of
+    squares, so ≥ 0 where w ≥ 0 and zero exactly when the x_i of positive weight are equal.
+    ``identity`` states it for the evidence."""
+    k = sympy.Symbol(size, positive=True, integer=True)
+    x, y = sympy.symbols("x y")
 
-    def run(ctx: Context) -> Outcome:
-        listed = list(configurations(ctx))
-        coverage: Counter[str] = Counter()
-        for index, configuration in enumerate(listed):
-            reason = decide(configuration)
-            if reason is not None:
-                return Outcome(
-                    Verdict.REFUTED,
-                    f"minimal counterexample (configuration {index + 1} of {len(listed)} in sweep order): {reason}",
-                    {"bound": bound(ctx), "configurations": len(listed), "holding_before": index},
-                    counterexample={"configuration": describe(configuration), "reason": reason},
-                )
-            if classify is not None:
-                coverage[classify(configuration)] += 1
-        evidence = {"bound": bound(ctx), "configurations": len(listed), "decided": "exactly (rational arithmetic)"}
-        if coverage:
-            evidence["coverage"] = dict(sorted(coverage.items()))
-        return Outcome(Verdict.SUPPORTED, f"all {len(listed)} configurations with {bound(ctx)} hold, decided exactly",
-                       evidence)
+    def build(_case):
+        def sums(power: int) -> sympy.Expr:
+            return independent_index_sum(x**power, [x], k, vector)
 
-    return Check(name, "certificate", run, part)
+        return [[lhs(sums, k)]], [[independent_index_sum(weight(x, y) * (x - y) ** 2, [x, y], k, vector) / 2]]
 
-
-def index_sum(expr: sympy.Expr, variables: Sequence[sympy.Symbol], size: sympy.Symbol, vector: str) -> sympy.Expr:
-    """Σ over independent indices i_1, …, i_r ∈ {1, …, size} of a polynomial in x_{i_1}, …, x_{i_r}
-    (``variables`` stand for these entries of a vector x named ``vector``), for a symbolic size.
-    The sum of a product over independent indices is the product of the sums, so each monomial
-    Π_t x_{i_t}^{a_t} sums to Π_t Σ_i x_i^{a_t}; the power sums stay symbols, and Σ_i x_i⁰ = size."""
-    poly = sympy.Poly(sympy.expand(expr), *variables)
-    return sympy.expand(sum((coefficient * sympy.prod([power_sum(vector, a, size) for a in powers])
-                             for powers, coefficient in poly.terms()), sympy.Integer(0)))
-
-
-def power_sum(vector: str, power: int, size: sympy.Symbol) -> sympy.Expr:
-    """Σ_i x_i^power as a symbol (``size`` itself for power 0)."""
-    return size if power == 0 else sympy.Symbol(f"Σ{vector}^{power}")
+    return symbolic_identity(
+        name, lambda ctx: [f"symbolic {size}"], build, scope=ALL_SIZES,
+        describe_case=lambda _: f"{size} symbolic: {identity}, sums over i, j ≤ {size} as power sums",
+    )
 
 
 def lagrange_gap(name: str, multiplier: Callable[[sympy.Symbol], sympy.Expr], size: str, vector: str) -> Check:
     """c·Σx² − (Σx)² = ½ Σ_{i,j} (x_i − x_j)² over x_1, …, x_k for a symbolic k, which holds for
     c = k (Lagrange's identity, the Cauchy–Schwarz gap): the right side is a sum of squares, zero
     exactly when all x_i are equal. ``multiplier`` gives c as a function of the size symbol."""
-    k = sympy.Symbol(size, positive=True, integer=True)
-    x, y = sympy.symbols("x y")
-
-    def build(_case):
-        lhs = multiplier(k) * index_sum(x**2, [x], k, vector) - index_sum(x, [x], k, vector) ** 2
-        return [[lhs]], [[index_sum((x - y) ** 2, [x, y], k, vector) / 2]]
-
-    return symbolic_identity(
-        name, lambda ctx: ["symbolic size"], build, scope=ALL_SIZES,
-        describe_case=lambda _: f"{size} symbolic: c·Σ{vector}² − (Σ{vector})² = ½ Σ_(i,j) ({vector}_i − {vector}_j)², "
-                                f"sums over i, j ≤ {size} as power sums",
-    )
+    return power_sum_gap(name, lambda sums, k: multiplier(k) * sums(2) - sums(1) ** 2, lambda x, y: 1, size, vector,
+                         f"c·Σ{vector}² − (Σ{vector})² = ½ Σ_(i,j) ({vector}_i − {vector}_j)²")
 
 
 # --- inputs: every kind of H the hypotheses allow ---------------------------------------
@@ -1218,24 +1177,8 @@ def spectral_gap_identity(weight: Callable) -> Check:
     """(Σλ)(Σλ³) − (Σλ²)² = ½ Σ_{i,j} λ_iλ_j(λ_i − λ_j)² for a symbolic d: with λ ≥ 0 and Σλ = d the
     right side is ≥ 0, so α(δ_H) = ‖λ‖₂⁴/(d‖λ‖₃³) ≤ 1 with equality iff all nonzero λ are equal
     (Eq. 89–90)."""
-    d = sympy.Symbol("d", positive=True, integer=True)
-    x, y = sympy.symbols("x y")
-
-    def build(_case):
-        def sums(power: int) -> sympy.Expr:
-            return index_sum(x**power, [x], d, "λ")
-
-        return ([[sums(1) * sums(3) - sums(2) ** 2]],
-                [[index_sum(weight(x, y) * (x - y) ** 2, [x, y], d, "λ") / 2]])
-
-    return symbolic_identity(
-        "Cauchy–Schwarz gap of α (sympy)",
-        lambda ctx: ["symbolic d"],
-        build,
-        scope=ALL_SIZES,
-        describe_case=lambda _: "d symbolic: (Σλ)(Σλ³) − (Σλ²)² = ½ Σ_(i,j) w(λ_i, λ_j)(λ_i − λ_j)², sums over "
-                                "i, j ≤ d as power sums",
-    )
+    return power_sum_gap("Cauchy–Schwarz gap of α (sympy)", lambda sums, _: sums(1) * sums(3) - sums(2) ** 2, weight,
+                         "d", "λ", "(Σλ)(Σλ³) − (Σλ²)² = ½ Σ_(i,j) w(λ_i, λ_j)(λ_i − λ_j)²")
 
 
 register(

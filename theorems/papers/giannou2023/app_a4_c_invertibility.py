@@ -16,15 +16,21 @@ import numpy as np
 import sympy
 from hypothesis import strategies as st
 
-from theorems.engine.checks import determinant_certificate, property_search, symbolic_identity, to_jsonable
+from theorems.engine.checks import (
+    determinant_certificate,
+    property_search,
+    symbolic_identity,
+    symbolic_sizes_identity,
+    to_jsonable,
+)
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
+from theorems.maths.index_sums import quotient, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
 from theorems.papers.giannou2023 import SOURCE
-from theorems.papers.giannou2023.app_a_linear_algebra import quotient, symbolic_sizes_identity, with_remainder_below
 
 # --- Lemma 6 (main text Lemma 2): random Khatri–Rao products are invertible ------------
 

@@ -17,53 +17,15 @@ import sympy
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from theorems.engine.checks import property_search, symbolic_identity, to_jsonable
+from theorems.engine.checks import property_search, symbolic_identity, symbolic_sizes_identity, to_jsonable
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact
+from theorems.maths.index_sums import quotient, with_remainder_below
 from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
 from theorems.papers.giannou2023 import SOURCE
-
-# --- Identities in symbolic sizes ------------------------------------------------------
-
-
-def quotient(index, size):
-    """⌊index / size⌋, written through Mod so that sympy simplifies it with Mod."""
-    return (index - sympy.Mod(index, size)) / size
-
-
-def with_remainder_below(expr, size, remainder):
-    """``expr`` with size = remainder + 1 + t (t ≥ 0, i.e. 0 ≤ remainder < size), which lets sympy
-    reduce Mod(q·size + remainder, size) to remainder and the quotient to q; t is then put back
-    as size − remainder − 1, so an unreduced Mod or quotient stays visible."""
-    slack = sympy.Symbol(f"t_{remainder}", integer=True, nonnegative=True)
-    return expr.subs(size, remainder + 1 + slack).subs(slack, size - remainder - 1)
-
-
-def symbolic_sizes_identity(name: str, general_difference: Callable[[], tuple[sympy.Expr, dict]],
-                            concrete_cases, concrete_sides, describe_case, part: str = "statement") -> Check:
-    """An identity in symbolic sizes: ``general_difference()`` gives lhs − rhs as an index expression
-    (sympy Sum, KroneckerDelta, Indexed entries) with its evidence. Certified for all sizes when the
-    difference vanishes; otherwise the first concrete case (``concrete_sides``, smallest first) whose
-    sides differ refutes, and if none does the check is inconclusive."""
-
-    def run(ctx: Context) -> Outcome:
-        difference, evidence = general_difference()
-        evidence = {**evidence, "difference": str(difference)}
-        if difference == 0:
-            return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic sizes", evidence, scope=ALL_SIZES)
-        for case in concrete_cases:
-            lhs, rhs = concrete_sides(case)
-            if lhs.shape != rhs.shape or any(sympy.expand(e) != 0 for e in lhs - rhs):
-                return Outcome(Verdict.REFUTED, f"{describe_case(case)}: the sides differ (the symbolic difference "
-                               f"{difference} does not vanish)", evidence,
-                               counterexample={"case": describe_case(case), "symbolic_difference": str(difference)})
-        return Outcome(Verdict.INCONCLUSIVE, "the symbolic difference did not simplify to 0", evidence)
-
-    return Check(name, "symbolic", run, part)
-
 
 # --- Theorem 5: Kronecker rank and mixed products -------------------------------------
 
