@@ -128,3 +128,19 @@ def test_large_profile_certifies_the_largest_family_member_on_this_machine():
     outcome = check.run(ctx)
     assert outcome.verdict is Verdict.CERTIFIED
     assert outcome.evidence["large"]["certified_c"] == two.paper_family_channels(ctx)[-1]
+
+
+def test_lemma21_enumeration_counts_and_its_minimal_counterexample():
+    instances = list(two.lemma21_instances(5))
+    assert len(instances) == 3**3 + 3 * 3**5  # (1, 1, 1) and the three widths with one 2
+    printed = two.lemma21_property(corrected=False)
+    first = next(example for example in instances if printed(example) is not None)
+    assert first[0] == (1, 1, 1) and not first[2].any() and first[3].all()  # W2 = 0, nonzero target
+
+
+def test_kernel_representation_avoids_a_kernel_vector_with_a_zero_denominator():
+    """ker M = R² (no rows of M): e_2 alone gives T_p·γ = 0, a combination does not."""
+    first, second, target = (fraction_array(a) for a in ([[1], [0]], [[1, 1]], [[3]]))
+    coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
+    gamma1, gamma2 = two.kernel_representation(two.expand(target), coefficients)
+    assert np.all(two.realized(two.expand(first), two.expand(second), gamma1, gamma2) == two.expand(target))
