@@ -41,6 +41,7 @@ bound (d/2^31)^k that does not depend on p.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,15 @@ def max_inner(p: int) -> int:
     if k < 1:
         raise ValueError(f"prime {p} is too large for exact float64 products (needs p < 2^26)")
     return k
+
+
+def primes_for(size: int, count: int) -> tuple[int, ...]:
+    """The ``count`` largest primes below 2^20 with ``max_inner(p) ≥ size``: ``PRIMES`` up to
+    ``max_inner(PRIME)`` rows, smaller primes for larger matrices (36864 rows: below 2^19.9)."""
+    limit = min(1 << 20, 2 * math.isqrt(FLOAT_EXACT // max(size, 1)))
+    while limit > 3 and max_inner(limit) < size:
+        limit -= 1
+    return _primes_below(limit + 1, count)
 
 
 def supports(p: int, size: int) -> bool:

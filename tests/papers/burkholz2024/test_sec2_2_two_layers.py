@@ -1,10 +1,17 @@
 """Unit tests of burkholz2024 Sec. 2.2 helpers."""
 
+import flint
 import numpy as np
 import pytest
+import torch
 
+from theorems.engine.context import Context
+from theorems.engine.registry import claims
+from theorems.engine.verdicts import Verdict
 from theorems.maths import construction as cm
+from theorems.maths import exact, modular_lu
 from theorems.maths.exact import fraction_array
+from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY
 from theorems.papers.burkholz2024 import sec2_2_two_layers as two
 
 
@@ -33,3 +40,107 @@ def test_residual_solution_reproduces_the_target():
 def test_dim_and_widths():
     assert two.dim((1, 1), (3, 3)) == 9 and two.dim((2,), (2,)) == 3
     assert two.paper_width(64, 64, (1, 1), (3, 3)) == 36801
+
+
+def test_sweep_enumerates_every_kernel_with_per_axis_coverage_smallest_first():
+    ctx = Context("quick", 0, "cpu")
+    shapes = two.sweep_configurations(ctx)
+    # per axis (k1, k2, kt) with k1, k2 ≤ 2 and kt ≤ k1 + k2 − 1: 8 triples; FC + 8 (1-D) + 64 (2-D), c0, c2 ≤ 2
+    assert len(shapes) == 4 * (1 + 8 + 64) == len(set(shapes))
+    assert all(kt <= a + b - 1 for _, _, k1, k2, kts in shapes for a, b, kt in zip(k1, k2, kts, strict=True))
+    rows = [c2 * c0 * two.dim(k1, k2) for c0, c2, k1, k2, _ in shapes]
+    assert rows == sorted(rows) and shapes[0] == (1, 1, (), (), ())
+    assert len(two.sweep_configurations(ctx, with_target=False)) == 4 * (1 + 4 + 16)
+    assert two.flattened_only(ctx)[0] == ((1, 1), (1, 2), (2, 1))
+
+
+@pytest.mark.parametrize("kind, shape, c1, expected", [
+    ("pivot", (1, 1, (), (), ()), 0, two.NOT_REPRESENTABLE),  # no channel: the composite is 0
+    ("pivot", (1, 1, (), (), ()), 1, two.REPRESENTABLE),
+    ("pivot", (2, 2, (1,), (2,), (2,)), 6, two.NOT_REPRESENTABLE),  # one short of 2·2·2 − 2 + 1 = 7
+    ("pivot", (2, 2, (1,), (2,), (2,)), 7, two.REPRESENTABLE),
+    ("residual", (1, 1, (), (), ()), 0, two.REPRESENTABLE),  # γ⁽²⁾ scales the skip onto the target
+    ("residual", (2, 1, (), (), ()), 0, two.NOT_REPRESENTABLE),
+    ("full", (2, 1, (1,), (2,), (1,)), 3, two.NOT_REPRESENTABLE),  # 4 rows, 3 columns
+    ("full", (2, 1, (1,), (2,), (1,)), 4, two.REPRESENTABLE),
+])
+def test_decisions_at_a_point(kind, shape, c1, expected):
+    assert two.decide_at_point(kind, shape, c1, np.random.default_rng(1)) == expected
+
+
+def replayed_sources(c: int, seed: int):
+    """The W1ᵀ, W2 and target that paper_family_matrix draws, as Python ints."""
+    rng = np.random.default_rng(seed)
+    n = 9 * c * c
+    first = exact.random_points(rng, (c, n - c + 1)).astype(object)
+    second = exact.random_points(rng, (9 * c, n - c + 1)).astype(object)
+    return first, second, exact.random_points(rng, (c, 9, c)) + 1
+
+
+def test_paper_family_matrix_is_the_composite_and_the_target_blocks():
+    c = 2
+    matrix = two.paper_family_matrix(np.random.default_rng(5), c)
+    first, second, target = replayed_sources(c, 5)
+    c1 = 9 * c * c - c + 1
+    w2 = second.reshape(c, 9, c1).transpose(0, 2, 1).reshape(c, c1, 3, 3)
+    w1 = first.T.reshape(c1, c, 1, 1)
+    composite = cm.composite_coefficients(w2, w1)  # (c2, c0, 9, c1), exact
+    expected = composite.transpose(0, 2, 1, 3).reshape(9 * c * c, c1)
+    assert np.array_equal(matrix[:, :c1].astype(object), expected)
+    assert np.array_equal(matrix[:9 * c, c1], target[0].reshape(-1)) and not matrix[9 * c:, c1].any()
+
+
+def test_paper_family_residue_on_the_torch_path_matches_the_pivoted_lu():
+    """torch on the CPU runs the code path that CUDA runs (modular_lu.torch_det)."""
+    matrix = two.paper_family_matrix(np.random.default_rng(0), 8)  # 576 rows: the modular LU engine
+    on_torch, on_numpy = two.nonzero_residue(matrix, "cpu"), two.nonzero_residue(matrix, None)
+    assert on_torch == on_numpy and on_torch is not None
+    assert int(exact.nmod_matrix(matrix, on_torch.prime).det()) == on_torch.residue
+
+
+def test_engine_primes_for_the_papers_36864_rows():
+    primes = modular_lu.primes_for(36865, 3)
+    assert all(modular_lu.supports(p, 36865) and p < 1 << 20 for p in primes) and len(set(primes)) == 3
+    assert not modular_lu.supports(primes[0] + 2, 36865) or not flint.fmpz(primes[0] + 2).is_prime()
+    assert modular_lu.primes_for(1000, 3) == modular_lu.PRIMES[:3]
+
+
+def test_large_profile_adds_the_largest_family_member_the_device_and_memory_allow(monkeypatch):
+    from theorems.engine import resources
+
+    assert two.paper_family_channels(Context("thorough", 0, "cpu")) == [2, 4, 8, 16]
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: 1 << 40)
+    assert two.paper_family_channels(Context("large", 0, "cpu"))[-1] == 32
+    assert two.paper_family_channels(Context("large", 0, "cuda"))[-1] == two.PAPER_CHANNELS
+    monkeypatch.setattr(resources, "available_memory_bytes",
+                        lambda device: 2 * CERTIFICATE_BYTES_PER_ENTRY * (9 * 16 * 16) ** 2)
+    with resources.measured("cpu") as usage:
+        capped = two.paper_family_channels(Context("large", 0, "cpu", "burkholz2024.thm2_2", "family"))
+    assert capped == [2, 4, 8, 16]
+    assert [(cap["wanted"], cap["used"]) for cap in usage["capped"]] == [(32, 16)]
+
+
+@pytest.mark.large
+def test_large_profile_certifies_the_largest_family_member_on_this_machine():
+    """c = 32 on a CPU (9216 rows, about 50 s on two cores); the paper's c = 64 on a GPU."""
+    check = next(c for c in claims()["burkholz2024.thm2_2"].checks if "family" in c.name)
+    ctx = Context("large", 2023, "cuda" if torch.cuda.is_available() else "cpu", "burkholz2024.thm2_2", check.name)
+    outcome = check.run(ctx)
+    assert outcome.verdict is Verdict.CERTIFIED
+    assert outcome.evidence["large"]["certified_c"] == two.paper_family_channels(ctx)[-1]
+
+
+def test_lemma21_enumeration_counts_and_its_minimal_counterexample():
+    instances = list(two.lemma21_instances(5))
+    assert len(instances) == 3**3 + 3 * 3**5  # (1, 1, 1) and the three widths with one 2
+    printed = two.lemma21_property(corrected=False)
+    first = next(example for example in instances if printed(example) is not None)
+    assert first[0] == (1, 1, 1) and not first[2].any() and first[3].all()  # W2 = 0, nonzero target
+
+
+def test_kernel_representation_avoids_a_kernel_vector_with_a_zero_denominator():
+    """ker M = R² (no rows of M): e_2 alone gives T_p·γ = 0, a combination does not."""
+    first, second, target = (fraction_array(a) for a in ([[1], [0]], [[1, 1]], [[3]]))
+    coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
+    gamma1, gamma2 = two.kernel_representation(two.expand(target), coefficients)
+    assert np.all(two.realized(two.expand(first), two.expand(second), gamma1, gamma2) == two.expand(target))
