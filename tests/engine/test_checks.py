@@ -52,10 +52,12 @@ def test_symbolic_identity_certifies_and_refutes():
 
     x, y = sympy.symbols("x y")
     good = symbolic_identity("square", lambda ctx: [1, 2],
-                             lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([sympy.expand((x + y) ** k)])))
+                             lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([sympy.expand((x + y) ** k)])),
+                             scope=lambda ctx: "k ≤ 2")
     bad = symbolic_identity("freshman", lambda ctx: [1, 2],
-                            lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([x**k + y**k])))
-    assert good.run(CTX).verdict is Verdict.CERTIFIED
+                            lambda k: (sympy.Matrix([(x + y) ** k]), sympy.Matrix([x**k + y**k])), scope="k ≤ 2")
+    certified = good.run(CTX)
+    assert certified.verdict is Verdict.CERTIFIED and certified.scope == "k ≤ 2"
     refuted = bad.run(CTX)
     assert refuted.verdict is Verdict.REFUTED and refuted.counterexample["case"] == "2"
 
@@ -63,9 +65,9 @@ def test_symbolic_identity_certifies_and_refutes():
 def test_determinant_certificate_certifies_generic_and_refutes_singular():
     generic = determinant_certificate("generic", lambda ctx: [(2,), (3,)],
                                       lambda rng, s: exact.random_points(rng, (s[0], s[0])), lambda s: s[0],
-                                      space="toy")
+                                      space="toy", scope="n ≤ 3")
     outcome = generic.run(CTX)
-    assert outcome.verdict is Verdict.CERTIFIED
+    assert outcome.verdict is Verdict.CERTIFIED and outcome.scope == "n ≤ 3"
     assert outcome.certificate["prime"] == exact.CERTIFICATE_PRIME
     assert all(entry["det_mod_p"] != 0 for entry in outcome.certificate["entries"])
 
@@ -74,7 +76,7 @@ def test_determinant_certificate_certifies_generic_and_refutes_singular():
         return u @ u.T
 
     singular = determinant_certificate("rank one", lambda ctx: [(1,), (2,), (3,)], rank_one, lambda s: 2 * s[0],
-                                       space="toy")
+                                       space="toy", scope="n ≤ 3")
     refuted = singular.run(CTX)
     assert refuted.verdict is Verdict.REFUTED
     assert refuted.counterexample["size"] == [2]  # 1×1 is fine; 2×2 is the minimal failure

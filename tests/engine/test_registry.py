@@ -99,7 +99,7 @@ def test_another_papers_claims_come_from_its_own_package(tmp_path, monkeypatch, 
     (tmp_path / "otherpaper" / "claims.py").write_text(
         "from theorems.engine.registry import Check, Claim, register\n"
         "from theorems.engine.verdicts import Outcome, Verdict\n"
-        "ok = (Check('c', 'symbolic', lambda ctx: Outcome(Verdict.CERTIFIED, 'ok')),)\n"
+        "ok = (Check('c', 'symbolic', lambda ctx: Outcome(Verdict.CERTIFIED, 'ok', scope='all')),)\n"
         "register(Claim('otherpaper.lemma1', 's', (), ok, (), label='Lemma 1', statement='S',\n"
         "               depends_on=('giannou2023.lemma6', 'otherpaper.lemma0')))\n"
         "register(Claim('otherpaper.lemma1.corrected', 's', (), ok, (), variant_of='otherpaper.lemma1',\n"

@@ -6,7 +6,8 @@ C, S, R, I = Verdict.CERTIFIED, Verdict.SUPPORTED, Verdict.REFUTED, Verdict.INCO
 
 
 def outcome(verdict):
-    return Outcome(verdict, "x", counterexample={"x": 1} if verdict is R else None)
+    return Outcome(verdict, "x", counterexample={"x": 1} if verdict is R else None,
+                   scope="all" if verdict is C else None)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +63,6 @@ def test_only_certifications_have_a_scope():
     assert claim_scope([("p", False, outcome(S))], S) is None
     with pytest.raises(ValueError, match="only a certified outcome has a scope"):
         Outcome(S, "searched", scope="d ≤ 3")
+    for missing in (None, "", " "):
+        with pytest.raises(ValueError, match="a certified outcome states its scope"):
+            Outcome(C, "proved", scope=missing)

@@ -132,7 +132,7 @@ def _nonzero_entries(difference: sympy.Matrix, limit: int = 3) -> list[str]:
 Scope = str | Callable[[Context], str]
 
 
-def stated_scope(scope: Scope | None, ctx: Context) -> str | None:
+def stated_scope(scope: Scope, ctx: Context) -> str:
     """A builder's ``scope``: a fixed string, or a function of the context where the range
     a check covers grows with the profile."""
     return scope(ctx) if callable(scope) else scope
@@ -143,7 +143,7 @@ def symbolic_identity(
     cases: Callable[[Context], Iterable[Any]],
     build: Callable[[Any], tuple[Any, Any]],
     *,
-    scope: Scope | None = None,
+    scope: Scope,
     describe_case: Callable[[Any], str] = str,
     part: str = "statement",
 ) -> Check:
@@ -221,7 +221,7 @@ def determinant_certificate(
     degree: Callable[[tuple[int, ...]], int],
     *,
     space: str,
-    scope: Scope | None = None,
+    scope: Scope,
     part: str = "statement",
 ) -> Check:
     """Certify that det(build(point)) is a nonzero polynomial for every size.

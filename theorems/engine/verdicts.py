@@ -53,6 +53,9 @@ class Outcome:
             raise ClaimDefinitionError(f"a refuted outcome needs its counterexample: {self.summary}")
         if self.verdict is not Verdict.CERTIFIED and self.scope is not None:
             raise ClaimDefinitionError(f"only a certified outcome has a scope: {self.summary}")
+        if self.verdict is Verdict.CERTIFIED and not (isinstance(self.scope, str) and self.scope.strip()):
+            raise ClaimDefinitionError(f"a certified outcome states its scope ({ALL_SIZES!r} or the range it covers, "
+                                       f"e.g. 'd ≤ 2'): {self.summary}")
 
 
 def combine(outcomes: list[tuple[str, bool, Outcome]]) -> Verdict:
@@ -84,11 +87,11 @@ def claim_scope(outcomes: list[tuple[str, bool, Outcome]], verdict: Verdict) -> 
     for part, corroborating, outcome in outcomes:
         if not corroborating and outcome.verdict is Verdict.CERTIFIED:
             per_part.setdefault(part, [])
-            if outcome.scope is not None and outcome.scope not in per_part[part]:
+            if outcome.scope not in per_part[part]:
                 per_part[part].append(outcome.scope)
     bounded = {part: scopes for part, scopes in per_part.items() if ALL_SIZES not in scopes}
     if not bounded:
         return ALL_SIZES
     named = len(per_part) > 1
-    return " | ".join(f"{part}: {'; '.join(scopes) or 'unstated'}" if named else "; ".join(scopes) or "unstated"
+    return " | ".join(f"{part}: {'; '.join(scopes)}" if named else "; ".join(scopes)
                       for part, scopes in bounded.items())
