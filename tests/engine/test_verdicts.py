@@ -48,7 +48,7 @@ def certified(scope):
         ([("p", False, certified("d ≤ 2")), ("p", False, certified("all"))], "all"),  # one general proof suffices
         ([("p", False, certified("d ≤ 2")), ("p", False, certified("n ≤ 5"))], "d ≤ 2; n ≤ 5"),
         ([("p", False, certified("all")), ("q", False, certified("d ≤ 5"))], "q: d ≤ 5"),  # the bounded part
-        ([("p", False, certified("n ≤ 3")), ("q", False, certified("d ≤ 5"))], "p: n ≤ 3 | q: d ≤ 5"),
+        ([("p", False, certified("n ≤ 3")), ("q", False, certified("d ≤ 5"))], "p: n ≤ 3 · q: d ≤ 5"),
         ([("p", False, certified("all")), ("p", True, certified("d ≤ 1"))], "all"),
         ([("p", False, certified("d ≤ 2")), ("p", True, certified("all"))], "d ≤ 2"),  # corroboration earns nothing
         ([("p", False, certified("all")), ("p", False, outcome(S))], "all"),

@@ -80,7 +80,7 @@ def claim_scope(outcomes: list[tuple[str, bool, Outcome]], verdict: Verdict) -> 
     """What a certified claim's certificates cover (None unless ``verdict`` is certified):
     ``ALL_SIZES`` when every part has a certification for all sizes, else the bounded
     scopes of the parts that lack one, "; " between the ranges of one part (it holds on
-    each) and " | " between parts, each then named (``"statement: d ≤ 2 | chain: d ≤ 2"``)."""
+    each) and " · " between parts, each then named (``"statement: d ≤ 2 · chain: d ≤ 2"``)."""
     if verdict is not Verdict.CERTIFIED:
         return None
     per_part: dict[str, list[str]] = {}
@@ -93,5 +93,5 @@ def claim_scope(outcomes: list[tuple[str, bool, Outcome]], verdict: Verdict) -> 
     if not bounded:
         return ALL_SIZES
     named = len(per_part) > 1
-    return " | ".join(f"{part}: {'; '.join(scopes)}" if named else "; ".join(scopes)
+    return " · ".join(f"{part}: {'; '.join(scopes)}" if named else "; ".join(scopes)
                       for part, scopes in bounded.items())
