@@ -144,3 +144,30 @@ def test_kernel_representation_avoids_a_kernel_vector_with_a_zero_denominator():
     coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
     gamma1, gamma2 = two.kernel_representation(two.expand(target), coefficients)
     assert np.all(two.realized(two.expand(first), two.expand(second), gamma1, gamma2) == two.expand(target))
+
+
+def failing_construction(*args, **kwargs):
+    raise cm.ConstructionFailed("forced failure")
+
+
+@pytest.mark.parametrize("width, offset, expected", [
+    ("min", 0, Verdict.INCONCLUSIVE),  # representable configurations: a failed draw proves nothing
+    ("min", -1, Verdict.REFUTED),  # one short: [B] is 1×1 and nonzero, full column rank
+    ("max", -1, Verdict.REFUTED),  # one short: c1 = 0 < 1 row
+])
+def test_a_failed_construction_refutes_only_with_a_proof(monkeypatch, width, offset, expected):
+    monkeypatch.setattr(cm, "solve_two_layer", failing_construction)
+    outcome = two.representation_check("representation", width, offset).run(Context("quick", 0, "cpu"))
+    assert outcome.verdict is expected
+    if expected is Verdict.REFUTED:
+        assert outcome.counterexample["reason"] == two.IMPOSSIBILITY["pivot" if width == "min" else "full"]
+    else:
+        assert "undecided" in outcome.summary
+
+
+def test_a_failed_float_construction_is_undecided_not_a_counterexample(monkeypatch):
+    monkeypatch.setattr(cm, "solve_two_layer", failing_construction)
+    check = two.float_check("float", "min")
+    outcome = check.run(Context("quick", 0, "cpu"))
+    assert check.corroborating and outcome.verdict is Verdict.SUPPORTED
+    assert outcome.evidence["coverage"]["construction failed (float, undecided)"] == outcome.evidence["examples"]

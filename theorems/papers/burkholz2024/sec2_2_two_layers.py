@@ -84,24 +84,30 @@ def expand(fc_weight: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- exact instances
 
 def exact_instances(ctx: Context, width: str, offset: int = 0, shapes=SHAPES, large_shapes=LARGE_SHAPES):
-    """(label, target, first, second) over Q at the width of Thm 2.2 ('min') or 2.3 ('max')."""
-    for index, (c0, c2, k1, k2, kt) in enumerate(shapes[: ctx.by_profile(6, len(shapes))]
-                                                 + ctx.by_profile([], [], [], large_shapes)):
+    """(label, shape, c1, target, first, second) over Q at the width of Thm 2.2 ('min') or 2.3 ('max')."""
+    for index, shape in enumerate(shapes[: ctx.by_profile(6, len(shapes))] + ctx.by_profile([], [], [], large_shapes)):
+        c0, c2, k1, k2, kt = shape
         rng = ctx.rng("instance", index)
         c1 = cm.burkholz_width(c2, c0, dim(k1, k2), width) + offset
         target = integer_target(rng, c2, c0, kt)
         first, second = source_pair(rng, c0, max(c1, 0), c2, k1, k2, exact=True)
-        yield f"c0={c0}, c1={c1}, c2={c2}, k1={k1}, k2={k2}, kt={kt}", target, first, second
+        yield f"c0={c0}, c1={c1}, c2={c2}, k1={k1}, k2={k2}, kt={kt}", shape, c1, target, first, second
 
 
 def representation_check(name: str, width: str, offset: int = 0, skip_rule=None, shapes=SHAPES,
                          large_shapes=LARGE_SHAPES) -> Check:
     """Certify over Q, per instance, that the computed γ⁽¹⁾, γ⁽²⁾ make the composite filter
-    equal the (centred, zero-extended) target filter."""
+    equal the (centred, zero-extended) target filter.
+
+    A failed construction is no refutation by itself (the claims hold with probability 1, one
+    draw may be exceptional): the sweep's exact decision of the instance's configuration
+    refutes it only with a proof (full column rank mod p, or the dimension count), and
+    otherwise the instance is left undecided and the check inconclusive."""
+    kind = "full" if width == "max" else "pivot" if skip_rule is None else "residual"
 
     def run(ctx: Context) -> Outcome:
-        done = []
-        for label, target, first, second in exact_instances(ctx, width, offset, shapes, large_shapes):
+        done, undecided = [], []
+        for label, shape, c1, target, first, second in exact_instances(ctx, width, offset, shapes, large_shapes):
             size = composite_size(expand(first).shape[2:], expand(second).shape[2:])
             wanted = cm.embed_target(expand(target), size)
             skip = None
@@ -113,8 +119,15 @@ def representation_check(name: str, width: str, offset: int = 0, skip_rule=None,
                     skip = fraction_array(ctx.rng("skip", label).integers(-3, 4, wanted.shape))
                     gamma1, gamma2 = solve_residual(wanted, coefficients, skip, skip_rule)
             except cm.ConstructionFailed as error:
-                return Outcome(Verdict.REFUTED, f"{label}: {error}", {"certified": done},
-                               counterexample={"instance": label, "reason": str(error)})
+                decision = decide(ctx, kind, shape, c1)
+                if decision == NOT_REPRESENTABLE:
+                    return Outcome(Verdict.REFUTED, f"{label}: not representable: {IMPOSSIBILITY[kind]}",
+                                   {"certified": done},
+                                   counterexample={"instance": label, "reason": IMPOSSIBILITY[kind],
+                                                   "construction": f"failed: {error}"})
+                undecided.append({"instance": label, "reason": f"construction failed at this draw ({error}); "
+                                                               f"configuration {decision}"})
+                continue
             got = realized(expand(first), expand(second), gamma1, gamma2, skip)
             if np.any(got != wanted):
                 return Outcome(Verdict.REFUTED, f"{label}: the composite filter differs from the target (exact)",
@@ -122,6 +135,9 @@ def representation_check(name: str, width: str, offset: int = 0, skip_rule=None,
                                counterexample={"instance": label, "target": wanted.astype(str).tolist(),
                                                "realized": got.astype(str).tolist()})
             done.append(label)
+        if undecided:
+            return Outcome(Verdict.INCONCLUSIVE, f"{undecided[0]['instance']}: {undecided[0]['reason']}; undecided",
+                           {"certified": done, "undecided": undecided})
         return Outcome(Verdict.CERTIFIED, f"exact representation over Q in {len(done)} instances", {"instances": done},
                        certificate={"method": "flint fmpq rref/solve; composite filter compared entrywise over Q",
                                     "sources": "integers in [−999, 999] from ctx.rng('instance', index)"},
@@ -250,6 +266,15 @@ def decide(ctx: Context, kind: str, shape, c1: int) -> str:
     return UNDECIDED
 
 
+# The proof behind a NOT_REPRESENTABLE decision, per kind.
+IMPOSSIBILITY = {
+    "full": "c1 < c2c0·dim rows: rank T ≤ c1 at every point, so some target is out of reach",
+    "pivot": "[T | B] has full column rank mod p, so its kernel is {0}: no γ⁽¹⁾, γ⁽²⁾ at this point, nor at "
+             "almost every point (a nonzero minor)",
+    "residual": "[T | B | s] has full column rank mod p, so its kernel is {0}: no γ⁽¹⁾, γ⁽²⁾ at this point, nor "
+                "at almost every point (a nonzero minor)",
+}
+
 SWEEP_MEANING = {
     "pivot": "some γ⁽¹⁾ ∈ ker M has every pivot denominator nonzero: the target is represented (Eq. 2, App. A.1)",
     "residual": "M γ⁽¹⁾ = c (Eq. 3) has a solution with every denominator T_p·γ⁽¹⁾ + s_p nonzero",
@@ -284,11 +309,7 @@ def sweep_check(name: str, kind: str, threshold, offsets=(-1, 0, 1)) -> Check:
                     return Outcome(Verdict.REFUTED, f"{label}: not representable (exact rank mod p)",
                                    {"bound": describe_bound(ctx), "configurations": len(shapes)},
                                    counterexample={"configuration": label, "threshold": base, "kind": kind,
-                                                   "reason": ("c1 < c2c0·dim rows: rank T ≤ c1 at every point"
-                                                              if kind == "full" else
-                                                              "the system has full column rank mod p, so its kernel "
-                                                              "is {0}: no γ⁽¹⁾, γ⁽²⁾ at this point, nor at almost "
-                                                              "every point (a nonzero minor)")})
+                                                   "reason": IMPOSSIBILITY[kind]})
                 if verdict == UNDECIDED:
                     undecided.append(label_of(*shape, c1))
         evidence = {"bound": describe_bound(ctx), "configurations": len(shapes),
@@ -428,10 +449,10 @@ def paper_instance_check(name: str, offset: int = 0) -> Check:
 
 # ---------------------------------------------------------------- float: torch modules
 
-def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Sequential:
-    """(Conv/Linear (frozen) → BatchNorm) per layer, identity activations, with random running
-    statistics and frozen biases folded into the BatchNorm parameters; ``paddings`` per layer
-    ('same' by default, or zero padding widths per axis)."""
+def torch_source(weights, gammas, betas, dims: int, rng, paddings=None, activation=None) -> nn.Sequential:
+    """(Conv/Linear (frozen) → BatchNorm) per layer, with random running statistics and frozen
+    biases folded into the BatchNorm parameters; ``paddings`` per layer ('same' by default, or
+    zero padding widths per axis); ``activation`` (a module) between the layers, identity by default."""
     layers = []
     for index, (weight, gamma, beta) in enumerate(zip(weights, gammas, betas, strict=True)):
         c_out, c_in = weight.shape[:2]
@@ -455,7 +476,7 @@ def torch_source(weights, gammas, betas, dims: int, rng, paddings=None) -> nn.Se
             norm.weight.copy_(torch.from_numpy(bn_weight))
             norm.bias.copy_(torch.from_numpy(bn_bias))
         conv.requires_grad_(False)
-        layers += [conv, norm]
+        layers += [conv, norm] if index == 0 or activation is None else [activation, conv, norm]
     return nn.Sequential(*layers).eval()
 
 
@@ -476,9 +497,14 @@ FLOAT_SHAPES = [(c0, c2, k1, k2, kt) for c0, c2, k1, k2, kt in SHAPES + LARGE_SH
 SMALL_FLOAT_SHAPES = sum(shape in SHAPES for shape in FLOAT_SHAPES)  # the large profile adds the rest
 
 
-def float_check(name: str, width: str, offset: int = 0) -> Check:
+def float_check(name: str, width: str, offset: int = 0, activation=None) -> Check:
     """Build torch sources for random Gaussian targets and compare on random inputs in
-    [−1, 1]^{c0×n}: max |S(x) − C(x)| ≤ 256·eps·(1 + condition)·scale."""
+    [−1, 1]^{c0×n}: max |S(x) − C(x)| ≤ 256·eps·(1 + condition)·scale. ``activation`` replaces
+    the identity after the first source layer (a broken variant).
+    Corroborating: it exercises the torch code path and may refute through a measured mismatch,
+    while a float solve that fails is no proof of anything — such examples are counted under
+    "construction failed (float, undecided)"."""
+    failed: set = set()
 
     def prop(example) -> str | None:
         shape_index, seed = example
@@ -493,10 +519,12 @@ def float_check(name: str, width: str, offset: int = 0) -> Check:
         try:
             gamma1, gamma2 = cm.solve_two_layer(cm.embed_target(expand(target), size),
                                                 cm.composite_coefficients(expand(second), expand(first)), width, log)
-        except cm.ConstructionFailed as error:
-            return f"shape {FLOAT_SHAPES[shape_index]}, c1 = {c1}: {error}"
+        except cm.ConstructionFailed:
+            failed.add(example)
+            return None
         dims = len(kt)
-        source = torch_source((first, second), (gamma1, gamma2), (np.zeros(c1), bias), dims, rng)
+        source = torch_source((first, second), (gamma1, gamma2), (np.zeros(c1), bias), dims, rng,
+                              activation=activation)
         reference = torch_target(target, bias, dims)
         x = torch.from_numpy(rng.uniform(-1, 1, (8, c0) + (6,) * dims))
         with torch.no_grad():
@@ -513,8 +541,10 @@ def float_check(name: str, width: str, offset: int = 0) -> Check:
     return property_search(name, shapes_and_seeds, prop,
                            space="fully connected, Conv1d and Conv2d ('same' padding, k1 = 1), Gaussian sources and "
                                  "targets",
-                           classify=lambda e: f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel", pinned=[(2, 1), (5, 2)],
-                           examples=lambda ctx: ctx.by_profile(6, 20, 150))
+                           classify=lambda e: [f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel"]
+                           + (["construction failed (float, undecided)"] if e in failed else []),
+                           pinned=[(2, 1), (5, 2)], examples=lambda ctx: ctx.by_profile(6, 20, 150),
+                           corroborating=True)
 
 
 # ---------------------------------------------------------------- Lemma 2.1
@@ -782,11 +812,17 @@ def widths(width: str, offset: int = 0):
     return lambda c2, c0, composite: cm.burkholz_width(c2, c0, composite, width) + offset
 
 
-def thm22_checks(offset: int = 0, rule=paper_width):
+def exact_only(checks: tuple[Check, ...]) -> tuple[Check, ...]:
+    """The checks but the corroborating float one: a float construction that fails one channel
+    short proves nothing, so the one-short variants are refuted by the exact proofs only."""
+    return tuple(check for check in checks if not check.corroborating)
+
+
+def thm22_checks(offset: int = 0, rule=paper_width, activation=None):
     return (symbolic_identity("width calculator reproduces the paper's instance", width_cases, width_identity(rule),
                               describe_case=lambda c: c[0], scope="the width arithmetic at c0 = c2 = 64"),
             representation_check("exact representation at the minimum width", "min", offset),
-            float_check("float64 torch sources at the minimum width", "min", offset),
+            float_check("float64 torch sources at the minimum width", "min", offset, activation),
             sweep_check("exhaustive sweep: representable at the minimum width (exact rank mod p)", "pivot",
                         widths("min", offset)),
             paper_instance_check("the paper's family c0 = c2 = c, 3×3 (c = 64: 36864 rows): det mod p", offset))
@@ -799,11 +835,15 @@ register(Claim(
                 "Δk = dim(k2, k1) − kt ≥ 0, per axis: k1 + k2 − 1 ≥ kt along every kernel axis",
                 "c1 ≥ c2·c0·dim(k2, k1) − c2 + 1", "identity activation after the first source layer"),
     checks=thm22_checks(),
-    broken=(Broken("first source layer one channel short (c1 = c2c0·dim − c2)", thm22_checks(-1)[1:],
-                   refuted_by="the first exact instance (c0 = c2 = 1: c1 = 0), the pinned float shape 2 "
-                              "(c0 = c2 = 2, FC), seed 1: ker M = {0} exactly / numerically; the sweep's first "
-                              "configuration (c0 = c2 = 1, FC, c1 = 0: [B] is 1×1, nonzero); the family's c = 2 "
+    broken=(Broken("first source layer one channel short (c1 = c2c0·dim − c2)", exact_only(thm22_checks(-1)[1:]),
+                   refuted_by="the first exact instance (c0 = c2 = 1: c1 = 0; the construction fails and the "
+                              "sweep's decision of its configuration proves it: [B] is 1×1 and nonzero, full "
+                              "column rank); the sweep's first configuration (the same); the family's c = 2 "
                               "([T | B] 36×36 nonsingular)"),
+            Broken("ReLU after the first source layer (the identity activation dropped)",
+                   thm22_checks(activation=nn.ReLU())[2:3],
+                   refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
+                              "first-layer outputs, max |S − C| far above the tolerance"),
             Broken("composite dimension k1 + k2 instead of k1 + k2 − 1 in the calculator",
                    thm22_checks(0, off_by_one_width)[:1],
                    refuted_by="the paper's instance: 64²·16 − 63 ≠ 36801"),),
@@ -827,9 +867,9 @@ register(Claim(
 ))
 
 
-def thm23_checks(offset: int = 0):
+def thm23_checks(offset: int = 0, activation=None):
     return (representation_check("exact representation at the maximum width (γ⁽²⁾ = 1)", "max", offset),
-            float_check("float64 torch sources at the maximum width", "max", offset),
+            float_check("float64 torch sources at the maximum width", "max", offset, activation),
             sweep_check("exhaustive sweep: T has full row rank at the maximum width (exact rank mod p)", "full",
                         widths("max", offset)))
 
@@ -839,10 +879,14 @@ register(Claim(
     source=f"{SOURCE}, Sec. 2.2, Thm 2.3 and App. A.3",
     hypotheses=("source tensors random", "Δk ≥ 0 per axis", "c1 ≥ c2·c0·dim(k2, k1)"),
     checks=thm23_checks(),
-    broken=(Broken("first source layer one channel short (c1 = c2c0·dim − 1)", thm23_checks(-1),
-                   refuted_by="the first exact instance (c1 = 0 against a nonzero target), the pinned float "
-                              "shape 2, seed 1: the overdetermined system is inconsistent; the sweep's first "
-                              "configuration (c0 = c2 = 1, FC, c1 = 0 < 1 row)"),),
+    broken=(Broken("first source layer one channel short (c1 = c2c0·dim − 1)", exact_only(thm23_checks(-1)),
+                   refuted_by="the first exact instance (c1 = 0 against a nonzero target: the construction fails "
+                              "and the dimension count c1 < 1 row proves it); the sweep's first configuration "
+                              "(c0 = c2 = 1, FC, c1 = 0 < 1 row)"),
+            Broken("ReLU after the first source layer (the identity activation of Sec. 2.2 dropped)",
+                   thm23_checks(activation=nn.ReLU())[1:2],
+                   refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
+                              "first-layer outputs, max |S − C| far above the tolerance"),),
     notes="With γ⁽²⁾ = 1 the system (T reshaped to (c2c0·dim) × c1) is the Khatri–Rao system of giannou2023 Lemma 7 in "
           "the fully connected case; every target, zero channels included, is represented. T does not depend on the "
           "target, so the sweep enumerates (c0, c2, k1, k2) and its full row rank serves every kt with Δk ≥ 0 per "
