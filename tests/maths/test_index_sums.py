@@ -45,9 +45,11 @@ def test_a_flat_index_splits_into_quotient_and_remainder_once_the_remainder_is_i
     assert [index_sums.with_remainder_below(part, s, r) for part in parts] == [q, r]
 
 
-def test_with_remainder_below_puts_the_size_back():
-    s, r, x = *index_sums.nonnegative_integers("s r"), sympy.Symbol("x")
-    assert index_sums.with_remainder_below(x * s + r, s, r) == x * s + r
+def test_with_remainder_below_reduces_only_what_the_hypothesis_covers():
+    s, r, q, x = *index_sums.nonnegative_integers("s r q"), sympy.Symbol("x")
+    assert index_sums.with_remainder_below(x * s + r, s, r) == x * s + r  # no Mod: nothing to do
+    assert index_sums.with_remainder_below(sympy.Mod(q * s + r + 1, s), s, r) == sympy.Mod(q * s + r + 1, s)
+    assert index_sums.with_remainder_below(sympy.Mod(x * s + r, s), s, r) == sympy.Mod(x * s + r, s)  # x not integer
 
 
 def test_independent_index_sum_factors_over_independent_indices():

@@ -77,11 +77,18 @@ def quotient(index, size):
 
 
 def with_remainder_below(expr, size, remainder):
-    """``expr`` with size = remainder + 1 + t (t ≥ 0, i.e. 0 ≤ remainder < size), which lets sympy
-    reduce Mod(q·size + remainder, size) to remainder and the quotient to q; t is then put back
-    as size − remainder − 1, so an unreduced Mod or quotient stays visible."""
-    slack = sympy.Symbol(f"t_{remainder}", integer=True, nonnegative=True)
-    return expr.subs(size, remainder + 1 + slack).subs(slack, size - remainder - 1)
+    """``expr`` under the hypothesis 0 ≤ remainder < size: every Mod(q·size + remainder, size) whose
+    q is an integer polynomial becomes ``remainder``, so each ``quotient`` of such an index becomes
+    q. The reduction is done here, by polynomial division in ``size``, rather than left to sympy's
+    own simplification of Mod, which differs between releases; any other Mod stays, visibly."""
+    def reduced(mod: sympy.Mod):
+        argument, modulus = mod.args
+        if modulus != size:
+            return mod
+        multiple, rest = sympy.div(sympy.expand(argument - remainder), size, size)
+        return remainder if rest == 0 and multiple.is_integer else mod
+
+    return expr.replace(lambda e: isinstance(e, sympy.Mod), reduced)
 
 
 def independent_index_sum(expr: sympy.Expr, variables: Sequence[sympy.Symbol], size: sympy.Symbol,
