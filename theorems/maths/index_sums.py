@@ -13,7 +13,7 @@ nonnegative integer symbols whose coefficients are all nonnegative. A condition 
 prove stays open, so an unproved identity never reads as proved.
 
 Flat indices are split with ``quotient`` and ``sympy.Mod``; ``with_remainder_below`` states the
-range of a remainder so that sympy reduces them. ``independent_index_sum`` sums a polynomial in
+range of a remainder and reduces them by polynomial division. ``independent_index_sum`` sums a polynomial in
 the entries of a vector over independent indices, as power sums of the vector.
 """
 
