@@ -217,7 +217,7 @@ def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, 
                       prepare=prepare)
 
 
-def _expected_verdicts(packages: list[str] | None) -> tuple[dict, dict]:
+def _manifest_expectations(packages: list[str] | None) -> tuple[dict, dict]:
     """The manifest's verdicts and scopes for `list` (none when there is no readable manifest)."""
     from .engine.manifest import load_manifest, load_scopes
     from .errors import ManifestError
@@ -232,7 +232,7 @@ def _expected_verdicts(packages: list[str] | None) -> tuple[dict, dict]:
 def command_list(args) -> int:
     from .report.document import shown_verdict
     registered = _selected_claims(args)
-    expected, scopes = _expected_verdicts(args.package)
+    expected, scopes = _manifest_expectations(args.package)
     rows = []
     for claim_id in known_ids(*(args.package or ())):
         entry = catalog().get(claim_id)
