@@ -258,3 +258,33 @@ def test_workers_import_the_suite_the_main_process_runs_not_one_in_the_working_d
                                cwd=shadow.parent, env=environment, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert not marker.exists()
+
+
+DEPENDENT_CLAIMS = '''
+from theorems.engine.registry import Broken, Claim, register, takes
+from theorems.engine.checks import exhaustive_sweep
+
+
+def sweep(name, bound, square):
+    return exhaustive_sweep(name, lambda ctx: range(4), lambda n: None if square(n) == n * n else f"n = {n}",
+                            bound=lambda ctx: bound, certifies=True)
+
+
+for claim_id, bound, rests_on in (("depsdemo.base", "n ≤ 3", ()), ("depsdemo.step", "all", ("depsdemo.base",))):
+    register(Claim(claim_id, "test", (), (takes("square", build=lambda s, n=claim_id, b=bound: sweep(n, b, s)),),
+                   (Broken("n + 1", {"square": lambda n: n + 1}, refuted_by="n = 0"),), label=claim_id,
+                   statement="squares", subject={"square": lambda n: n * n}, depends_on=rests_on))
+'''
+
+
+def test_a_claim_runs_with_what_it_rests_on_and_is_never_certified_for_more_sizes(tmp_path, monkeypatch):
+    (tmp_path / "depsdemo_claims.py").write_text(DEPENDENT_CLAIMS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from theorems.engine.registry import claims
+
+    step = claims("depsdemo_claims")["depsdemo.step"]
+    [result] = run_claims([step], Context("quick", 7, "cpu"), packages=("depsdemo_claims",))
+    assert result.claim.id == "depsdemo.step" and result.own_scope == "all"
+    assert result.dependencies == {"depsdemo.base": (result.verdict, "n ≤ 3")}
+    assert result.scope == "as depsdemo.base: n ≤ 3"
+    assert result.to_json()["own_scope"] == "all"

@@ -1,6 +1,6 @@
 import pytest
 
-from theorems.engine.verdicts import Outcome, Verdict, claim_scope, combine
+from theorems.engine.verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
 
 C, S, R, I = Verdict.CERTIFIED, Verdict.SUPPORTED, Verdict.REFUTED, Verdict.INCONCLUSIVE
 
@@ -66,3 +66,32 @@ def test_only_certifications_have_a_scope():
     for missing in (None, "", " "):
         with pytest.raises(ValueError, match="a certified outcome states its scope"):
             Outcome(C, "proved", scope=missing)
+
+
+def test_scopes_within_a_part_do_not_merge_silently():
+    """Two checks certifying the default part with different scopes must name their parts."""
+    outcomes = [("statement", False, certified("n ≤ 6")), ("statement", False, certified("all"))]
+    with pytest.raises(ValueError, match=r"'bounded' \(n ≤ 6\), 'general' \(all\) certify part 'statement'"):
+        claim_scope(outcomes, C, explicit=[False, False], names=["bounded", "general"])
+    assert claim_scope(outcomes, C, explicit=[True, True], names=["bounded", "general"]) == "all"
+    same = [("statement", False, certified("n ≤ 6")), ("statement", False, certified("n ≤ 6"))]
+    assert claim_scope(same, C, explicit=[False, False], names=["a", "b"]) == "n ≤ 6"
+
+
+@pytest.mark.parametrize(
+    "own, dependencies, expected",
+    [
+        ("all", {"p.a": (C, "all")}, "all"),
+        ("all", {"p.a": (C, "n ≤ 4")}, "as p.a: n ≤ 4"),  # never more sizes than what it rests on
+        ("d ≤ 3", {"p.a": (C, "n ≤ 4"), "p.b": (C, "all")}, "d ≤ 3 · as p.a: n ≤ 4"),
+        ("all", {"p.a": (S, None)}, "as p.a: supported"),
+        ("all", {"p.a": None}, "as p.a: not run"),
+        (None, {"p.a": (C, "n ≤ 4")}, None),
+    ],
+)
+def test_a_scope_is_limited_by_the_claims_it_rests_on(own, dependencies, expected):
+    assert limit_by_dependencies(own, dependencies) == expected
+
+
+def test_an_outcome_names_what_it_relies_on():
+    assert Outcome(C, "x", scope="all", relies_on=["rank–nullity"]).relies_on == ("rank–nullity",)

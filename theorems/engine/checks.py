@@ -4,10 +4,13 @@
 - ``symbolic_sizes_identity``: an index identity with the sizes themselves as symbols;
 - ``property_search``: a Hypothesis search for a counterexample, shrunk when found;
 - ``determinant_certificate``: Schwartz–Zippel certificates in arithmetic modulo a prime;
-- ``exhaustive_sweep``: every discrete configuration up to a bound, each decided exactly.
+- ``exhaustive_sweep``: every discrete configuration up to a bound, each decided exactly;
+- ``search_beyond_sweep``: random configurations past a sweep's bound, each decided exactly.
 
-Each builder takes the statement under test as a function, so a claim's broken variants
-reuse the same builder with a perturbed statement (see ``registry.Broken``).
+A claim builds its checks from its objects under test (``registry.takes``), so a broken
+variant's object runs through the same builder (see ``registry.Broken``). Certifying
+builders take ``relies_on``: the standard results the certificate cites rather than checks,
+each with a reference.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def property_search(
     describe: Callable[[Any], Any] = to_jsonable,
     pinned: Sequence[Any] = (),
     examples: Callable[[Context], int] | None = None,
-    part: str = "statement",
+    part: str | None = None,
     corroborating: bool = False,
 ) -> Check:
     """Search ``strategy`` for an example where ``prop`` reports a failure.
@@ -131,6 +134,11 @@ def _nonzero_entries(difference: sympy.Matrix, limit: int = 3) -> list[str]:
 
 Scope = str | Callable[[Context], str]
 
+# Standard results certificates cite, with a reference (``Outcome.relies_on``).
+SCHWARTZ_ZIPPEL = ("Schwartz–Zippel lemma: a nonzero polynomial of degree D vanishes at a uniform point of S^n "
+                   "with probability ≤ D/|S| (J. T. Schwartz, J. ACM 27(4), 1980; R. Zippel, EUROSAM 1979); "
+                   "a nonzero value at one point proves the polynomial nonzero")
+
 
 def stated_scope(scope: Scope, ctx: Context) -> str:
     """A builder's ``scope``: a fixed string, or a function of the context where the range
@@ -145,7 +153,8 @@ def symbolic_identity(
     *,
     scope: Scope,
     describe_case: Callable[[Any], str] = str,
-    part: str = "statement",
+    part: str | None = None,
+    relies_on: Sequence[str] = (),
 ) -> Check:
     """Certify ``lhs == rhs`` for each case by expanding ``lhs - rhs`` to zero in sympy.
     Cases should run smallest first, so the first failing case is a minimal one. ``scope``
@@ -178,6 +187,7 @@ def symbolic_identity(
             f"identity holds symbolically in {len(checked)} case{'' if len(checked) == 1 else 's'}",
             {"method": "sympy.expand(lhs - rhs) == 0 with symbolic entries", "cases": checked},
             scope=stated_scope(scope, ctx),
+            relies_on=tuple(relies_on),
         )
 
     return Check(name, "symbolic", run, part)
@@ -189,7 +199,8 @@ def symbolic_sizes_identity(
     concrete_cases: Iterable[Any],
     concrete_sides: Callable[[Any], tuple[sympy.MatrixBase, sympy.MatrixBase]],
     describe_case: Callable[[Any], str],
-    part: str = "statement",
+    part: str | None = None,
+    relies_on: Sequence[str] = (),
 ) -> Check:
     """An identity in symbolic sizes: ``general_difference()`` gives lhs − rhs as an index expression
     (sympy Sum, KroneckerDelta, Indexed entries, with ``theorems.maths.index_sums`` for the ranges)
@@ -202,7 +213,8 @@ def symbolic_sizes_identity(
         difference, evidence = general_difference()
         evidence = {**evidence, "difference": str(difference)}
         if difference == 0:
-            return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic sizes", evidence, scope=ALL_SIZES)
+            return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic sizes", evidence, scope=ALL_SIZES,
+                           relies_on=tuple(relies_on))
         for case in concrete_cases:
             lhs, rhs = concrete_sides(case)
             if lhs.shape != rhs.shape or any(sympy.expand(e) != 0 for e in lhs - rhs):
@@ -222,7 +234,8 @@ def determinant_certificate(
     *,
     space: str,
     scope: Scope,
-    part: str = "statement",
+    part: str | None = None,
+    relies_on: Sequence[str] = (),
 ) -> Check:
     """Certify that det(build(point)) is a nonzero polynomial for every size.
 
@@ -281,6 +294,7 @@ def determinant_certificate(
                 "entries": entries,
             },
             scope=stated_scope(scope, ctx),
+            relies_on=(SCHWARTZ_ZIPPEL, *relies_on),
         )
 
     return Check(name, "certificate", run, part)
@@ -296,7 +310,8 @@ def exhaustive_sweep(
     decided: str = "exactly (rational arithmetic)",
     describe: Callable[[Any], Any] = to_jsonable,
     classify: Callable[[Any], str] | None = None,
-    part: str = "statement",
+    part: str | None = None,
+    relies_on: Sequence[str] = (),
 ) -> Check:
     """Decide ``decide(configuration)`` (None: holds, else the reason it fails) exactly for
     every discrete configuration up to ``bound``, in the order given — smallest first, so the
@@ -330,7 +345,52 @@ def exhaustive_sweep(
             evidence["coverage"] = dict(sorted(coverage.items()))
         summary = f"all {len(listed)} configurations with {bound(ctx)} hold, decided exactly"
         if certifies:
-            return Outcome(Verdict.CERTIFIED, summary, evidence, scope=bound(ctx))
+            return Outcome(Verdict.CERTIFIED, summary, evidence, scope=bound(ctx), relies_on=tuple(relies_on))
         return Outcome(Verdict.SUPPORTED, summary, evidence)
 
     return Check(name, "certificate", run, part)
+
+
+def search_beyond_sweep(
+    name: str,
+    draw: Callable[[np.random.Generator], Any],
+    decide: Callable[[Any], str | None],
+    *,
+    sweep_bound: Callable[[Context], str],
+    reach: Callable[[Context], str],
+    budget: Callable[[Context], int],
+    pinned: Sequence[Any] = (),
+    decided: str = "exactly (rational arithmetic)",
+    describe: Callable[[Any], Any] = to_jsonable,
+    classify: Callable[[Any], str] | None = None,
+    part: str | None = None,
+) -> Check:
+    """Search configurations past an exhaustive sweep's bound: ``pinned`` ones first, then
+    ``budget(ctx)`` drawn by ``draw(rng)`` from the run's randomness, each decided exactly by
+    ``decide`` (None: holds, else the reason it fails). ``reach(ctx)`` says how far the draws
+    go (each parameter up to at least twice ``sweep_bound(ctx)``); both are in the evidence.
+    A failure refutes with its configuration; otherwise the claim is supported there, never
+    certified: a sample of configurations covers none of the others."""
+
+    def run(ctx: Context) -> Outcome:
+        rng = ctx.rng("beyond the sweep")
+        coverage: Counter[str] = Counter()
+        count = budget(ctx)
+        evidence = {"sweep_bound": sweep_bound(ctx), "reach": reach(ctx), "pinned": len(pinned), "drawn": count,
+                    "decided": decided}
+        for index in range(len(pinned) + count):
+            configuration = pinned[index] if index < len(pinned) else draw(rng)
+            reason = decide(configuration)
+            if reason is not None:
+                where = ("pinned configuration" if index < len(pinned)
+                         else f"drawn configuration {index + 1 - len(pinned)}")
+                return Outcome(Verdict.REFUTED, f"counterexample beyond the sweep ({where}): {reason}", evidence,
+                               counterexample={"configuration": describe(configuration), "reason": reason})
+            if classify is not None:
+                coverage[classify(configuration)] += 1
+        if coverage:
+            evidence["coverage"] = dict(sorted(coverage.items()))
+        return Outcome(Verdict.SUPPORTED, f"{len(pinned) + count} configurations past the sweep ({reach(ctx)}) hold, "
+                       f"decided {decided}", evidence)
+
+    return Check(name, "randomized", run, part)

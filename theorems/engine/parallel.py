@@ -47,7 +47,7 @@ from . import resources
 from .context import Context
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
-from .runner import CheckResult, ClaimResult, run_claim
+from .runner import CheckResult, ClaimResult, attach_dependencies, dependency_ids, run_claim
 from .settings import validate_jobs
 from .vocabulary import Device
 
@@ -315,6 +315,48 @@ def _raise_failure(futures: list) -> None:
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
                expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = (),
                prepare: Callable[[ClaimResult], None] | None = None) -> list[ClaimResult]:
+    """Run ``selected`` and the claims they rest on (``depends_on``, transitively), so that each
+    scope is limited by its dependencies' (``runner.attach_dependencies``); the results of
+    ``selected`` are returned, in order.
+
+    A stop signal raises ``Interrupted`` with the selected claims that finished."""
+    available = claims(*packages)
+    registered = {claim.id: claim for claim in selected}
+    closure = list(selected)
+    for claim in closure:  # grows as it goes: the transitive closure, selected claims first
+        for dependency in dependency_ids(claim, available):
+            if dependency not in registered:
+                registered[dependency] = available[dependency]
+                closure.append(available[dependency])
+    wanted = {claim.id for claim in selected}
+    # A dependency this process already ran at the same seed, profile and device is not run again:
+    # its verdict and evidence are functions of those alone.
+    known = {claim.id: _FINISHED[key] for claim in closure[len(selected):]
+             if (key := _finished_key(claim, context)) in _FINISHED}
+    try:
+        results = _run_each([claim for claim in closure if claim.id not in known], context, jobs, desc,
+                            expected_seconds, packages, prepare)
+    except Interrupted as interruption:
+        attach_dependencies([*interruption.finished, *known.values()], registered)
+        interruption.finished = [result for result in interruption.finished if result.claim.id in wanted]
+        raise
+    for result in results:
+        _FINISHED[_finished_key(result.claim, context)] = result
+    attach_dependencies([*results, *known.values()], registered)
+    return [result for result in results if result.claim.id in wanted]
+
+
+# Results of this process's runs, by claim and run settings (``run_claims``'s dependencies).
+_FINISHED: dict[tuple[int, str, int, str], ClaimResult] = {}
+
+
+def _finished_key(claim: Claim, context: Context) -> tuple[int, str, int, str]:
+    return id(claim), context.profile, context.seed, context.device.value
+
+
+def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
+              expected_seconds: dict[str, float] | None, packages: Sequence[str],
+              prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
     """Run ``selected`` in up to ``jobs`` processes (``worker_count``; in this process when
     that is 1). Workers take the claims by module (``_claim_groups``), the longest first (by
     ``expected_seconds``), so that a long claim does not start last, and send each result

@@ -1,5 +1,11 @@
 """The claim registry: every implemented claim, its checks and its broken variants.
 
+A claim names its objects under test (``subject``: the definition, construction, formula or
+feature map the statement is about) and builds every check from them (``takes``). A broken
+variant replaces objects, never checks: every check that takes a replaced object is rebuilt
+from the broken one and run against it (``engine.mutation``), so a check that cannot tell a
+broken object from the genuine one is caught, whichever checks the variant's author had in mind.
+
 A claim module builds ``Claim`` objects and passes them to ``register``. Importing the
 engine alone registers nothing; ``claims()`` walks every package of ``CLAIM_PACKAGES``
 (``theorems.papers``: one subpackage per paper) and imports each module it finds, so a new
@@ -19,8 +25,9 @@ import importlib
 import pkgutil
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
 from .catalog import CLAIM_ID, catalog
@@ -31,19 +38,27 @@ from .vocabulary import CheckKind, Severity, choices
 CLAIM_PACKAGES = ["theorems.papers"]
 
 
+DEFAULT_PART = "statement"
+
+
 @dataclass(frozen=True)
 class Check:
     """One way of testing a claim.
 
-    ``part`` names the conjunct of the claim this check covers (see ``verdicts.combine``);
-    a ``corroborating`` check can only refute, never lower a certification.
+    ``part`` names the conjunct of the claim this check covers (see ``verdicts.combine``); a
+    claim whose checks certify one part with different scopes must say so with ``part=``
+    (``verdicts.claim_scope``). A ``corroborating`` check can only refute, never lower a
+    certification. ``takes`` names the objects of the claim's subject the check was built
+    from (set by ``takes``); a check that takes none cannot certify.
     """
 
     name: str
     kind: CheckKind
     run: Callable[[Context], Outcome]
-    part: str = "statement"
+    part: str | None = None
     corroborating: bool = False
+    takes: tuple[str, ...] = ()
+    explicit_part: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         try:
@@ -51,22 +66,63 @@ class Check:
         except ValueError:
             raise ClaimDefinitionError(f"check {self.name!r}: kind must be one of {choices(CheckKind)}, "
                                        f"not {self.kind!r}") from None
+        object.__setattr__(self, "explicit_part", self.part is not None)
+        object.__setattr__(self, "part", self.part or DEFAULT_PART)
+
+
+@dataclass(frozen=True)
+class Takes:
+    """A check built from named objects of the claim's subject: ``build(*objects)`` returns the
+    ``Check``. Write it with ``takes``."""
+
+    names: tuple[str, ...]
+    build: Callable[..., Check]
+
+    def check(self, subject: Mapping[str, Any], claim_id: str) -> Check:
+        built = self.build(*(subject[name] for name in self.names))
+        if not isinstance(built, Check):
+            raise ClaimDefinitionError(f"{claim_id}: a check built from {list(self.names)} is a "
+                                       f"{type(built).__name__}, not a Check")
+        return Check(built.name, built.kind, built.run, built.part if built.explicit_part else None,
+                     built.corroborating, self.names)
+
+
+def takes(*names: str, build: Callable[..., Check]) -> Takes:
+    """A check of a claim built from the subject's objects ``names`` (passed to ``build`` in
+    that order), so that a broken variant replacing one of them rebuilds it:
+    ``takes("detbool", build=exhaustive_check)``."""
+    if not names or not all(isinstance(name, str) and name for name in names):
+        raise ClaimDefinitionError(f"takes() needs the names of the subject's objects, got {names!r}")
+    if not callable(build):
+        raise ClaimDefinitionError("takes(): build must be a function of the named objects returning a Check")
+    return Takes(tuple(names), build)
 
 
 @dataclass(frozen=True)
 class Broken:
-    """A deliberately wrong version of a claim: the named checks are replaced by the same
-    machinery run against a perturbed statement, and each replacement must refute it.
+    """A deliberately wrong version of a claim's object under test: ``replaces`` maps names of
+    the claim's subject to broken objects (an off-by-one definition, a construction that drops
+    a hypothesis, a constant too small). Every check that takes a replaced object is rebuilt
+    from it; the variant must come out refuted, and no certifying check may certify it.
 
-    ``refuted_by`` names the explicit case, pinned in the replaced checks (a ``pinned``
-    example of ``property_search``, a fixed adversarial instance, a size that a certificate
-    always visits), that refutes the variant at every seed: a variant caught only when a
-    search happens to draw the right input is a check that can silently stop failing.
+    ``refuted_by`` names the explicit case (a ``pinned`` example of ``property_search``, a
+    fixed adversarial instance, a size that a certificate always visits) that refutes the
+    variant at every seed: a variant caught only when a search happens to draw the right
+    input is a check that can silently stop failing.
     """
 
     description: str
-    checks: tuple[Check, ...]
-    refuted_by: str = ""
+    replaces: Mapping[str, Any]
+    refuted_by: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.replaces, Mapping) or not self.replaces:
+            raise ClaimDefinitionError(f"broken variant {self.description!r}: replaces= maps the names of the "
+                                       "objects under test to their broken versions (a variant replaces an object, "
+                                       "not a check)")
+        if not (isinstance(self.refuted_by, str) and self.refuted_by.strip()):
+            raise ClaimDefinitionError(f"broken variant {self.description!r}: refuted_by= names the explicit case "
+                                       "that refutes it at every seed")
 
 
 @dataclass(frozen=True)
@@ -96,10 +152,18 @@ class Erratum:
 
 @dataclass(frozen=True)
 class Claim:
+    """One claim: where the paper states it, its hypotheses, its objects under test
+    (``subject``) and the checks built from them, and broken variants of those objects.
+
+    ``checks`` are ``takes(...)`` entries, turned into the checks built from the genuine
+    subject. ``general_argument`` is a prose argument for the sizes no check covers: shown as
+    "general argument: not machine-checked", it never widens a certificate's scope.
+    """
+
     id: str
     source: str
     hypotheses: tuple[str, ...]
-    checks: tuple[Check, ...]
+    checks: tuple[Check | Takes, ...]
     broken: tuple[Broken, ...]
     notes: str = ""
     # Ids outside the catalog are variants (e.g. "<id>.corrected") and state their own text.
@@ -109,6 +173,10 @@ class Claim:
     depends_on: tuple[str, ...] = field(default=())
     # Set on claims the suite refutes: how much the refutation matters (see ``Erratum``).
     erratum: Erratum | None = None
+    subject: Mapping[str, Any] = field(default_factory=dict)
+    general_argument: str = ""
+    # The declared entries, kept so that a variant can rebuild the checks from other objects.
+    entries: tuple[Check | Takes, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(CLAIM_ID, self.id):
@@ -117,6 +185,23 @@ class Claim:
         if self.id not in catalog() and not (self.label and self.statement):
             raise ClaimDefinitionError(f"claim {self.id} is not in the packaged catalog: give it its own label= "
                                        "and statement=")
+        if not isinstance(self.subject, Mapping):
+            raise ClaimDefinitionError(f"{self.id}: subject= maps names to the objects under test")
+        if not self.entries:
+            object.__setattr__(self, "entries", tuple(self.checks))
+        for entry in self.entries:
+            if isinstance(entry, Takes):
+                missing = [name for name in entry.names if name not in self.subject]
+                if missing:
+                    raise ClaimDefinitionError(f"{self.id}: a check takes {missing}, which the subject "
+                                               f"(subject=) does not name; it names {sorted(self.subject)}")
+            elif not isinstance(entry, Check):
+                raise ClaimDefinitionError(f"{self.id}: checks= holds takes(...) entries (or Checks), "
+                                           f"not {type(entry).__name__}")
+        object.__setattr__(self, "checks", self._built(self.subject))
+
+    def _built(self, subject: Mapping[str, Any]) -> tuple[Check, ...]:
+        return tuple(entry.check(subject, self.id) if isinstance(entry, Takes) else entry for entry in self.entries)
 
     @property
     def paper(self) -> str:
@@ -128,14 +213,19 @@ class Claim:
     def catalog_statement(self) -> str:
         return self.statement or catalog()[self.id].statement
 
-    def with_checks(self, replacements: tuple[Check, ...]) -> Claim:
-        """This claim with the named checks replaced (used to run broken variants)."""
-        names = {c.name for c in self.checks}
-        unknown = [c.name for c in replacements if c.name not in names]
+    def with_objects(self, replaces: Mapping[str, Any]) -> Claim:
+        """This claim with objects of its subject replaced (a broken variant's), every check
+        that takes one of them rebuilt from the replacement."""
+        unknown = sorted(set(replaces) - set(self.subject))
         if unknown:
-            raise ClaimDefinitionError(f"{self.id}: no check named {unknown}")
-        by_name = {c.name: c for c in replacements}
-        return Claim(**{**self.__dict__, "checks": tuple(by_name.get(c.name, c) for c in self.checks)})
+            raise ClaimDefinitionError(f"{self.id}: a broken variant replaces {unknown}, which the subject does not "
+                                       f"name; it names {sorted(self.subject)}")
+        broken = Claim(**{**self.__dict__, "subject": {**self.subject, **replaces}})
+        renamed = [(a.name, b.name) for a, b in zip(self.checks, broken.checks, strict=True) if a.name != b.name]
+        if renamed:
+            raise ClaimDefinitionError(f"{self.id}: a check's name changes with its objects {renamed}: name checks "
+                                       "independently of the objects they take")
+        return broken
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -163,7 +253,14 @@ def register(claim: Claim) -> Claim:
     if len(set(names)) != len(names):
         raise ClaimDefinitionError(f"{claim.id}: check names must be unique, got {names}")
     for broken in claim.broken:
-        claim.with_checks(broken.checks)  # validates the replaced names
+        if not isinstance(broken, Broken):
+            raise ClaimDefinitionError(f"{claim.id}: broken= holds Broken variants, not {type(broken).__name__}")
+        unchanged = [name for name, value in broken.replaces.items()
+                     if name in claim.subject and value is claim.subject[name]]
+        if unchanged:
+            raise ClaimDefinitionError(f"{claim.id}: broken variant {broken.description!r} replaces {unchanged} by "
+                                       "the genuine object itself: it is the claim, not a broken version of it")
+        claim.with_objects(broken.replaces)  # validates the replaced names
     if claim.erratum is not None:
         unknown_corrections = [c for c in claim.erratum.corrected if not c.startswith(claim.id + ".")]
         if unknown_corrections:
@@ -191,8 +288,8 @@ def claim_modules(package: str) -> list[str]:
         raise ClaimPackageError(f"claim package {package!r} is not a dotted module name (e.g. 'mypaper.claims')")
     try:
         root = importlib.import_module(package)
-    except ImportError as error:
-        raise ClaimPackageError(f"cannot import claim package {package!r}: {error}") from error
+    except Exception as error:  # anything a package raises on import, named in one line
+        raise ClaimPackageError(f"cannot import claim package {package!r}: {type(error).__name__}: {error}") from error
     if not hasattr(root, "__path__"):
         return [package]
     found = pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
@@ -212,8 +309,9 @@ def claims(*packages: str) -> dict[str, Claim]:
         for module in claim_modules(package):
             try:
                 importlib.import_module(module)
-            except ImportError as error:
-                raise ClaimPackageError(f"cannot import claim module {module!r}: {error}") from error
+            except Exception as error:  # a claims module that raises anything on import is bad input, named
+                raise ClaimPackageError(f"cannot import claim module {module!r}: "
+                                        f"{type(error).__name__}: {error}") from error
     inside = tuple(f"{package}." for package in packages)
     return {claim_id: claim for claim_id, claim in _REGISTRY.items()
             if _REGISTERED_BY[claim_id] in packages or _REGISTERED_BY[claim_id].startswith(inside)}

@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import CheckCrashed
+from ..errors import CheckCrashed, ClaimDefinitionError
 from . import resources
 from .context import Context
 from .registry import Check, Claim
-from .verdicts import Outcome, Verdict, claim_scope, combine
+from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
 
 
 @dataclass
@@ -29,6 +29,7 @@ class CheckResult:
             "verdict": self.outcome.verdict.value,
             "summary": self.outcome.summary,
             **({"scope": self.outcome.scope} if self.outcome.verdict is Verdict.CERTIFIED else {}),
+            **({"relies_on": list(self.outcome.relies_on)} if self.outcome.relies_on else {}),
             "evidence": self.outcome.evidence,
         }
         if self.outcome.counterexample is not None:
@@ -48,11 +49,23 @@ class ClaimResult:
     # Caps on sizes and peak memory (``resources.measured``): what the machine allowed,
     # not evidence, so two runs that agree on evidence may differ here.
     resources: dict = field(default_factory=dict)
+    # The (verdict, scope) of each implemented claim of ``depends_on`` in the same run (None:
+    # not run), set by ``parallel.run_claims``; None when this claim was run on its own.
+    dependencies: dict[str, tuple[Verdict, str | None] | None] | None = None
+
+    @property
+    def own_scope(self) -> str | None:
+        """What the claim's own certificates cover (None unless it is certified)."""
+        return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict,
+                           [r.check.explicit_part for r in self.checks], [r.check.name for r in self.checks])
 
     @property
     def scope(self) -> str | None:
-        """What the claim's certificates cover (None unless it is certified)."""
-        return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict)
+        """The claim's scope: its own certificates' cover, limited by the claims it rests on
+        where they were run beside it (``verdicts.limit_by_dependencies``)."""
+        if self.dependencies is None:
+            return self.own_scope
+        return limit_by_dependencies(self.own_scope, self.dependencies)
 
     def to_json(self) -> dict[str, Any]:
         """The result as JSON. A refuted claim's ``erratum`` has its severity, reason and
@@ -67,6 +80,8 @@ class ClaimResult:
             "depends_on": list(self.claim.depends_on),
             "verdict": self.verdict.value,
             "scope": self.scope,
+            **({"own_scope": self.own_scope} if self.scope != self.own_scope else {}),
+            **({"general_argument": self.claim.general_argument} if self.claim.general_argument else {}),
             "seed": self.context.seed,
             "profile": self.context.profile,
             "device": self.context.device.value,
@@ -115,18 +130,52 @@ def run_claim(claim: Claim, context: Context) -> ClaimResult:
     return result
 
 
+def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
+    """Run one check of ``claim_id`` in its own stream of the run's randomness."""
+    started = time.perf_counter()
+    try:
+        outcome = check.run(context.for_check(claim_id, check.name))
+    except Exception as error:
+        raise CheckCrashed(f"check {check.name!r} of {claim_id} crashed: {type(error).__name__}: {error}") from error
+    if not isinstance(outcome, Outcome):
+        raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, not an Outcome")
+    if outcome.verdict is Verdict.CERTIFIED and not check.takes:
+        raise ClaimDefinitionError(f"check {check.name!r} of {claim_id} certifies but takes no object under test: "
+                                   "build it with takes(...) from the claim's subject, so that a broken object "
+                                   "can fail it")
+    return CheckResult(check, outcome, time.perf_counter() - started)
+
+
 def _run_checks(claim: Claim, context: Context) -> ClaimResult:
     started = time.perf_counter()
-    results = []
-    for check in claim.checks:
-        check_started = time.perf_counter()
-        try:
-            outcome = check.run(context.for_check(claim.id, check.name))
-        except Exception as error:
-            raise CheckCrashed(f"check {check.name!r} of {claim.id} crashed: "
-                               f"{type(error).__name__}: {error}") from error
-        if not isinstance(outcome, Outcome):
-            raise CheckCrashed(f"check {check.name!r} of {claim.id} returned {type(outcome).__name__}, not an Outcome")
-        results.append(CheckResult(check, outcome, time.perf_counter() - check_started))
+    results = [run_check(check, claim.id, context) for check in claim.checks]
     verdict = combine([(r.check.part, r.check.corroborating, r.outcome) for r in results])
     return ClaimResult(claim, verdict, results, context, time.perf_counter() - started)
+
+
+def dependency_ids(claim: Claim, registered: dict[str, Claim]) -> list[str]:
+    """The implemented claims ``claim`` rests on directly (``depends_on`` entries that are
+    registered ids)."""
+    return [dependency for dependency in claim.depends_on if dependency in registered]
+
+
+def attach_dependencies(results: list[ClaimResult], registered: dict[str, Claim]) -> None:
+    """Give each result the (verdict, scope) of the claims it rests on, from ``results``,
+    dependencies first, so that a scope limited by a dependency limits its dependents too."""
+    by_id = {result.claim.id: result for result in results}
+    done: set[str] = set()
+
+    def attach(result: ClaimResult, visiting: frozenset[str]) -> None:
+        if result.claim.id in done:
+            return
+        dependencies: dict[str, tuple[Verdict, str | None] | None] = {}
+        for dependency in dependency_ids(result.claim, registered):
+            found = by_id.get(dependency)
+            if found is not None and dependency not in visiting:
+                attach(found, visiting | {result.claim.id})
+            dependencies[dependency] = None if found is None else (found.verdict, found.scope)
+        result.dependencies = dependencies
+        done.add(result.claim.id)
+
+    for result in results:
+        attach(result, frozenset())
