@@ -1,7 +1,8 @@
 """No traceback on any input: every bad input to the command line, the Python API and the
 pytest plugin's options gets one line naming the problem — exit 2 from the command line, a
 ``TheoremsError`` from Python, a pytest usage error (exit 4, one ``ERROR:`` line) from the
-plugin — and nothing on stdout."""
+plugin, or a collection error (exit 2) for a claim package that cannot be imported — and
+nothing on stdout."""
 
 import json
 
@@ -59,6 +60,10 @@ CLI_CASES = [
     (["check", CLAIM, "--package", "no.such.package"], "cannot import claim package 'no.such.package'"),
     (["check", CLAIM, "--package", "json"], "no claims registered by json"),
     (["list", "--package", "../x"], "is not a dotted module name"),
+    (["meta", "giannou2023.lema6"], "closest: giannou2023.lemma6"),
+    (["meta", "--profile", "huge"], "invalid choice: 'huge'"),
+    (["meta", "--package", "no.such.package"], "cannot import claim package 'no.such.package'"),
+    (["report", "--package", "json"], "no claims registered by json"),
     (["report", "--out", ""], "--out: the path is empty"),
     (["report", "--out", "{bad}/binary.toml/r"], "is not writable"),
     (["gate", "--manifest", ""], "--manifest: the path is empty"),
@@ -154,8 +159,6 @@ PLUGIN_CASES = [
     ([], GATE_INI, "[verdicts\n", "is not valid TOML", {}),
     ([], GATE_INI, '[verdicts]\n"otherpaper.lemma1" = "certified"\n', "names no claim of theorems.papers.giannou2023",
      {}),
-    (["--theorems-package", "no.such.package", "--theorems-manifest", "claims.toml"], "",
-     '[verdicts]\n"x.y" = "certified"\n', "cannot import claim package 'no.such.package'", {}),
 ]
 
 
@@ -173,3 +176,14 @@ def test_the_plugin_stops_a_run_it_cannot_gate_with_one_line(pytester, monkeypat
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
     assert len(errors) == 1 and phrase in errors[0], result.stderr.str()
+
+
+def test_the_plugin_reports_an_unimportable_claim_package_as_a_collection_error(pytester):
+    pytester.makefile(".toml", claims='[verdicts]\n"x.y" = "certified"\n')
+    pytester.makepyfile(test_ordinary="def test_ordinary():\n    pass\n")
+    result = pytester.runpytest_inprocess("--theorems-package", "no.such.package", "--theorems-manifest", "claims.toml",
+                                          "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*ERROR collecting claims.toml*",
+                                 "theorems: cannot import claim package 'no.such.package': ModuleNotFoundError: *",
+                                 "*1 error during collection*"])

@@ -1,10 +1,11 @@
 """Every check name is written once in its claim module.
 
-A broken variant replaces a claim's check by name (``Claim.with_checks``), and reports,
-records and manifests key on check names, so a name copied as a literal between ``checks=``
-and ``broken=`` is one edit away from a variant that replaces nothing. A claim module writes
-each name once: in the builder that owns it, in a per-claim factory that builds the checks
-from the statement under test, or as a module constant.
+Reports, records and the mutation table (``theorems meta``) key on check names, and a broken
+variant's rebuilt check is matched with the genuine one by its name (``Claim.with_objects``),
+so a name copied as a literal between two checks is one edit away from two checks that drift
+apart under one name. A claim module writes each name once: in the builder that owns it, in
+the function that builds the check from the objects under test (``takes(..., build=...)``),
+or as a module constant.
 """
 
 import ast
@@ -40,5 +41,5 @@ def test_each_check_name_is_written_once_per_module(module):
 
 def test_a_copied_check_name_is_seen():
     name = min(CHECK_NAMES)
-    copied = f"Claim(checks=(build({name!r}, statement),), broken=(Broken('b', (build({name!r}, wrong),)),))"
+    copied = f"(symbolic_identity({name!r}, cases, build), symbolic_identity({name!r}, cases, other))"
     assert check_name_literals(ast.parse(copied))[name] == 2

@@ -150,3 +150,26 @@ def test_randomized_claims_give_their_manifest_verdict_at_five_fresh_seeds(capsy
     code, out, _ = run(capsys, "gate", *randomized, "--profile", theorems_profile, "--seeds", "5")
     assert code == 0, out
     assert out.count("at 5/5 seeds") == len(randomized)
+
+
+def test_the_claims_table_says_which_scopes_are_machine_checked_for_all_sizes():
+    def row(claim_id, verdict, scope, argument):
+        return {"id": claim_id, "paper": "p", "label": "L", "core": False, "check_kinds": ["symbolic"],
+                "expected_verdict": verdict, "expected_scope": scope, "general_argument": argument}
+
+    table = cli.markdown_claims_table([row("p.a", "certified", "all", None), row("p.b", "certified", "n ≤ 3", "prose"),
+                                       row("p.c", "supported", None, "prose")])
+    assert "| `p.a` | L | symbolic | **certified** (all sizes, machine-checked) |" in table
+    assert "| `p.b` | L | symbolic | **certified** (n ≤ 3; general argument: not machine-checked) |" in table
+    assert "| `p.c` | L | symbolic | **supported** (general argument: not machine-checked) |" in table
+
+
+def test_meta_prints_for_each_check_the_variants_it_refutes(capsys):
+    code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["passed"] and document["profile"] == "quick" and document["failures"] == []
+    assert {row["claim"] for row in document["checks"]} == {"giannou2023.thm6"}
+    assert all(row["refuted_by"] and set(row["refuted_by"]) <= {v["id"] for v in document["variants"]}
+               for row in document["checks"])
+    code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu")
+    assert code == 0 and out.startswith("giannou2023.thm6 (certified") and "refutes broken-1" in out

@@ -1,8 +1,12 @@
 """Another project gates its own paper with the suite: the README's worked example ("Gating
 your own paper"), built in a temporary folder from the README's own code blocks, so that the
 README cannot drift from what runs, then gated by ``theorems gate --package`` and by the
-pytest plugin, with the right manifest and with a wrong one."""
+pytest plugin, with the right manifest and with a wrong one; and projects that break the
+suite's discipline (a vacuous broken variant, no broken variant, a refutation without an
+erratum, a claims module that raises on import, two scopes merged in one part), which must
+fail their gate both ways."""
 
+import json
 import os
 import re
 import runpy
@@ -14,9 +18,8 @@ import pytest
 
 from theorems.engine import registry
 from theorems.engine.context import Context
-from theorems.engine.runner import run_claim
+from theorems.engine.mutation import mutation_test
 from theorems.engine.settings import DEFAULT_SEED
-from theorems.engine.verdicts import Verdict
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SECTION = re.compile(r"^## Gating your own paper\n(.*?)^## ", re.S | re.M)
@@ -58,6 +61,7 @@ def test_a_project_gates_its_own_paper(tmp_path):
     gate, tests = run(tmp_path, GATE), run(tmp_path, PYTEST)
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "1 claim checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
+    assert "mutation rule (profile ci, seed 2023): 1 claim, 1 broken variant, 0 breaking it" in gate.stdout
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
 
     # Wrong: a verdict that differs, and an entry that names no claim of the package.
@@ -72,8 +76,8 @@ def test_a_project_gates_its_own_paper(tmp_path):
     assert "mypaper.lemma0: in " in tests.stdout and "as certified but not a claim of mypaper.claims" in tests.stdout
 
 
-def test_the_examples_broken_variant_is_refuted(tmp_path, monkeypatch):
-    """Its near-miss comes out refuted, as every broken variant of the suite's must
+def test_the_examples_broken_variant_passes_the_mutation_rule(tmp_path, monkeypatch):
+    """Its near-miss is refuted by both certificates, as the suite's own variants must be
     (tests/test_meta.py); registered into a copy of the registry, which is restored."""
     files, _ = readme_example()
     module = tmp_path / "claims.py"
@@ -82,10 +86,10 @@ def test_the_examples_broken_variant_is_refuted(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     monkeypatch.setattr(registry, "_REGISTERED_BY", dict(registry._REGISTERED_BY))
     runpy.run_path(str(module), run_name="mypaper.claims")
-    claim = registry._REGISTRY["mypaper.lemma1"]
-    for broken in claim.broken:
-        result = run_claim(claim.with_checks(broken.checks), Context("quick", DEFAULT_SEED, "cpu"))
-        assert result.verdict is Verdict.REFUTED, f"{broken.description}: {result.verdict}"
+    report = mutation_test(registry._REGISTRY["mypaper.lemma1"], Context("quick", DEFAULT_SEED, "cpu"))
+    assert report.passed, report.failures
+    assert [(row.check, row.certifying, row.refuted_by) for row in report.checks] == [
+        ("C(C(x)) = C(x)", True, ["broken-1"]), ("Σ C(x) = 0", True, ["broken-1"])]
 
 
 def test_an_unimportable_package_is_bad_input(tmp_path, capsys):
@@ -96,7 +100,8 @@ def test_an_unimportable_package_is_bad_input(tmp_path, capsys):
     for command in (["gate", "--manifest", str(manifest)], ["list"], ["check", "nopaper.lemma1"]):
         assert main([*command, "--package", "nopaper.claims"]) == 2
         err = capsys.readouterr().err
-        assert err == "theorems: error: cannot import claim package 'nopaper.claims': No module named 'nopaper'\n"
+        assert err == ("theorems: error: cannot import claim package 'nopaper.claims': ModuleNotFoundError: No module "
+                       "named 'nopaper'\n")
 
 
 def example_project(folder: Path, pyproject_extra: str = "", manifest: str | None = None) -> dict[str, str]:
@@ -192,3 +197,148 @@ def test_a_project_that_asks_for_nothing_keeps_its_own_hypothesis_profile_and_op
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers = slow: mine\n", encoding="utf-8")
     result = run(tmp_path, "python -m pytest -p no:cacheprovider")
     assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr
+
+
+# A false claim of the example's paper: centering over n − 1 entries is not idempotent
+# (refuted at n = 2). Its broken variant is a version of the object for which the claim is
+# false in another way, refuted by a case of its own (the README's rule for refuted claims).
+REFUTED_CLAIM = """
+
+register(Claim(
+    id="mypaper.lemma2",
+    label="Lemma 2",
+    statement="centering over n − 1 entries is idempotent",
+    source="mypaper.pdf, Sec. 2, Lemma 2",
+    hypotheses=("x ∈ ℝⁿ, n ≥ 2",),
+    subject={"center": center_over_n_minus_1},
+    checks=(takes("center", build=idempotent),),
+    broken=(Broken("doubling, x ↦ 2x", replaces={"center": lambda x: 2 * x}, refuted_by="n = 2, the first case"),),
+    ERRATUM
+))
+"""
+ERRATUM = 'erratum=Erratum("substantive", "the n − 1 divisor does not center: C(C(x)) ≠ C(x) at n = 2"),'
+
+
+def replaced(code: str, old: str, new: str) -> str:
+    assert old in code, f"the README's example no longer has {old!r}"
+    return code.replace(old, new)
+
+
+def broken_project(folder: Path, change, manifest_extra: str = "") -> None:
+    """The README's example with its claims module changed by ``change`` (code -> code)."""
+    files = example_project(folder)
+    (folder / "mypaper" / "claims.py").write_text(change(files["mypaper/claims.py"]), encoding="utf-8")
+    (folder / "claims.toml").write_text(files["claims.toml"] + manifest_extra, encoding="utf-8")
+
+
+def with_refuted_claim(erratum: str):
+    def change(code: str) -> str:
+        code = replaced(code, "import Broken, Claim, register, takes", "import Broken, Claim, Erratum, register, takes")
+        return code + REFUTED_CLAIM.replace("ERRATUM", erratum)
+    return change
+
+
+BREACHES = {
+    "vacuous variant": (lambda code: replaced(code, 'replaces={"center": center_over_n_minus_1}',
+                                              'replaces={"center": lambda x: center(x)}'), "", [
+        "mypaper.lemma1: mutation rule: certifying check 'C(C(x)) = C(x)' certifies broken-1",
+        "mypaper.lemma1: mutation rule: broken-1 (the mean over n − 1 entries (the unbiased-variance divisor)) "
+        "is not refuted by any check"]),
+    "no broken variant": (lambda code: re.sub(r"broken=\(Broken\(.*?\),\),\n", "broken=(),\n", code, flags=re.S), "", [
+        "mypaper.lemma1: mutation rule: certifying check 'C(C(x)) = C(x)' refutes no broken variant (the claim has "
+        "none)"]),
+    "refuted without an erratum": (with_refuted_claim(""), '"mypaper.lemma2" = "refuted"\n', [
+        "mypaper.lemma2: refuted without an erratum"]),
+}
+
+
+@pytest.mark.parametrize("breach", BREACHES)
+def test_a_project_that_breaks_the_discipline_fails_its_gate(tmp_path, breach):
+    change, manifest_extra, lines = BREACHES[breach]
+    broken_project(tmp_path, change, manifest_extra)
+    gate, tests = run(tmp_path, GATE), run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    assert tests.returncode == 1 and "1 failed" in tests.stdout, tests.stdout + tests.stderr
+    for line in lines:
+        assert line in gate.stdout, gate.stdout
+        assert line in tests.stdout, tests.stdout
+
+
+def test_a_refuted_claim_with_its_erratum_passes(tmp_path):
+    broken_project(tmp_path, with_refuted_claim(ERRATUM), '"mypaper.lemma2" = "refuted"\n')
+    gate, tests = run(tmp_path, GATE), run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert gate.returncode == 0 and "2 claims checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
+    assert tests.returncode == 0 and "3 passed" in tests.stdout, tests.stdout + tests.stderr
+
+
+def test_a_claims_module_that_raises_on_import_is_named_in_one_line(tmp_path):
+    broken_project(tmp_path, lambda code: code + '\nraise RuntimeError("the paper\'s data file is missing")\n')
+    message = "cannot import claim package 'mypaper.claims': RuntimeError: the paper's data file is missing"
+    for command in (GATE, "python -m theorems list --package mypaper.claims",
+                    "python -m theorems check mypaper.lemma1 --package mypaper.claims",
+                    "python -m theorems meta --package mypaper.claims",
+                    "python -m theorems report --package mypaper.claims --out out"):
+        result = run(tmp_path, command)
+        assert result.returncode == 2 and result.stdout == "", command + result.stdout + result.stderr
+        assert result.stderr == f"theorems: error: {message}\n", command + result.stderr
+    tests = run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert tests.returncode == 2, tests.stdout + tests.stderr
+    assert "ERROR collecting claims.toml" in tests.stdout and message in tests.stdout, tests.stdout
+    assert "INTERNALERROR" not in tests.stdout + tests.stderr and "Traceback" not in tests.stdout
+
+
+def test_two_scopes_in_one_part_are_one_clear_line(tmp_path):
+    """Without part=, a check for n ≤ 5 and one claiming every n would read "all sizes"."""
+    def merge(code: str) -> str:
+        code = replaced(code, ', part="idempotent"', "")
+        return replaced(code, 'scope="n ≤ 5", describe_case=lambda n: f"n = {n}", part="sums to zero"',
+                        'scope="all", describe_case=lambda n: f"n = {n}"')
+    broken_project(tmp_path, merge)
+    message = ("mypaper.lemma1: checks 'C(C(x)) = C(x)' (n ≤ 5), 'Σ C(x) = 0' (all) certify part 'statement' with "
+               "different scopes")
+    gate = run(tmp_path, GATE)
+    assert gate.returncode == 2 and gate.stderr.count("\n") == 1 and message in gate.stderr, gate.stderr
+    tests = run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert tests.returncode == 1 and message in tests.stdout and "Traceback" not in tests.stdout, tests.stdout
+
+
+def test_meta_prints_what_each_check_refutes(tmp_path):
+    example_project(tmp_path)
+    meta = run(tmp_path, "python -m theorems meta --package mypaper.claims")
+    assert meta.returncode == 0, meta.stdout + meta.stderr
+    scope = "idempotent: n ≤ 5 · sums to zero: n ≤ 5"
+    assert f"mypaper.lemma1 (certified ({scope})): passes the mutation rule (1 broken variant)" in meta.stdout
+    assert "  check 'Σ C(x) = 0' (certifying, n ≤ 5): refutes broken-1\n" in meta.stdout
+    assert "meta: 1 claim (profile quick, seed 2023), 0 breaking the mutation rule" in meta.stdout
+    meta = run(tmp_path, "python -m theorems meta mypaper.lemma1 --package mypaper.claims --json")
+    document = json.loads(meta.stdout)
+    assert meta.returncode == 0 and document["passed"] and document["failures"] == []
+    assert [(row["claim"], row["check"], row["scope"], row["refuted_by"]) for row in document["checks"]] == [
+        ("mypaper.lemma1", "C(C(x)) = C(x)", "n ≤ 5", ["broken-1"]), ("mypaper.lemma1", "Σ C(x) = 0", "n ≤ 5",
+                                                                       ["broken-1"])]
+
+    broken_project(tmp_path, BREACHES["vacuous variant"][0])
+    meta = run(tmp_path, "python -m theorems meta --package mypaper.claims --json")
+    document = json.loads(meta.stdout)
+    assert meta.returncode == 1 and not document["passed"]
+    assert document["checks"][0]["certifies_broken"] == ["broken-1"] and document["variants"][0]["refuted"] is False
+    assert any("is not refuted by any check" in failure["failure"] for failure in document["failures"])
+
+
+def test_a_project_gets_its_own_report_records_and_html(tmp_path):
+    example_project(tmp_path)
+    report = run(tmp_path, "python -m theorems report --package mypaper.claims --profile quick --html")
+    assert report.returncode == 0, report.stdout + report.stderr
+    folder = tmp_path / "reports" / "quick"
+    document = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert [claim["id"] for claim in document["claims"]] == ["mypaper.lemma1"]
+    assert document["claim_packages"] == ["mypaper.claims"] and document["not_implemented"] == []
+    markdown = (folder / "report.md").read_text(encoding="utf-8")
+    assert "giannou2023" not in markdown and "general argument: not machine-checked" in markdown
+    page = (folder / "html" / "claims" / "mypaper.lemma1.html").read_text(encoding="utf-8")
+    assert "general argument: not machine-checked" in page and (folder / "html" / "index.html").is_file()
+    record = json.loads((folder / "records" / "mypaper.lemma1.json").read_text(encoding="utf-8"))
+    assert record["reproduce"]["command"].endswith("mypaper.lemma1.json --package mypaper.claims")
+    again = run(tmp_path, "python -m theorems reproduce reports/quick/records/mypaper.lemma1.json "
+                          "--package mypaper.claims")
+    assert again.returncode == 0 and "matches" in again.stdout, again.stdout + again.stderr

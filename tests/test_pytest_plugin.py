@@ -24,3 +24,24 @@ def test_claims_are_marked_theorem_and_with_their_check_kinds(pytestconfig):
     assert [mark.name for mark in claim_marks(resolve(CLAIM))] == ["theorem", "symbolic"]
     registered = "\n".join(pytestconfig.getini("markers"))
     assert all(f"{name}: " in registered for name in MARKERS)
+
+
+def test_the_discipline_fails_a_refutation_without_erratum_and_a_claim_without_variants():
+    from theorems.engine.context import Context
+    from theorems.engine.registry import Check, Claim, takes
+    from theorems.engine.runner import run_claim
+    from theorems.engine.verdicts import Outcome
+    from theorems.pytest_plugin import check_discipline
+
+    def search(square):
+        return Check("search", "randomized", lambda ctx: Outcome(Verdict.REFUTED, "n = 2", counterexample={"n": 2}))
+
+    claim = Claim("mypaper.toy", "test", (), (takes("square", build=search),), (), label="Toy", statement="S",
+                  subject={"square": abs})
+    with pytest.raises(VerdictMismatch) as raised:
+        check_discipline([run_claim(claim, Context("quick", 1, "cpu"))])
+    assert str(raised.value).splitlines() == [
+        "mypaper.toy: refuted without an erratum: give the claim erratum=Erratum(severity, reason) saying how much the "
+        "refutation matters",
+        "mypaper.toy: mutation rule: check 'search' refutes no broken variant (the claim has none): a check that "
+        "cannot fail"]

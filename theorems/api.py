@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from .engine import settings
 from .engine.context import Context
-from .engine.parallel import import_every_suite_module
+from .engine.parallel import import_every_suite_module, run_claims
 from .engine.registry import Claim, resolve
 from .engine.registry import claims as registered_claims
-from .engine.runner import ClaimResult, run_claim
+from .engine.runner import ClaimResult
 from .errors import NotImplementedClaim, TheoremsError, UnknownClaim, UsageError
 
 __all__ = ["Claim", "ClaimResult", "NotImplementedClaim", "TheoremsError", "UnknownClaim", "check", "claims"]
@@ -28,7 +28,8 @@ def claims() -> dict[str, Claim]:
 def check(claim_id: str, *, profile: str = settings.DEFAULT_PROFILE, seed: int = settings.DEFAULT_SEED,
           device: str = "auto", progress: bool = False) -> ClaimResult:
     """Run one claim's checks and return its result: ``verdict``, per-check ``checks``
-    (outcome, evidence, seconds), ``seconds`` and ``to_json()`` (the engine's JSON).
+    (outcome, evidence, seconds), ``seconds``, ``scope`` (limited by the claims it rests on,
+    which run too) and ``to_json()`` (the engine's JSON).
 
     Raises ``UnknownClaim`` (with the closest ids) or ``NotImplementedClaim`` for an id
     without a verdict, ``UsageError`` for an id that is not a string, ``SettingError`` for a
@@ -43,4 +44,5 @@ def check(claim_id: str, *, profile: str = settings.DEFAULT_PROFILE, seed: int =
     # The same modules loaded as in a CLI run, so that the same seed gives the same evidence
     # (Hypothesis draws constants from the source of the modules loaded so far).
     import_every_suite_module()
-    return run_claim(claim, context)
+    [result] = run_claims([claim], context)
+    return result

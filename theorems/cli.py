@@ -1,10 +1,12 @@
-"""The ``theorems`` command line: list, check, report, gate, reproduce, enumerate, bench.
+"""The ``theorems`` command line: list, check, report, gate, meta, reproduce, enumerate, bench.
 
 Exit codes (also in --help and the README):
   0  success (for ``check`` and ``report``, whatever the verdicts are)
-  1  ``gate``: some verdict differs from the manifest
+  1  ``gate``: some verdict differs from the manifest, or a claim breaks the erratum or
+     mutation rule (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
   2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
-     report folder, ``--device cuda`` without a GPU
+     report folder, ``--device cuda`` without a GPU, a claims module that cannot be imported
+     or defines a malformed claim
   3  internal error: a check crashed instead of returning a verdict
   128 + N  stopped by signal N: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (``report`` first writes
      the claims that finished)
@@ -44,9 +46,11 @@ REPORTS_FOLDER = Path("reports")
 
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
-  1  gate: a verdict differs from the manifest
+  1  gate: a verdict differs from the manifest, or a claim breaks the erratum
+     or mutation rule; meta: a claim breaks the mutation rule
   2  bad input: unknown or unimplemented claim id, bad option value,
-     unwritable report folder, --device cuda without a GPU
+     unwritable report folder, --device cuda without a GPU, a claims module
+     that cannot be imported or defines a malformed claim
   3  internal error: a check crashed instead of returning a verdict
   128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); report
      first writes a report of the claims that finished"""
@@ -83,8 +87,8 @@ def _option(validator):
 DEVICE_CHOICES = tuple(device.value for device in Device)
 
 
-def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", choices=settings.PROFILES, default=settings.DEFAULT_PROFILE,
+def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAULT_PROFILE) -> None:
+    parser.add_argument("--profile", choices=settings.PROFILES, default=profile,
                         help="how hard the checks try (default %(default)s)")
     parser.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED,
                         help="run seed (default %(default)s)")
@@ -246,6 +250,7 @@ def command_list(args) -> int:
             "core": bool(entry and entry.core),
             "variant_of": claim.variant_of if claim else None,
             "check_kinds": sorted({c.kind.value for c in claim.checks}) if claim else [],
+            "general_argument": (claim.general_argument or None) if claim else None,
             "expected_verdict": expected[claim_id].value if claim_id in expected else None,
             "expected_scope": scopes.get(claim_id),
         })
@@ -262,16 +267,25 @@ def command_list(args) -> int:
 
 
 def markdown_claims_table(rows: list[dict]) -> str:
-    """The README's claims table: one section per paper, verdicts and scopes from the gate manifest."""
-    from .report.document import scope_text
+    """The README's claims table: one section per paper, verdicts and scopes from the gate
+    manifest. Only a scope the machine checks for every size reads "all sizes,
+    machine-checked"; a claim whose argument for the sizes past its scope is prose says
+    "general argument: not machine-checked"."""
+    from .engine.verdicts import ALL_SIZES
+    from .report.document import GENERAL_ARGUMENT_LABEL, MACHINE_CHECKED_ALL_SIZES
+
     lines = []
     for paper in dict.fromkeys(row["paper"] for row in rows):
         lines += [f"**{paper}**", "", "| id | label | checks | verdict |", "|---|---|---|---|"]
         for row in rows:
             if row["paper"] != paper:
                 continue
-            scope = f" ({scope_text(row['expected_scope'])})" if row["expected_scope"] else ""
-            verdict = f"**{row['expected_verdict']}**{scope}" if row["expected_verdict"] else "not implemented"
+            scope = row["expected_scope"]
+            qualifiers = [MACHINE_CHECKED_ALL_SIZES if scope == ALL_SIZES else scope] if scope else []
+            if row["general_argument"] and scope != ALL_SIZES:
+                qualifiers.append(GENERAL_ARGUMENT_LABEL)
+            shown = f" ({'; '.join(qualifiers)})" if qualifiers else ""
+            verdict = f"**{row['expected_verdict']}**{shown}" if row["expected_verdict"] else "not implemented"
             core = " (core)" if row["core"] else ""
             lines.append(f"| `{row['id']}`{core} | {row['label']} | {', '.join(row['check_kinds'])} | {verdict} |")
         lines.append("")
@@ -308,14 +322,15 @@ def command_report(args) -> int:
     from . import report
     from .engine import environment
 
+    registered = _selected_claims(args)  # an unimportable --package is named before any id or folder
+    selected = _resolve_all(args.ids, args.package) if args.ids else list(registered.values())
     out = Path(args.out) if args.out else REPORTS_FOLDER / args.profile
     report.ensure_writable(out)
     context = _context(args)
     started = time.perf_counter()
-    selected = _resolve_all(args.ids) if args.ids else list(claims().values())
     stopped = None
     try:
-        results = _run_claims(selected, context, "claims", args.jobs, prepare=report.render_figures)
+        results = _run_claims(selected, context, "claims", args.jobs, args.package, prepare=report.render_figures)
     except Interrupted as interruption:  # keep what finished: a partial report that says so
         results, stopped = interruption.finished, interruption.signum
     finished = {result.claim.id for result in results}
@@ -323,6 +338,7 @@ def command_report(args) -> int:
     interrupted = {"signal": signal.Signals(stopped).name, "not_run": not_run} if stopped else None
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
            "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
+           **({"claim_packages": args.package} if args.package else {}),
            **({"interrupted": interrupted} if stopped else {}), **_benchmarks_in(out)}
     try:
         json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run)
@@ -365,30 +381,109 @@ def command_gate(args) -> int:
         results = _run_claims(selected, context, "gate", args.jobs, args.package)
         lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
                             {r.claim.id: r.scope for r in results})
+        lines += [line for broken in _discipline([results], args.package).values() for line in broken]
         for line in lines:
             print(line)
         print(f"gate: {counted(len(results), 'claim')} checked against {path}, {counted(len(lines), 'difference')}")
         return 1 if lines else 0
-    runs, scope_lines, scope_differing = {}, [], set()
+    runs, scope_lines, scope_differing, seeded_results = {}, [], set(), []
     for seed in seeds:
         seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
         results = _run_claims(selected, seeded, f"gate seed {seed}", args.jobs, args.package)
+        seeded_results.append(results)
         runs[seed] = {r.claim.id: r.verdict for r in results}
         for r in results:
             line = scope_difference(r.claim.id, scopes[r.claim.id], r.scope) if r.claim.id in scopes else None
             if line and r.verdict is expected.get(r.claim.id):
                 scope_lines.append(f"seed {seed}: {line}")
                 scope_differing.add(r.claim.id)
+    broken_rules = _discipline(seeded_results, args.package)
     lines, differing = seed_agreement(expected, runs)
-    for line in lines + scope_lines:
+    for line in lines + scope_lines + [line for broken in broken_rules.values() for line in broken]:
         print(line)
     # a claim whose verdict differs at another seed is counted once
-    differing += len({claim_id for claim_id in scope_differing
-                      if all(run.get(claim_id) is expected[claim_id] for run in runs.values())})
+    differing += len({claim_id for claim_id in scope_differing | broken_rules.keys()
+                      if all(run.get(claim_id) is expected.get(claim_id) for run in runs.values())})
     print(f"gate: {counted(len(selected), 'claim')} at {counted(len(seeds), 'seed')} ({', '.join(map(str, seeds))}; "
           f"profile {context.profile}, device {context.device}) against {path}: {differing} differ from the manifest "
           "at some seed")
     return 1 if differing else 0
+
+
+def _discipline(seeded_results: list[list], packages: list[str] | None) -> dict[str, list[str]]:
+    """The lines of each claim that breaks the erratum rule (at any seed) or, when gating
+    ``packages`` (another project's claims), the mutation rule (at the first seed and the
+    gate's profile): ``theorems.discipline``."""
+    from .discipline import erratum_failure, mutation_failures
+
+    broken: dict[str, list[str]] = {}
+    for results in seeded_results:
+        for result in results:
+            line = erratum_failure(result)
+            if line and line not in broken.get(result.claim.id, []):
+                broken.setdefault(result.claim.id, []).append(line)
+    first = seeded_results[0]
+    if packages and first:
+        reports = _mutation_reports(first)
+        for report in reports:
+            if report.failures:
+                broken.setdefault(report.claim.id, []).extend(mutation_failures(report))
+        variants = sum(len(report.variants) for report in reports)
+        print(f"mutation rule (profile {first[0].context.profile}, seed {first[0].context.seed}): "
+              f"{counted(len(reports), 'claim')}, {counted(variants, 'broken variant')}, "
+              f"{sum(not report.passed for report in reports)} breaking it")
+    return broken
+
+
+def _mutation_reports(genuine: list) -> list:
+    """The mutation rule for the claim of each result of ``genuine`` at that result's context,
+    one claim after the other (the claims' own checks are not run again)."""
+    from tqdm import tqdm
+
+    from .discipline import mutation_report
+
+    shown = bool(genuine) and genuine[0].context.show_progress
+    return [mutation_report(result.claim, result.context, result)
+            for result in tqdm(genuine, desc="broken variants", disable=not shown, file=sys.stderr)]
+
+
+def command_meta(args) -> int:
+    from .report.document import scope_text, shown_verdict
+
+    registered = _selected_claims(args)
+    selected = _resolve_all(args.ids, args.package) if args.ids else list(registered.values())
+    context = _context(args)
+    genuine = _run_claims(selected, context, "claims", args.jobs, args.package)
+    reports = _mutation_reports(genuine)
+    failing = [report for report in reports if not report.passed]
+    if args.json:
+        documents = [report.to_json() for report in reports]
+        print(json.dumps({
+            "profile": context.profile, "seed": context.seed, "device": context.device.value, "passed": not failing,
+            "checks": [row for document in documents for row in document["checks"]],
+            "variants": [{"claim": document["claim"], **variant} for document in documents
+                         for variant in document["variants"]],
+            "failures": [{"claim": document["claim"], "failure": failure} for document in documents
+                         for failure in document["failures"]],
+        }, indent=1, ensure_ascii=False))
+        return 1 if failing else 0
+    for result, report in zip(genuine, reports, strict=True):
+        print(f"{report.claim.id} ({shown_verdict(result.verdict, result.scope)}): "
+              f"{'passes' if report.passed else 'BREAKS'} the mutation rule "
+              f"({counted(len(report.variants), 'broken variant')})")
+        for row in report.checks:
+            role = f"certifying, {scope_text(row.scope)}" if row.certifying else "not certifying"
+            certifies = f"; CERTIFIES {', '.join(row.certified)}" if row.certified else ""
+            print(f"  check {row.check!r} ({role}): refutes {', '.join(row.refuted_by) or 'no variant'}{certifies}")
+        for variant in report.variants:
+            verdicts = ", ".join(f"{name}: {verdict.value}" for name, verdict in variant.verdicts.items())
+            print(f"  {variant.id} {'refuted' if variant.refuted else 'NOT REFUTED'}: {variant.variant.description} "
+                  f"(replaces {', '.join(sorted(variant.variant.replaces))}; {verdicts or 'no check takes it'})")
+        for failure in report.failures:
+            print(f"  - {failure}")
+    print(f"meta: {counted(len(reports), 'claim')} (profile {context.profile}, seed {context.seed}), "
+          f"{len(failing)} breaking the mutation rule")
+    return 1 if failing else 0
 
 
 def command_reproduce(args) -> int:
@@ -397,7 +492,7 @@ def command_reproduce(args) -> int:
 
     record = load_record(Path(args.record))
     try:
-        claim = resolve(record["claim"]["id"])
+        claim = resolve(record["claim"]["id"], args.package or ())
     except (UnknownClaim, NotImplementedClaim) as error:
         raise UsageError(f"{args.record}: {error}") from None
     recorded = Device(record["run"]["device"])
@@ -548,6 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, "
                         "errata)")
     _run_options(p)
+    _package_option(p)
     p.set_defaults(func=command_report)
 
     p = sub.add_parser("gate", help="run every claim; exit 1 if a verdict differs from the manifest", epilog=EXIT_CODES,
@@ -566,6 +662,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run the gate at these seeds (as --seeds)")
     p.set_defaults(func=command_gate)
 
+    p = sub.add_parser("meta", help="run the broken variants; exit 1 if a claim breaks the mutation rule",
+                       description="Run every broken variant of the claims against every check that takes one of its "
+                                   "objects, and print for each check the variants it refutes. The mutation rule: "
+                                   "every variant refuted, every check refuting one, no certifying check certifying "
+                                   "a broken object.", epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ids", nargs="*", metavar="ID", help="only these claims (default: every implemented claim)")
+    _run_options(p, profile="quick")
+    p.add_argument("--json", action="store_true",
+                   help="JSON object: checks (claim, check, certifying, scope, refuted_by: variant ids, "
+                        "certifies_broken), variants, failures, passed")
+    _package_option(p)
+    p.set_defaults(func=command_meta)
+
     p = sub.add_parser("reproduce", help="re-run a reproducibility record; say whether verdict and evidence match",
                        epilog=EXIT_CODES_REPRODUCE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("record", type=_folder,
@@ -575,6 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "evidence is compared only on the record's device)")
     p.add_argument("--json", action="store_true",
                    help="JSON object: verdicts, whether they match, the evidence differences")
+    _package_option(p)
     p.set_defaults(func=command_reproduce, progress=False)
 
     p = sub.add_parser("enumerate", help="exhaustive tables", epilog=EXIT_CODES,

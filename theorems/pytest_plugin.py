@@ -13,10 +13,14 @@ whatever paths it is given or walks, gates the claims: one test item per claim o
 packages, marked ``theorem`` and with its check kinds, runs the claim (at
 ``--theorems-profile``, ``--theorems-seed`` or the ``--theorems-seeds K`` after it, on
 ``--theorems-device``, as ``theorems gate`` does) and fails with a readable message when the
-verdict differs from the manifest or the claim has no entry; a manifest entry that names no
-claim of the packages fails too. A gate that cannot run — no manifest file, a malformed one,
-an unimportable package, a manifest naming no claim of the packages — stops the run with one
-line naming the manifest and why (a usage error), never "no tests ran".
+verdict differs from the manifest or the claim has no entry, when the claim is refuted
+without an erratum, or when its broken variants break the mutation rule at the gate's profile
+and first seed (``theorems.discipline``: a variant not refuted, a check refuting none, a
+certifying check certifying a broken object); a manifest entry that names no claim of the
+packages fails too. A gate that cannot run — no manifest file, a malformed one, a manifest
+naming no claim of the packages — stops the run with one line naming the manifest and why (a
+usage error), never "no tests ran"; a claims module that raises on import, or defines a
+malformed claim, is a collection error of the manifest, one line naming the module and the error.
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ import pytest
 
 from .engine import settings
 from .engine.vocabulary import Device
-from .errors import ClaimDefinitionError, ClaimPackageError, ManifestError, SettingError, VerdictMismatch
+from .errors import (
+    ClaimDefinitionError,
+    ClaimPackageError,
+    ManifestError,
+    SettingError,
+    TheoremsError,
+    VerdictMismatch,
+)
 
 MARKERS = {
     "theorem": "runs a registered claim through its checks and compares the verdict with the gate manifest",
@@ -76,6 +87,9 @@ class Gate:
     profile: str
     seeds: tuple[int, ...]
     device: Device
+    # Why the packages' claims could not be loaded (a module raising on import, a malformed
+    # claim): collected as an error of the manifest, so that pytest reports a collection error.
+    error: str | None = None
 
 
 _GATE = pytest.StashKey[Gate | None]()
@@ -140,9 +154,12 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
     try:
         manifest = load_manifest(path)
         scopes = load_scopes(path)
-        registered = claims(*packages)
-    except (ManifestError, ClaimPackageError, ClaimDefinitionError) as error:
+    except ManifestError as error:
         raise pytest.UsageError(f"theorems: {error}") from None
+    try:
+        registered = claims(*packages)
+    except (ClaimPackageError, ClaimDefinitionError) as error:
+        return Gate(tuple(packages), path, manifest, scopes, {}, options.profile, options.seeds, device, str(error))
     if not registered:
         raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
     if not manifest.keys() & registered.keys():
@@ -154,8 +171,16 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
 def pytest_collection_modifyitems(session, config, items):
     """Collect the gated claims from the configuration, whatever paths this run walked."""
     gate = config.stash.get(_GATE, None)
-    if gate is not None:
-        items.extend(ManifestFile.from_parent(session, path=gate.manifest_path, gate=gate).collect())
+    if gate is None:
+        return
+    manifest = ManifestFile.from_parent(session, path=gate.manifest_path, gate=gate)
+    if gate.error is None:
+        items.extend(manifest.collect())
+        return
+    # Reported as pytest reports a file it cannot collect: "ERROR collecting", and the run
+    # stops after collection (exit 2), as the command line exits 2 for the same package.
+    report = pytest.CollectReport(manifest.nodeid, "failed", f"theorems: {gate.error}", [])
+    manifest.ihook.pytest_collectreport(report=report)
 
 
 @pytest.fixture(scope="session")
@@ -171,31 +196,48 @@ def claim_marks(claim) -> list[pytest.MarkDecorator]:
 
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
                            seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU,
-                           scopes: dict | None = None) -> None:
-    """Run ``claim`` at ``profile`` at each of ``seeds`` on ``device`` and raise
+                           scopes: dict | None = None, packages: tuple[str, ...] = ()) -> list:
+    """Run ``claim`` (with the claims of ``packages`` it rests on, which limit its scope) at
+    ``profile`` at each of ``seeds`` on ``device`` and raise
     ``VerdictMismatch`` when a verdict is not the manifest's, when a certification's scope
     and the manifest's ``scopes`` disagree on covering every size, or when a refutation
-    comes without a counterexample."""
+    comes without a counterexample; return the results, one per seed."""
     from .engine.context import Context
     from .engine.manifest import scope_difference
-    from .engine.runner import run_claim
+    from .engine.parallel import run_claims
     from .engine.vocabulary import Verdict
 
     if claim.id not in manifest:
         raise VerdictMismatch(f"{claim.id} has no entry in {manifest_path}: "
                               f"add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
+    results = []
     for seed in seeds:
-        result = run_claim(claim, Context(profile, seed, device))
+        [result] = run_claims([claim], Context(profile, seed, device), packages=packages)
+        results.append(result)
         report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
         at = f"at profile {profile}" + (f", seed {seed}" if seeds != (settings.DEFAULT_SEED,) else "")
         if result.verdict is not manifest[claim.id]:
             raise VerdictMismatch(f"{claim.id}: expected {manifest[claim.id]} ({manifest_path}), got {result.verdict} "
                                   f"{at}\n{report}")
-        difference = scope_difference(claim.id, scopes[claim.id], result.scope) if claim.id in (scopes or {}) else None
+        scope = result.scope  # for every claim: checks that certify one part with different scopes raise here
+        difference = scope_difference(claim.id, scopes[claim.id], scope) if claim.id in (scopes or {}) else None
         if difference:
             raise VerdictMismatch(f"{difference} ({manifest_path}) {at}\n{report}")
         if result.verdict is Verdict.REFUTED and not any(r.outcome.counterexample for r in result.checks):
             raise VerdictMismatch(f"{claim.id}: refuted without a counterexample {at}\n{report}")
+    return results
+
+
+def check_discipline(results: list) -> None:
+    """Raise ``VerdictMismatch`` when the claim of ``results`` (its runs, one per seed) breaks
+    the erratum rule, or its broken variants the mutation rule at the first run's profile
+    and seed (``theorems.discipline``)."""
+    from .discipline import erratum_failure, mutation_failures, mutation_report
+
+    lines = list(dict.fromkeys(line for result in results if (line := erratum_failure(result))))
+    lines += mutation_failures(mutation_report(results[0].claim, results[0].context, results[0]))
+    if lines:
+        raise VerdictMismatch("\n".join(lines))
 
 
 class ManifestFile(pytest.File):
@@ -228,10 +270,14 @@ class ClaimItem(pytest.Item):
         if self.claim is None:
             raise VerdictMismatch(f"{self.name}: in {self.path} as {gate.manifest[self.name]} but not a claim of "
                                   f"{', '.join(gate.packages)}")
-        check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device, gate.scopes)
+        results = check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device,
+                                         gate.scopes, gate.packages)
+        check_discipline(results)
 
     def repr_failure(self, excinfo):
-        if isinstance(excinfo.value, VerdictMismatch):
+        # The suite's own errors (a verdict that differs, a malformed claim, a crashed check)
+        # already say what is wrong in a line or a few: a traceback adds nothing.
+        if isinstance(excinfo.value, TheoremsError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 

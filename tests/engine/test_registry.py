@@ -14,6 +14,7 @@ from theorems.engine.registry import (
     known_ids,
     register,
     resolve,
+    takes,
 )
 from theorems.engine.verdicts import Outcome, Verdict
 
@@ -32,7 +33,11 @@ def check(name="c"):
          "unknown ids"),
         (Claim("giannou2023.thm8", "s", (), (check(), check()), ()), "unique"),
         (Claim("giannou2023.thm8", "s", (), (), ()), "no checks"),
-        (Claim("giannou2023.thm8", "s", (), (check(),), (Broken("b", (check("other"),)),)), "no check named"),
+        (Claim("giannou2023.thm8", "s", (), (check(),), (Broken("b", {"other": abs}, refuted_by="x"),)),
+         r"replaces \['other'\], which the subject does not name"),
+        (Claim("giannou2023.thm8", "s", (), (takes("f", build=lambda f: check()),),
+               (Broken("b", {"f": abs}, refuted_by="x"),), subject={"f": abs}), "by the genuine object itself"),
+        (Claim("giannou2023.thm8", "s", (), (check(),), ("not a variant",)), "holds Broken variants"),
         (Claim("giannou2023.thm8", "s", (), (check(),), (), depends_on=("giannou2023.lemma99",)), "unknown ids"),
         (Claim("giannou2023.thm5", "s", (), (check(),), ()), "registered twice"),
     ],
@@ -97,13 +102,15 @@ def test_another_papers_claims_come_from_its_own_package(tmp_path, monkeypatch, 
     (tmp_path / "otherpaper").mkdir()
     (tmp_path / "otherpaper" / "__init__.py").write_text("")
     (tmp_path / "otherpaper" / "claims.py").write_text(
-        "from theorems.engine.registry import Check, Claim, register\n"
+        "from theorems.engine.registry import Check, Claim, register, takes\n"
         "from theorems.engine.verdicts import Outcome, Verdict\n"
-        "ok = (Check('c', 'symbolic', lambda ctx: Outcome(Verdict.CERTIFIED, 'ok', scope='all')),)\n"
-        "register(Claim('otherpaper.lemma1', 's', (), ok, (), label='Lemma 1', statement='S',\n"
-        "               depends_on=('giannou2023.lemma6', 'otherpaper.lemma0')))\n"
-        "register(Claim('otherpaper.lemma1.corrected', 's', (), ok, (), variant_of='otherpaper.lemma1',\n"
-        "               label='Lemma 1 (corrected)', statement='S'))\n")
+        "def certificate(f):\n"
+        "    return Check('c', 'symbolic', lambda ctx: Outcome(Verdict.CERTIFIED, 'ok', scope='all'))\n"
+        "ok = dict(checks=(takes('f', build=certificate),), subject={'f': abs})\n"
+        "register(Claim('otherpaper.lemma1', 's', (), broken=(), label='Lemma 1', statement='S',\n"
+        "               depends_on=('giannou2023.lemma6', 'otherpaper.lemma0'), **ok))\n"
+        "register(Claim('otherpaper.lemma1.corrected', 's', (), broken=(), variant_of='otherpaper.lemma1',\n"
+        "               label='Lemma 1 (corrected)', statement='S', **ok))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert list(claims("otherpaper.claims")) == ["otherpaper.lemma1", "otherpaper.lemma1.corrected"]
     assert known_ids("otherpaper") == ["otherpaper.lemma1", "otherpaper.lemma1.corrected"]

@@ -30,7 +30,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # (remark11), a claim with figures resting on both (remark3), and a second paper's refuted
 # lemma with a theorem resting on it: every kind of page, node and edge, in a few seconds.
 CLAIM_IDS = ("giannou2023.thm10", "giannou2023.thm10.corrected", "giannou2023.remark11", "giannou2023.remark3",
-             "burkholz2024.lemma2_1", "burkholz2024.thm2_2")
+             "burkholz2024.lemma2_1", "burkholz2024.thm2_4")
 CONTEXT = Context("quick", 1, "cpu")
 
 
@@ -209,7 +209,7 @@ def test_html_report_marks_what_rests_on_a_refuted_claim(report_folder):
     svg = graph[graph.index("<svg"):graph.index("</svg>")]
     assert svg.count('<a href="claims/') == len(CLAIM_IDS)  # every claim is a node linking to its page
     assert "rests on refuted: giannou2023.remark11, giannou2023.thm10" in graph
-    claim_page = (html / "claims" / "burkholz2024.thm2_2.html").read_text(encoding="utf-8")
+    claim_page = (html / "claims" / "burkholz2024.thm2_4.html").read_text(encoding="utf-8")
     assert "Rests on a refuted claim:" in claim_page and "burkholz2024.lemma2_1.html" in claim_page
     errata = (html / "errata.html").read_text(encoding="utf-8")
     for claim_id in ("giannou2023.thm10", "giannou2023.remark11", "burkholz2024.lemma2_1"):

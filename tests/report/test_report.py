@@ -182,12 +182,15 @@ def test_a_folder_a_report_would_drop_or_the_working_directory_is_refused(tmp_pa
 
 @pytest.mark.parametrize("scope, shown", [("d ≤ 2", "certified (d ≤ 2)"), ("all", "certified (all sizes)")])
 def test_a_certification_shows_its_scope_wherever_its_verdict_is(tmp_path, scope, shown):
-    from theorems.engine.registry import Check, Claim
+    from theorems.engine.registry import Check, Claim, takes
     from theorems.engine.verdicts import Outcome, Verdict
 
-    check = Check("exhaustive", "symbolic", lambda ctx: Outcome(Verdict.CERTIFIED, "every case", {"cases": 3},
-                                                                 scope=scope))
-    claim = Claim("mypaper.scoped", "test", (), (check,), (), label="Scoped", statement="A statement.")
+    def exhaustive(definition):
+        return Check("exhaustive", "symbolic", lambda ctx: Outcome(Verdict.CERTIFIED, "every case", {"cases": 3},
+                                                                    scope=scope))
+
+    claim = Claim("mypaper.scoped", "test", (), (takes("definition", build=exhaustive),), (), label="Scoped",
+                  statement="A statement.", subject={"definition": abs})
     json_path, md_path = report.write_report([run_claim(claim, Context("quick", 1, "cpu"))], RUN, tmp_path, html=True)
     (entry,) = json.loads(json_path.read_text())["claims"]
     assert entry["scope"] == scope and entry["evidence"][0]["scope"] == scope
@@ -197,3 +200,45 @@ def test_a_certification_shows_its_scope_wherever_its_verdict_is(tmp_path, scope
     assert record["scope"] == scope and shown in (tmp_path / "records" / "mypaper.scoped.md").read_text()
     page = next((tmp_path / "html").rglob("mypaper.scoped*.html")).read_text()
     assert f'<span class="scope">{shown[len("certified ("):-1]}</span>' in page
+
+
+def _toy_result():
+    """A claim of another paper certified for all sizes by its own certificate, which cites a
+    standard result, with a prose argument, resting on a claim certified for n ≤ 4 only."""
+    from theorems.engine.registry import Check, Claim, takes
+    from theorems.engine.verdicts import Outcome, Verdict
+
+    def certificate(square):
+        return Check("identity", "symbolic", lambda ctx: Outcome(
+            Verdict.CERTIFIED, "holds for symbolic n", scope="all", relies_on=("rank–nullity (Axler, LADR, 3.22)",)))
+
+    claim = Claim("mypaper.toy", "mypaper.pdf", (), (takes("square", build=certificate),), (), label="Toy",
+                  statement="S", subject={"square": abs}, depends_on=("mypaper.base",),
+                  general_argument="a prose argument for every n")
+    result = run_claim(claim, Context("quick", 1, "cpu"))
+    result.dependencies = {"mypaper.base": (Verdict.CERTIFIED, "n ≤ 4")}
+    return result
+
+
+def test_a_package_report_shows_what_the_machine_did_not_check(tmp_path):
+    """Cited results, the prose argument and the scope its dependencies limit, in every
+    rendering; and another project's report lists its own claims, not the packaged catalog."""
+    json_path, md_path = report.write_report([_toy_result()], {**RUN, "claim_packages": ["mypaper.claims"]}, tmp_path,
+                                             html=True)
+    data = json.loads(json_path.read_text())
+    (claim,) = data["claims"]
+    assert (claim["scope"], claim["own_scope"]) == ("as mypaper.base: n ≤ 4", "all")
+    assert claim["general_argument"] == "a prose argument for every n" and data["not_implemented"] == []
+    assert claim["evidence"][0]["relies_on"] == ["rank–nullity (Axler, LADR, 3.22)"]
+    limit = "its own certificates cover all sizes; limited by the claims it rests on to as mypaper.base: n ≤ 4"
+    markdown = md_path.read_text()
+    assert "giannou2023" not in markdown and limit in markdown
+    assert "*general argument: not machine-checked* — a prose argument for every n" in markdown
+    assert "identity relies on (cited, not machine-checked): rank–nullity (Axler, LADR, 3.22)." in markdown
+    page = (tmp_path / "html" / "claims" / "mypaper.toy.html").read_text()
+    assert limit in page and "general argument: not machine-checked" in page and "rank–nullity" in page
+    record = json.loads((tmp_path / "records" / "mypaper.toy.json").read_text())
+    assert record["own_scope"] == "all" and record["claim"]["general_argument"] == "a prose argument for every n"
+    assert record["reproduce"]["command"].endswith("mypaper.toy.json --package mypaper.claims")
+    record_markdown = (tmp_path / "records" / "mypaper.toy.md").read_text()
+    assert limit in record_markdown and "rank–nullity" in record_markdown

@@ -56,8 +56,11 @@ class ClaimResult:
     @property
     def own_scope(self) -> str | None:
         """What the claim's own certificates cover (None unless it is certified)."""
-        return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict,
-                           [r.check.explicit_part for r in self.checks], [r.check.name for r in self.checks])
+        try:
+            return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict,
+                               [r.check.explicit_part for r in self.checks], [r.check.name for r in self.checks])
+        except ClaimDefinitionError as error:  # named, so that the one line says which claim overclaims
+            raise ClaimDefinitionError(f"{self.claim.id}: {error}") from None
 
     @property
     def scope(self) -> str | None:

@@ -19,8 +19,9 @@ from functools import cache
 
 import flint
 import numpy as np
+import sympy
 
-from . import exact
+from . import exact, index_sums
 from .khatri_rao import khatri_rao
 
 FAMILIES = ("he_normal", "he_uniform", "orthogonal", "er_norm", "er_sign")
@@ -76,16 +77,43 @@ def id_cond_index(i: int, j: int, c0: int) -> int:
     return i * c0 + j
 
 
-def id_cond(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
-    """ID cond layers (Eq. 6): w⁽¹⁾_{kj} = w⁽²⁾_{ik} = 1 iff k = k_ij; c1 = c0·c2, M = I."""
-    c0, c2 = _check_size(c0, "c0"), _check_size(c2, "c2")
-    c1 = c0 * c2
+def is_symbolic(*sizes) -> bool:
+    """Whether sizes are sympy expressions (a construction evaluated at every size at once)."""
+    return any(isinstance(size, sympy.Basic) for size in sizes)
+
+
+def divide(k, size):
+    """(⌊k / size⌋, k mod size): ``divmod`` for integers; for sympy expressions through Mod
+    (``index_sums.quotient``), which ``index_sums.with_remainder_below`` reduces."""
+    if is_symbolic(k, size):
+        return index_sums.quotient(k, size), sympy.Mod(k, size)
+    return divmod(k, size)
+
+
+def layers_from_links(c0, c2, c1, link) -> tuple:
+    """The 0/1 layers whose feature k links input j to output i, (i, j) = link(k):
+    w⁽¹⁾_{kj} = [j = link(k)[1]], w⁽²⁾_{ik} = [i = link(k)[0]]. Integer sizes give int64 arrays;
+    sympy sizes give ``sympy.FunctionMatrix`` layers of symbolic shape with Kronecker-delta entries,
+    so that a check can evaluate the construction itself at every size at once."""
+    if is_symbolic(c0, c2, c1):
+        k, j, i = (sympy.Dummy(name, integer=True, nonnegative=True) for name in "kji")
+        return (sympy.FunctionMatrix(c1, c0, sympy.Lambda((k, j), sympy.KroneckerDelta(j, link(k)[1]))),
+                sympy.FunctionMatrix(c2, c1, sympy.Lambda((i, k), sympy.KroneckerDelta(i, link(k)[0]))))
+    c0, c2, c1 = _check_size(c0, "c0"), _check_size(c2, "c2"), _check_size(c1, "c1")
     w1 = np.zeros((c1, c0), dtype=np.int64)
     w2 = np.zeros((c2, c1), dtype=np.int64)
-    i, j = np.divmod(np.arange(c1), c0)
-    w1[np.arange(c1), j] = 1
-    w2[i, np.arange(c1)] = 1
+    for k in range(c1):
+        i, j = link(k)
+        w1[k, j] = 1
+        w2[i, k] = 1
     return w1, w2
+
+
+def id_cond(c0, c2) -> tuple:
+    """ID cond layers (Eq. 6): w⁽¹⁾_{kj} = w⁽²⁾_{ik} = 1 iff k = k_ij = i·c0 + j, i.e. feature k links
+    input k mod c0 to output ⌊k / c0⌋; c1 = c0·c2, M = I. Symbolic sizes give symbolic layers
+    (``layers_from_links``)."""
+    return layers_from_links(c0, c2, c0 * c2, lambda k: divide(k, c0))
 
 
 def id_cond_minimal(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,9 +134,16 @@ def id_cond_minimal(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
     return w1, w2
 
 
-def ortho_cond_layers(u1, u2) -> tuple[np.ndarray, np.ndarray]:
+def ortho_cond_layers(u1, u2) -> tuple:
     """Layers whose features are m_{(ij)(qd)} = u⁽²⁾_{iq} u⁽¹⁾_{dj}, feature (q, d) at q·c0 + d:
-    W⁽¹⁾ = 1_{c2} ⊗ U⁽¹⁾ (row (q, d) is row d of U⁽¹⁾), W⁽²⁾ = U⁽²⁾ ⊗ 1ᵀ_{c0}; M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ."""
+    W⁽¹⁾ = 1_{c2} ⊗ U⁽¹⁾ (row (q, d) is row d of U⁽¹⁾), W⁽²⁾ = U⁽²⁾ ⊗ 1ᵀ_{c0}; M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ.
+    Square sympy matrix symbols of symbolic orders give ``sympy.FunctionMatrix`` layers (row
+    (q, d) of W⁽¹⁾ is row (k mod c0) of U⁽¹⁾, column k of W⁽²⁾ is column ⌊k / c0⌋ of U⁽²⁾)."""
+    if isinstance(u1, sympy.MatrixExpr) and isinstance(u2, sympy.MatrixExpr):
+        c0, c2 = u1.shape[0], u2.shape[0]
+        k, j, i = (sympy.Dummy(name, integer=True, nonnegative=True) for name in "kji")
+        return (sympy.FunctionMatrix(c0 * c2, c0, sympy.Lambda((k, j), u1[divide(k, c0)[1], j])),
+                sympy.FunctionMatrix(c2, c0 * c2, sympy.Lambda((i, k), u2[i, divide(k, c0)[0]])))
     u1, u2 = np.asarray(u1), np.asarray(u2)
     for name, u in (("U1", u1), ("U2", u2)):
         if u.ndim != 2 or u.shape[0] != u.shape[1] or u.size == 0:

@@ -129,7 +129,8 @@ def weight_polynomial(counts, cells: int, p):
 # (a transversal matroid; a matched state is absorbing). Exact for any number of feature rows
 # and any number of inputs, exponential only in the number of target rows.
 
-# Reachable families: 68 for 4 target rows, 406 for 5, 3,762 for 6 (about a minute per row).
+# Reachable families: 68 for 4 target rows, 406 for 5, 3,762 for 6 (under a second for six feature
+# rows as polynomials in p); 7 target rows take tens of seconds a row, so 6 is the limit.
 DP_MAX_TARGET_ROWS = 6
 
 
@@ -173,34 +174,34 @@ def matching_probabilities(target_support, p, max_rows: int) -> list:
 
 
 def iter_matching_probabilities(target_support, p):
-    """P(the target matches into r iid Bern(p) feature rows) for r = 0, 1, 2, … (without end)."""
+    """P(the target matches into r iid Bern(p) feature rows) for r = 0, 1, 2, … (without end).
+
+    A family of sets of target rows is an integer with bit A set when the set A can be matched;
+    a feature row that fits the rows ``offered`` adds, for each offered row i, every matchable
+    set without i together with i: a shift of the family's sets that lack i by 2^i."""
     law = fit_set_law(target_support, p)
     rows = len(law).bit_length() - 1
-    full = (1 << rows) - 1
+    everything = 1 << ((1 << rows) - 1)  # the bit of the set of all target rows
     zero, one = p * 0, p ** 0
     if rows == 0:
         yield from itertools.repeat(one)
-    transitions: dict[tuple[frozenset[int], int], frozenset[int]] = {}
-
-    def step(state: frozenset[int], offered: int) -> frozenset[int]:
-        key = (state, offered)
-        if key not in transitions:
-            grown = set(state)
-            for matched in state:
-                grown.update(matched | 1 << i for i in range(rows) if offered >> i & 1 and not matched >> i & 1)
-            transitions[key] = frozenset(grown)
-        return transitions[key]
-
-    unmatched, matched_mass = {frozenset([0]): one}, zero
+    lacking = [sum(1 << a for a in range(1 << rows) if not a >> i & 1) for i in range(rows)]
+    offers = [(offered, chance, [i for i in range(rows) if offered >> i & 1])
+              for offered, chance in enumerate(law) if chance != 0]
+    transitions: dict[tuple[int, int], int] = {}
+    unmatched, matched_mass = {1: one}, zero  # at first only the empty set is matchable
     yield zero
     while True:
-        grown_states: dict[frozenset[int], object] = {}
+        grown_states: dict[int, object] = {}
         for state, weight in unmatched.items():
-            for offered, chance in enumerate(law):
-                if chance == 0:
-                    continue
-                after = step(state, offered)
-                if full in after:
+            for offered, chance, members in offers:
+                after = transitions.get((state, offered))
+                if after is None:
+                    after = state
+                    for i in members:
+                        after |= (state & lacking[i]) << (1 << i)
+                    transitions[state, offered] = after
+                if after & everything:
                     matched_mass = matched_mass + weight * chance
                 else:
                     grown_states[after] = grown_states.get(after, zero) + weight * chance

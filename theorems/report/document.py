@@ -32,6 +32,14 @@ SEVERITY_EXPLANATION = (
     "repairs it).")
 
 
+# How the reports label what the machine did not check: a claim's prose argument for the sizes
+# its certificates do not cover, and the standard results a certificate cites (``relies_on``).
+GENERAL_ARGUMENT_LABEL = "general argument: not machine-checked"
+RELIES_ON_LABEL = "relies on (cited, not machine-checked)"
+# The claims table's words for a scope the machine checks for every size.
+MACHINE_CHECKED_ALL_SIZES = "all sizes, machine-checked"
+
+
 def scope_text(scope: str | None) -> str:
     """What a certification covers, as people read it ("" when there is no certification)."""
     if scope is None:
@@ -43,6 +51,15 @@ def shown_verdict(verdict: str, scope: str | None) -> str:
     """A verdict with the scope of a certification: "certified (all sizes)", "certified
     (d ≤ 2)"; other verdicts as they are."""
     return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
+
+
+def scope_limit(claim: dict) -> str | None:
+    """Where a claim's scope is narrower than its own certificates' because of the claims it
+    rests on: a sentence saying both ("" scopes as people read them), else None."""
+    if "own_scope" not in claim or claim["own_scope"] is None:
+        return None
+    return (f"its own certificates cover {scope_text(claim['own_scope'])}; limited by the claims it rests on to "
+            f"{scope_text(claim['scope'])}")
 
 
 def slug(text: str) -> str:
@@ -63,10 +80,12 @@ def claim_document(result: ClaimResult) -> dict[str, Any]:
 def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = ()) -> dict:
     """The report of ``results``. ``not_run``: the claims (variants included) that the run
     selected but did not finish, because it was interrupted; ``not_implemented``: the catalog
-    ids no registered claim implements. An implemented claim in neither and without a result
-    was not selected (``theorems report ID ...``)."""
+    ids no registered claim implements (none in the report of another project's claim
+    packages, ``run["claim_packages"]``: the packaged catalog is not its paper). An
+    implemented claim in neither and without a result was not selected (``theorems report ID ...``)."""
     claims = [claim_document(r) for r in results]
-    have = {r.claim.id for r in results} | set(not_run) | set(registered_claims())
+    packaged = "claim_packages" not in run
+    have = {r.claim.id for r in results} | set(not_run) | (set(registered_claims()) if packaged else set())
     return {
         "suite": "theorems",
         "version": __version__,
@@ -76,7 +95,7 @@ def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = ())
         "claims": claims,
         "errata": errata(claims),
         "not_run": list(not_run),
-        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in have],
+        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in have] if packaged else [],
     }
 
 

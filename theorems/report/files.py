@@ -177,7 +177,8 @@ def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = 
         report["figures"] = figures
         (staging / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (staging / "report.md").write_text(render_markdown(report, figures), encoding="utf-8")
-        write_records(results, report["environment"], staging / "records", out / "records")
+        write_records(results, report["environment"], staging / "records", out / "records",
+                      report.get("claim_packages", ()))
         if html:
             write_html(report, staging / "html", sources=(staging,))
         pause_at("staged")

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from ..engine.vocabulary import Verdict
 from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
-from .document import SEVERITY_EXPLANATION, scope_text, slug
+from .document import GENERAL_ARGUMENT_LABEL, RELIES_ON_LABEL, SEVERITY_EXPLANATION, scope_limit, scope_text, slug
 
 VERDICTS = tuple(Verdict)
 # Claims without a verdict: not implemented yet; selected but not run (the run was
@@ -61,7 +61,7 @@ blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de;
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
 .warn, .interrupted {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
-.erratum {{ border-color: {COLOURS[Verdict.INCONCLUSIVE]}; background: {TINTS[Verdict.INCONCLUSIVE]}; }}
+.erratum, .unchecked {{ border-color: {COLOURS[Verdict.INCONCLUSIVE]}; background: {TINTS[Verdict.INCONCLUSIVE]}; }}
 figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; border: 1px solid #d0d7de; }}
 figcaption {{ color: #57606a; font-size: .9em; }}
 .muted {{ color: #57606a; }}
@@ -521,6 +521,9 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
             f"<p><strong>{escape(claim['label'])}</strong> · {escape(claim['paper'])} · "
             f"source: {escape(claim['source'])}</p>",
             f"<blockquote>{escape(claim['statement'])}</blockquote>"]
+    limit = scope_limit(claim)
+    if limit:
+        body.append(f"<p><strong>Scope:</strong> {escape(limit)}.</p>")
     if below:
         body.append(f'<div class="box warn"><strong>Rests on a refuted claim:</strong> '
                     f"{_claim_list(below, root, graph)}.</div>")
@@ -540,6 +543,9 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
         body.append("<h2>Hypotheses</h2><ul>" + "".join(f"<li>{escape(h)}</li>" for h in claim["hypotheses"]) + "</ul>")
     if claim["notes"]:
         body.append(f"<h2>Notes</h2><p>{escape(claim['notes'])}</p>")
+    if claim.get("general_argument"):
+        body.append(f'<h2>General argument</h2><div class="box unchecked"><strong>{escape(GENERAL_ARGUMENT_LABEL)}.'
+                    f"</strong> {escape(claim['general_argument'])}</div>")
     timing = claim["timing_s"]
     body += [f"<h2>Checks</h2><p class=\"muted\">profile {escape(str(claim['profile']))}, "
              f"seed {escape(str(claim['seed']))}, "
@@ -555,7 +561,11 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
     body.append("</table>")
     for n, check in enumerate(claim["evidence"]):
         body += [f'<h3 id="check-{n}">{escape(check["check"])} {_scoped_badge(check)}</h3>',
-                 f"<p>{escape(check['summary'])}</p>", _evidence(check.get("evidence", {}))]
+                 f"<p>{escape(check['summary'])}</p>"]
+        if check.get("relies_on"):
+            body.append(f"<p><strong>{escape(RELIES_ON_LABEL[0].upper() + RELIES_ON_LABEL[1:])}:</strong></p><ul>"
+                        + "".join(f"<li>{escape(result)}</li>" for result in check["relies_on"]) + "</ul>")
+        body.append(_evidence(check.get("evidence", {})))
         if "counterexample" in check:
             body += ["<h4>Counterexample</h4>", _counterexample(check["counterexample"])]
         if "certificate" in check:

@@ -7,7 +7,14 @@ import json
 from ..engine.catalog import catalog
 from ..engine.vocabulary import Verdict
 from .benchmarks import render_benchmarks_markdown
-from .document import SEVERITY_EXPLANATION, shown_verdict, slug
+from .document import (
+    GENERAL_ARGUMENT_LABEL,
+    RELIES_ON_LABEL,
+    SEVERITY_EXPLANATION,
+    scope_limit,
+    shown_verdict,
+    slug,
+)
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
 
@@ -19,6 +26,9 @@ def _check_lines(claim: dict) -> list[str]:
         summary = check["summary"].replace("|", "\\|")
         verdict = shown_verdict(check["verdict"], check.get("scope"))
         lines.append(f"| {check['check']} | {check['kind']} | {check['part']}{role} | {verdict} | {summary} |")
+    for check in claim["evidence"]:
+        if check.get("relies_on"):
+            lines += ["", f"{check['check']} {RELIES_ON_LABEL}: " + "; ".join(check["relies_on"]) + "."]
     return lines
 
 
@@ -110,7 +120,9 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         lines += [f"**Interrupted ({report['interrupted'].get('signal', 'SIGINT')}): this report holds only the claims "
                   f"that finished; {len(not_run)} did not run: " + ", ".join(f"`{i}`" for i in not_run) + ".**", ""]
     lines.append("## Verdicts by paper")
-    ids = list(dict.fromkeys([*catalog(), *(c["id"] for c in claims), *not_run]))
+    # Another project's report lists its own claims, not the packaged catalog.
+    catalog_ids = [] if "claim_packages" in report else list(catalog())
+    ids = list(dict.fromkeys([*catalog_ids, *(c["id"] for c in claims), *not_run]))
     papers = list(dict.fromkeys(claim_id.split(".", 1)[0] for claim_id in ids))
     for paper in papers:
         lines += ["", f"### {paper}", "", "| id | label | verdict | time (s) |", "|---|---|---|---|"]
@@ -131,6 +143,9 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         verdict = shown_verdict(claim["verdict"], claim["scope"])
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
                   f"> {claim['statement']}", "", f"Source: {claim['source']}."]
+        limit = scope_limit(claim)
+        if limit:
+            lines.append(f"Scope: {limit}.")
         if claim["variant_of"]:
             lines.append(f"Variant of {claim['variant_of']}.")
         if "erratum" in claim:
@@ -145,6 +160,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             lines += ["", "Hypotheses: " + "; ".join(claim["hypotheses"]) + "."]
         if claim["notes"]:
             lines += ["", f"Notes: {claim['notes']}"]
+        if claim.get("general_argument"):
+            lines += ["", f"*{GENERAL_ARGUMENT_LABEL}* — {claim['general_argument']}"]
         lines += [""] + _check_lines(claim)
         for check in claim["evidence"]:
             if "counterexample" in check:

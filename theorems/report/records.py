@@ -10,6 +10,7 @@ the verdict with every check's evidence, and the command that re-runs it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..engine import environment, settings
 from ..engine.runner import ClaimResult
 from ..engine.vocabulary import Device, Verdict
 from ..errors import RecordError, SettingError
-from .document import claim_document, shown_verdict
+from .document import GENERAL_ARGUMENT_LABEL, RELIES_ON_LABEL, claim_document, scope_limit, shown_verdict
 
 # version 2: the claim's "scope" and each certified check's
 RECORD_FORMAT = "theorems reproducibility record, version 2"
@@ -42,15 +43,19 @@ def _collect(evidence: list[dict], wanted) -> dict[str, Any]:
     return found
 
 
-def build_record(result: ClaimResult, run_environment: dict | None = None, folder: str = "records") -> dict[str, Any]:
-    """The record of ``result``; ``folder`` is where it will be read from (for its command)."""
+def build_record(result: ClaimResult, run_environment: dict | None = None, folder: str = "records",
+                 packages: Sequence[str] = ()) -> dict[str, Any]:
+    """The record of ``result``; ``folder`` is where it will be read from (for its command),
+    ``packages`` the claim packages the claim comes from when not the packaged papers."""
     claim = claim_document(result)
     context = result.context
     env = run_environment or environment.describe(context)
+    package_options = "".join(f" --package {package}" for package in packages)
     return {
         "format": RECORD_FORMAT,
         "claim": {key: claim[key] for key in ("id", "paper", "label", "statement", "source", "hypotheses",
-                                              "variant_of", "depends_on", "notes")},
+                                              "variant_of", "depends_on", "notes", "general_argument")
+                  if key in claim},
         "run": {
             "profile": context.profile,
             "seed": context.seed,
@@ -68,12 +73,13 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
         "resources": claim["resources"],
         "verdict": claim["verdict"],
         "scope": claim["scope"],
+        **({"own_scope": claim["own_scope"]} if "own_scope" in claim else {}),
         "evidence": claim["evidence"],
         **({"erratum": claim["erratum"]} if "erratum" in claim else {}),
         "reproduce": {
-            "command": f"theorems reproduce {folder}/{record_filename(claim['id'])}",
+            "command": f"theorems reproduce {folder}/{record_filename(claim['id'])}{package_options}",
             "equivalent": (f"theorems check {claim['id']} --profile {context.profile} --seed {context.seed} "
-                           f"--device {context.device} --json"),
+                           f"--device {context.device}{package_options} --json"),
             "commit": env.get("git_commit"),
         },
     }
@@ -116,6 +122,13 @@ def render_record_markdown(record: dict) -> str:
         summary = check["summary"].replace("|", "/")
         verdict = shown_verdict(check["verdict"], check.get("scope"))
         lines.append(f"| {check['check']} | {check['kind']} | {verdict} | {summary} |")
+    lines += [f"\n{check['check']} {RELIES_ON_LABEL}: " + "; ".join(check["relies_on"]) + "."
+              for check in record["evidence"] if check.get("relies_on")]
+    limit = scope_limit(record)
+    if limit:
+        lines += ["", f"Scope: {limit}."]
+    if claim.get("general_argument"):
+        lines += ["", f"*{GENERAL_ARGUMENT_LABEL}* — {claim['general_argument']}"]
     lines += ["", "## Sizes", "", "```json", json.dumps(run["sizes"], indent=1, ensure_ascii=False), "```"]
     if "erratum" in record:
         erratum = record["erratum"]
@@ -124,12 +137,13 @@ def render_record_markdown(record: dict) -> str:
     return "\n".join(lines)
 
 
-def write_records(results: list[ClaimResult], run_environment: dict, folder: Path, final_folder: Path) -> None:
+def write_records(results: list[ClaimResult], run_environment: dict, folder: Path, final_folder: Path,
+                  packages: Sequence[str] = ()) -> None:
     """Write ``<id>.json`` and ``<id>.md`` for every result into ``folder``, a staging folder
-    that the report moves to ``final_folder``."""
+    that the report moves to ``final_folder`` (``packages``: as for ``build_record``)."""
     folder.mkdir(parents=True, exist_ok=True)
     for result in results:
-        record = build_record(result, run_environment, final_folder.as_posix())
+        record = build_record(result, run_environment, final_folder.as_posix(), packages)
         (folder / record_filename(result.claim.id)).write_text(
             json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (folder / record_filename(result.claim.id, ".md")).write_text(render_record_markdown(record), encoding="utf-8")

@@ -24,7 +24,7 @@ def test_lemma21_counterexample_has_a_kernel_but_no_representation():
     assert not np.any(coefficients[0, 1, 0] != 0) and target[0, 1] != 0
     with pytest.raises(cm.ConstructionFailed, match="pivot denominator"):
         cm.solve_two_layer(two.expand(target), coefficients)
-    assert two.lemma21_statement(corrected=False) is not None
+    assert two.lemma21_property(two.eliminated_row, two.kernel_nonzero)(two.LEMMA21_COUNTEREXAMPLE) is not None
 
 
 def test_residual_solution_reproduces_the_target():
@@ -72,14 +72,14 @@ def replayed_sources(c: int, seed: int):
     """The W1ᵀ, W2 and target that paper_family_matrix draws, as Python ints."""
     rng = np.random.default_rng(seed)
     n = 9 * c * c
-    first = exact.random_points(rng, (c, n - c + 1)).astype(object)
+    first = exact.random_points(rng, (c, n - c + 1)).astype(object)  # at c1 = 9c² − c + 1
     second = exact.random_points(rng, (9 * c, n - c + 1)).astype(object)
     return first, second, exact.random_points(rng, (c, 9, c)) + 1
 
 
 def test_paper_family_matrix_is_the_composite_and_the_target_blocks():
     c = 2
-    matrix = two.paper_family_matrix(np.random.default_rng(5), c)
+    matrix = two.paper_family_matrix(np.random.default_rng(5), c, 9 * c * c - c + 1)
     first, second, target = replayed_sources(c, 5)
     c1 = 9 * c * c - c + 1
     w2 = second.reshape(c, 9, c1).transpose(0, 2, 1).reshape(c, c1, 3, 3)
@@ -92,7 +92,7 @@ def test_paper_family_matrix_is_the_composite_and_the_target_blocks():
 
 def test_paper_family_residue_on_the_torch_path_matches_the_pivoted_lu():
     """torch on the CPU runs the code path that CUDA runs (modular_lu.torch_det)."""
-    matrix = two.paper_family_matrix(np.random.default_rng(0), 8)  # 576 rows: the modular LU engine
+    matrix = two.paper_family_matrix(np.random.default_rng(0), 8, 9 * 64 - 7)  # 576 rows: the modular LU engine
     on_torch, on_numpy = two.nonzero_residue(matrix, "cpu"), two.nonzero_residue(matrix, None)
     assert on_torch == on_numpy and on_torch is not None
     assert int(exact.nmod_matrix(matrix, on_torch.prime).det()) == on_torch.residue
@@ -133,7 +133,7 @@ def test_large_profile_certifies_the_largest_family_member_on_this_machine():
 def test_lemma21_enumeration_counts_and_its_minimal_counterexample():
     instances = list(two.lemma21_instances(5))
     assert len(instances) == 3**3 + 3 * 3**5  # (1, 1, 1) and the three widths with one 2
-    printed = two.lemma21_property(corrected=False)
+    printed = two.lemma21_property(two.eliminated_row, two.kernel_nonzero)
     first = next(example for example in instances if printed(example) is not None)
     assert first[0] == (1, 1, 1) and not first[2].any() and first[3].all()  # W2 = 0, nonzero target
 
@@ -150,24 +150,48 @@ def failing_construction(*args, **kwargs):
     raise cm.ConstructionFailed("forced failure")
 
 
-@pytest.mark.parametrize("width, offset, expected", [
-    ("min", 0, Verdict.INCONCLUSIVE),  # representable configurations: a failed draw proves nothing
-    ("min", -1, Verdict.REFUTED),  # one short: [B] is 1×1 and nonzero, full column rank
-    ("max", -1, Verdict.REFUTED),  # one short: c1 = 0 < 1 row
+@pytest.mark.parametrize("kind, width, expected", [
+    ("pivot", two.paper_width, Verdict.INCONCLUSIVE),  # representable configurations: a failed draw proves nothing
+    ("pivot", two.one_short_width, Verdict.REFUTED),  # one short: [B] is 1×1 and nonzero, full column rank
+    ("full", two.maximum_width_one_short, Verdict.REFUTED),  # one short: c1 = 0 < 1 row
 ])
-def test_a_failed_construction_refutes_only_with_a_proof(monkeypatch, width, offset, expected):
-    monkeypatch.setattr(cm, "solve_two_layer", failing_construction)
-    outcome = two.representation_check("representation", width, offset).run(Context("quick", 0, "cpu"))
+def test_a_failed_construction_refutes_only_with_a_proof(kind, width, expected):
+    outcome = two.representation_check("representation", kind, width, failing_construction).run(
+        Context("quick", 0, "cpu"))
     assert outcome.verdict is expected
     if expected is Verdict.REFUTED:
-        assert outcome.counterexample["reason"] == two.IMPOSSIBILITY["pivot" if width == "min" else "full"]
+        assert outcome.counterexample["reason"] == two.IMPOSSIBILITY[kind]
     else:
         assert "undecided" in outcome.summary
 
 
-def test_a_failed_float_construction_is_undecided_not_a_counterexample(monkeypatch):
-    monkeypatch.setattr(cm, "solve_two_layer", failing_construction)
-    check = two.float_check("float", "min")
+def test_the_width_requirement_is_checked_to_be_the_least():
+    """A width one channel too generous still represents, but the check proves c1 − 1 representable."""
+    outcome = two.representation_check("representation", "pivot", lambda *shape: two.paper_width(*shape) + 1,
+                                       two.pivot_construction, least=True).run(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and "not the least width" in outcome.summary
+
+
+def test_the_construction_without_the_pivot_ratio_misses_the_target():
+    first, second, target = (fraction_array(a) for a in ([[1, 2], [3, 1], [1, 1]], [[1, 2, 1]], [[3, 1]]))
+    coefficients = cm.composite_coefficients(two.expand(second), two.expand(first))
+    for row, reproduces in ((two.eliminated_row, True), (two.unrescaled_row, False)):
+        gamma1, gamma2 = two.kernel_construction(two.expand(target), coefficients, row)
+        realized = two.realized(two.expand(first), two.expand(second), gamma1, gamma2)
+        assert bool(np.all(realized == two.expand(target))) is reproduces
+
+
+def test_search_draws_lie_past_the_sweep_within_twice_its_bound():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        (c0, c2, k1, k2, kt), _ = two.draw_beyond((2, 3, 2))(rng)
+        assert max(c0, c2) > 2 or any(k > (3 if len(k1) == 1 else 2) for k in k1 + k2)
+        assert max(c0, c2) <= 4 and all(k <= (6 if len(k1) == 1 else 4) for k in k1 + k2)
+        assert all(t <= a + b - 1 for a, b, t in zip(k1, k2, kt, strict=True))
+
+
+def test_a_failed_float_construction_is_undecided_not_a_counterexample():
+    check = two.float_check("float", two.paper_width, failing_construction)
     outcome = check.run(Context("quick", 0, "cpu"))
     assert check.corroborating and outcome.verdict is Verdict.SUPPORTED
     assert outcome.evidence["coverage"]["construction failed (float, undecided)"] == outcome.evidence["examples"]

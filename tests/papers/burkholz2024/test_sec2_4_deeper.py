@@ -25,7 +25,7 @@ def test_forward_is_the_layer_product():
 def test_cases_sit_at_the_least_corrected_width_with_even_delta_k():
     for case in deep.FC_CASES + deep.CONV_CASES + deep.LARGE_CASES:
         c0, c_last, hidden, kernels, kt = case
-        lower = deep.corrected_lower(c0, c_last, kernels)
+        lower = deep.per_layer_lower(c0, c_last, kernels)
         assert all(c >= m for c, m in zip(hidden, lower, strict=True)) and c_last >= c0
         assert [sum(hidden) + c_last] == deep.minimal_totals(deep.equations(case) + len(kernels), lower, c_last)
         assert all((d - k) >= 0 and (d - k) % 2 == 0 for d, k in zip(deep.composite_size(kernels), kt, strict=True))
@@ -101,8 +101,36 @@ def test_modular_jacobian_is_the_exact_one_reduced():
     assert np.all(np.vectorize(lambda q: int(q) % deep.PRIME)(exact) == modular)
 
 
-def test_corrected_widths_reduce_to_the_printed_ones_for_fully_connected_layers():
-    assert deep.corrected_lower(2, 3, deep.FC * 3) == deep.printed_lower(2, 3, deep.FC * 3)
+def test_per_layer_widths():
+    # the convolutional-only reading reduces to the printed widths for fully connected layers; both sides ask c_L
+    assert deep.convolutional_only_lower(2, 3, deep.FC * 3) == deep.printed_lower(2, 3, deep.FC * 3) == [2, 2]
+    assert deep.per_layer_lower(2, 3, deep.FC * 3) == [3, 3]
     # 1-D kernels (1, 1, 2): the layer before the 2-tap filter needs c_L·2 channels
-    assert deep.corrected_lower(1, 1, ((1,), (1,), (2,))) == [2, 2]
+    assert deep.per_layer_lower(1, 1, ((1,), (1,), (2,))) == deep.convolutional_only_lower(1, 1, ((1,), (1,), (2,)))
+    assert deep.per_layer_lower(1, 1, ((1,), (1,), (2,))) == [2, 2]
+
+
+def test_fully_connected_counterexample_of_the_convolutional_only_reading():
+    # c0 = 2, c_L = 4, widths (5, 2, 4): rank ≤ 2·2 + 4 − 1 = 7 < 8, and a random point reaches 7
+    hidden = deep.searched_profile(deep.FC_COUNTEREXAMPLE, deep.convolutional_only_lower, deep.minimal_totals,
+                                   deep.printed_count)
+    assert hidden == (5, 2) and deep.rank_bound((2, 5, 2, 4), deep.FC * 3) == 7
+    rng = np.random.default_rng(9)
+    weights = [rng.integers(0, deep.PRIME, shape) for shape in ((5, 2), (2, 5), (4, 2))]
+    gammas = [rng.integers(1, deep.PRIME, n) for n in (5, 2, 4)]
+    assert nmod_matrix(deep.jacobian(weights, gammas, deep.PRIME), deep.PRIME).rank() == 7
+    # both sides: c_l ≥ c_L = 4, so the least profile is (4, 4) and the Jacobian has full row rank 8
+    assert deep.searched_profile(deep.FC_COUNTEREXAMPLE, deep.per_layer_lower, deep.minimal_totals,
+                                 deep.printed_count) == (4, 4)
+    assert deep.decide((2, 4, (4, 4), deep.FC * 3), rng)["decision"] == "full"
+
+
+def test_search_draws_lie_past_the_sweep_within_twice_its_bound():
+    bound = deep.SweepBound(4, 2, 3, 12)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        c0, c_last, kernels, shares, _ = deep.draw_beyond(bound)(rng)
+        assert not deep.inside(bound, c0, c_last, kernels) and len(shares) == len(kernels) - 1
+        assert len(kernels) <= 8 and c0 <= 4 and c0 <= c_last <= 6
+        assert c_last * c0 * deep.composite_dim(kernels) <= 24
 

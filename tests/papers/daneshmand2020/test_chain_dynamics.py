@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,9 +41,9 @@ def test_sphere_points_are_exact():
 
 def test_lemma21_linear_step_returns_the_same_matrix():
     start = _start("linear 1·x", [Fraction(7, 5), Fraction(1, 5)], [[Fraction(433, 250), -1], [1, Fraction(-433, 250)]])
-    assert md.lemma21_printed(start, md.PAPER_GAMMA) is None
-    assert md.lemma21_corrected(start, md.PAPER_GAMMA) is None
-    assert md.lemma21_corrected(start, Fraction(8)) is not None  # γ = 8/(Bd): a sign flips
+    assert md.lemma21_printed(start, md.paper_step_size) is None
+    assert md.lemma21_corrected(start, md.paper_step_size) is None
+    assert md.lemma21_corrected(start, md.misread_step_size) is not None  # γ = 8/(Bd): a sign flips
 
 
 # --- Prop. 8 -----------------------------------------------------------------------------
@@ -90,9 +91,9 @@ def test_lemma21_minimal_counterexample_by_hand():
     """H = [[7/5, 1/5], [7/5, 1/5]] ∈ 𝓗, F = hardtanh: F(v) = (1, 1/5) is not ∥ v, so one step
     with W = [[1, 0], [0, 0]] gives a rank-two H_γ (det = −2γ/25)."""
     start = _start("hardtanh", [Fraction(7, 5), Fraction(1, 5)], [[1, 0], [0, 0]])
-    _, h_gamma = md.one_step_exact(start, md.PAPER_GAMMA)
-    assert h_gamma.det() == -2 * (exact.to_fmpq(md.PAPER_GAMMA) / 2) / 25
-    assert md.lemma21_printed(start, md.PAPER_GAMMA).startswith("rank(H_k+1) = 2")
+    _, h_gamma = md.one_step_exact(start, md.paper_step_size)
+    assert h_gamma.det() == -2 * exact.to_fmpq(md.paper_step_size(Fraction(1), 2)) / 25
+    assert md.lemma21_printed(start, md.paper_step_size).startswith("rank(H_k+1) = 2")
 
 
 def test_corner_witness_is_within_the_bound_and_beats_smaller_ones():
@@ -104,13 +105,30 @@ def test_corner_witness_is_within_the_bound_and_beats_smaller_ones():
         assert md.DeltaBound(linear_sq=8).exceeded_by(delta, *args)
 
 
-def test_pinned_rank_one_starts_refute_what_they_are_pinned_for():
-    paper, loose = Fraction(1, 8), Fraction(8)
-    assert md.lemma21_printed(md.RANK_GROWING_START, paper).startswith("rank(H_k+1) = 2")
-    assert md.lemma21_corrected(md.ROW_FLIPPING_START, paper) is None
-    assert md.lemma21_corrected(md.ROW_FLIPPING_START, loose) is not None
-    assert md.parallel_under(md.ROW_FLIPPING_START.activation, md.ROW_FLIPPING_START.direction)
-    assert not md.parallel_under(md.RANK_GROWING_START.activation, md.RANK_GROWING_START.direction)
+@pytest.mark.parametrize("rank_growing, row_flipping", [(md.RANK_GROWING_START, md.ROW_FLIPPING_START),
+                                                        (md.RANK_GROWING_BEYOND, md.ROW_FLIPPING_BEYOND)])
+def test_pinned_rank_one_starts_refute_what_they_are_pinned_for(rank_growing, row_flipping):
+    paper, loose = md.paper_step_size, md.misread_step_size
+    assert md.lemma21_printed(rank_growing, paper).startswith("rank(H_k+1) = 2")
+    assert md.lemma21_corrected(row_flipping, paper) is None
+    assert md.lemma21_corrected(row_flipping, loose) is not None
+    assert md.parallel_under(row_flipping.activation, row_flipping.direction)
+    assert not md.parallel_under(rank_growing.activation, rank_growing.direction)
+
+
+def test_pinned_starts_past_the_sweep_are_past_it():
+    for start in (md.RANK_GROWING_BEYOND, md.ROW_FLIPPING_BEYOND):
+        assert max(len(start.signs), len(start.direction)) >= md.RANK_ONE_BEYOND[0]
+
+
+def test_drawn_rank_one_starts_are_past_the_sweep_and_respect_the_premise():
+    draw = md.draw_rank_one_start(premise_only=True)
+    rng = np.random.default_rng(0)
+    for start in (draw(rng) for _ in range(50)):
+        d, n = len(start.signs), len(start.direction)
+        assert max(d, n) >= md.RANK_ONE_BEYOND[0] and max(d, n) <= md.RANK_ONE_BEYOND[1]
+        assert sum(x * x for x in start.direction) == n
+        assert md.parallel_under(start.activation, start.direction)
 
 
 # --- exhaustive sweeps -----------------------------------------------------------------
@@ -137,10 +155,10 @@ def test_sign_flip_reduction_of_the_sweep():
             for pattern in ([1, -1, 1, 1, -1, 1, 1, 1, -1][: d * d], [1] * (d * d)):
                 w = corner * exact.fmpq_matrix(np.reshape(pattern, (d, d)))
                 direction = tuple(md.sphere_point([1, 2]))
-                for gamma_scale in (md.PAPER_GAMMA, Fraction(8)):
+                for step_size in (md.paper_step_size, md.misread_step_size):
                     for predicate in (md.lemma21_printed, md.lemma21_corrected):
-                        flipped = predicate(md.RankOneStart(activation, tuple(signs), direction, w), gamma_scale)
-                        reduced = predicate(md.RankOneStart(activation, (1,) * d, direction, s * w * s), gamma_scale)
+                        flipped = predicate(md.RankOneStart(activation, tuple(signs), direction, w), step_size)
+                        reduced = predicate(md.RankOneStart(activation, (1,) * d, direction, s * w * s), step_size)
                         assert (flipped is None) == (reduced is None)
 
 
@@ -149,6 +167,14 @@ def test_sign_pattern_heads_cover_every_nonzero_pattern():
     assert len(heads) == 2 * sum((3**a - 1) * (3**b - 1) for a in (1, 2) for b in (1, 2))
     first_failure = next(h for h in heads if md.prop8_features_statement(md.printed_alignment)(h) is not None)
     assert first_failure.preactivation().tolist() == [[1, -1], [-1, 1]] and first_failure.activation == "relu"
+
+
+def test_drawn_sign_patterns_are_past_the_sweep():
+    (swept_rows, swept_cols), (rows, cols) = md.PROP8_BEYOND
+    rng = np.random.default_rng(0)
+    for head in (md.draw_sign_pattern_head(rng) for _ in range(100)):
+        d_h, n = len(head.u), len(head.w)
+        assert (d_h > swept_rows or n > swept_cols) and d_h <= rows and n <= cols and any(head.u) and any(head.w)
 
 
 def test_numpy_and_torch_relu_agree():

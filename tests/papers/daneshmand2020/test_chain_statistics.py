@@ -150,11 +150,11 @@ def test_vanilla_chain_collapses_below_the_refutation_margin_with_full_exact_ran
 
 def test_lemma6_symbolic_step_needs_odd_f_and_symmetric_weights():
     ctx = Context("quick", 0, "cpu")
-    certified = mc.sign_flip_equivariance("odd", "uniform").run(ctx)
+    certified = mc.sign_flip_equivariance("uniform", mc.ODD_ACTIVATIONS).run(ctx)
     assert certified.verdict is Verdict.CERTIFIED
     assert certified.scope == "(d, N) ∈ {(2, 1), (2, 2)}"  # concrete sizes: a bounded scope, never "all"
-    assert mc.sign_flip_equivariance("none", "uniform").run(ctx).verdict is Verdict.REFUTED
-    assert mc.sign_flip_equivariance("odd", "asymmetric").run(ctx).verdict is Verdict.REFUTED
+    assert mc.sign_flip_equivariance("uniform", mc.PARITY_FREE_ACTIVATIONS).run(ctx).verdict is Verdict.REFUTED
+    assert mc.sign_flip_equivariance("asymmetric", mc.ODD_ACTIVATIONS).run(ctx).verdict is Verdict.REFUTED
 
 
 def test_two_column_start_stays_exactly_rank_two_along_a_tanh_chain():
@@ -188,7 +188,7 @@ def test_clustered_start_is_asymmetric():
 
 @pytest.mark.parametrize("claim_id", ["daneshmand2020.thm5", "daneshmand2020.lemma6"])
 def test_evidence_is_a_function_of_the_seed(claim_id):
-    claim = claims()[claim_id]
+    claim = claims("theorems.papers.daneshmand2020")[claim_id]
     first, second = (run_claim(claim, Context("quick", 7, "cpu")).to_json() for _ in range(2))
     assert first["evidence"] == second["evidence"]
 

@@ -156,9 +156,9 @@ def test_circulant_family_has_equal_row_norms():
 
 def test_regularity_constant_is_one_exactly_for_equal_spectra():
     atom = ma.flat_eigenbasis_gram([Fraction(2), Fraction(2), Fraction(0), Fraction(0)], 5)
-    assert ma.regularity_constant([atom], [1]) == 1
+    assert ma.regularity_constant(*ma.mixture_means([atom], [1])) == 1
     other = ma.flat_eigenbasis_gram([Fraction(3), Fraction(1), Fraction(0), Fraction(0)], 5)
-    assert ma.regularity_constant([atom, other], [1, 1]) < 1
+    assert ma.regularity_constant(*ma.mixture_means([atom, other], [1, 1])) < 1
 
 
 # --- Lemma 20 ---------------------------------------------------------------------------
@@ -214,9 +214,16 @@ def test_canonical_graph_identifies_relabelled_multigraphs():
 
 def test_index_delta_f_names_the_four_graphs():
     d = sympy.Symbol("d")
-    delta = ma.index_delta_f(ma.DELTA_F, d)
+    delta, nonlinear = ma.index_delta_f(ma.delta_f, d)
     assert {ma.GRAPH_NAMES[g]: v for g, v in delta.items()} == {
         "d^k": 2 * d**2, "‖M‖_F²": -2, "Tr(M³)": -8, "Tr(diag(M²)²)": 8}
+    assert nonlinear == 0
+
+
+def test_index_delta_f_keeps_what_is_not_linear_in_the_invariants():
+    d = sympy.Symbol("d")
+    _, nonlinear = ma.index_delta_f(lambda d, frobenius_sq, trace_cube, diag_square: frobenius_sq**2 + d, d)
+    assert nonlinear == sympy.Symbol("F") ** 2
 
 
 def test_expected_contraction_rejects_fourth_moments():
@@ -258,7 +265,32 @@ def test_spectra_on_grid_are_the_partitions_of_d():
 
 def test_soft_rank_readings_differ_at_a_tie():
     """λ = (3/2, 1/2), τ = 1/2: ≥ counts 2, > counts 1; the bound (1/4)·(8/5) holds for both."""
-    decide = ma.soft_rank_spectral(lambda tau: (1 - tau) ** 2, "(1−τ)² r")
+    decide = ma.soft_rank_spectral(ma.soft_rank_bound)
     assert decide(((Fraction(3, 2), Fraction(1, 2)), Fraction(8, 5), Fraction(1, 2))) is None
-    dropped = ma.soft_rank_spectral(lambda tau: Fraction(1), "r")
+    dropped = ma.soft_rank_spectral(ma.unweighted_soft_rank_bound)
     assert "> τ" in dropped(((Fraction(3, 2), Fraction(1, 2)), Fraction(8, 5), Fraction(1, 2)))
+
+
+def test_draws_past_the_sweeps_are_past_them():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        pattern = ma.draw_pattern_beyond(rng)
+        assert ma.PATTERNS_BEYOND[0] <= max(pattern.rows, pattern.cols) <= ma.PATTERNS_BEYOND[1]
+        assert sum(pattern.multiplicities) <= min(pattern.rows, pattern.cols)
+        spectrum, ratio, tau = ma.draw_spectrum_beyond(rng)
+        assert ma.SPECTRA_BEYOND[0] <= len(spectrum) <= ma.SPECTRA_BEYOND[1] and sum(spectrum) == len(spectrum)
+        assert list(spectrum) == sorted(spectrum, reverse=True) and 0 <= tau <= 1
+        assert ratio == Fraction(len(spectrum) ** 2) / sum(x * x for x in spectrum)
+
+
+def test_pinned_configurations_past_the_sweeps_refute_the_broken_objects():
+    pattern = ("pattern", ma.RANK_RATIO_PINNED[0][1])
+    assert ma.RankRatioStatement(ma.effective_rank, ">").prop(pattern) is not None
+    beyond = ("pattern", ma.SingularValuePattern(7, 8, (7,)).matrix())
+    assert ma.RankRatioStatement(ma.effective_rank, equality_case=True).prop(beyond) is None
+    for broken in (ma.trace_unsquared_rank, ma.inverted_rank):
+        assert ma.RankRatioStatement(broken, equality_case=True).prop(beyond) is not None
+    spectral = ma.spectral_configuration((Fraction(7),) + (Fraction(1, 4),) * 8, Fraction(1, 4))
+    assert ma.soft_rank_spectral(ma.soft_rank_bound)(spectral) is None
+    for broken in (ma.unweighted_soft_rank_bound, ma.misplaced_square_soft_rank_bound):
+        assert ma.soft_rank_spectral(broken)(spectral) is not None

@@ -1,5 +1,7 @@
 """Unit tests of the giannou2023 App. A.4–C helpers."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -10,8 +12,9 @@ from theorems.papers.giannou2023 import app_a4_c_invertibility as kr
 
 @pytest.mark.parametrize("n, m", [(1, 1), (2, 3), (3, 2)])
 def test_lemma6_witness_is_the_identity(n, m):
-    a, b = kr.lemma6_witness(n, m, "as printed")
+    a, b = kr.witness_matrices(kr.block_witness, n, m)
     assert np.array_equal(kr.khatri_rao(a, b).astype(int), np.eye(n * m, dtype=int))
+    assert np.array_equal(kr.khatri_rao_matrix(kr.khatri_rao_entries, a, b), np.eye(n * m, dtype=int))
 
 
 @pytest.mark.parametrize("kind", kr.D_KINDS)
@@ -35,14 +38,15 @@ def test_witness_row_permutations_move_every_row_to_every_support_index(n, m):
 
 def test_unpermuted_witness_fails_exactly_where_the_single_reduction_reading_said():
     # Row 1 with support index 2 at n = 1, m = 2: B = D, so w* = e_2 is orthogonal to row 1 of B⁻¹.
-    outcome = kr.proof_witness_determinants("none")(Context("quick", 0, "cpu"))
+    unpermuted = functools.partial(kr.witness_row_permutations, permute="none")
+    outcome = kr.proof_witness_determinants(unpermuted)(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED
     assert (outcome.counterexample["n"], outcome.counterexample["m"]) == (1, 2)
     assert (outcome.counterexample["row"], outcome.counterexample["support_index"]) == (1, 2)
 
 
 def test_symbolic_cramer_detects_an_adapted_target():
-    outcome = kr.symbolic_cramer(kr.symbolic_diagonal, adapt_target=True)(Context("quick", 0, "cpu"))
+    outcome = kr.symbolic_cramer(kr.nonzero_diagonal, kr.target_chosen_after_b)(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["row"] == 2
 
 
@@ -89,9 +93,24 @@ def test_large_profile_sizes_grow():
     assert kr.remark5_sizes(Context("large", 0, "cpu"))[-1] == (16, 16)
 
 
-@pytest.mark.parametrize("variant, vanishes", [("as printed", True), ("B = A", False), ("blocks of width n", False)])
-def test_lemma6_witness_index_identity(variant, vanishes):
-    assert (kr.witness_general_difference(variant)()[0] == 0) is vanishes
+@pytest.mark.parametrize("rule, witness, vanishes", [
+    (kr.khatri_rao_entries, kr.block_witness, True),
+    (kr.khatri_rao_entries, kr.witness_blocks_n_wide, False),
+    (kr.kronecker_sum_entries, kr.block_witness, False),
+])
+def test_lemma6_witness_index_identity(rule, witness, vanishes):
+    assert (kr.witness_general_difference(rule, witness)()[0] == 0) is vanishes
+
+
+@pytest.mark.parametrize("form", list(kr.REMARK5_FORMS))
+def test_remark5_reduction_vanishes_only_for_the_random_model(form):
+    assert kr.reduction_difference(form, kr.four_factors)()[0] == 0
+    assert kr.reduction_difference(form, kr.four_factors_zero_column_in_d)()[0] != 0
+
+
+def test_lemma8_symbolic_sizes_are_every_size_up_to_four():
+    assert sorted(kr.LEMMA8_SYMBOLIC_SIZES) == sorted((n, m) for n in range(1, 5) for m in range(1, 5)
+                                                      if 2 <= n * m <= 4)
 
 
 def test_reduction_sizes_are_every_size_up_to_six():

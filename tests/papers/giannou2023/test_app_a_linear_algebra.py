@@ -4,6 +4,7 @@ import numpy as np
 import sympy
 from hypothesis import given
 
+from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023 import app_a_linear_algebra as la
 
 
@@ -29,11 +30,25 @@ def test_intersection_dimension_on_a_hand_example():
     assert la.null_col_intersection(a, np.array([[1], [0], [0]])) == 0
 
 
-def test_khatri_rao_is_column_wise_kronecker_with_row_major_rows():
-    a, b = np.arange(6).reshape(2, 3), np.arange(6, 12).reshape(2, 3)
-    product = la.khatri_rao(a, b)
+def test_khatri_rao_rule_is_scipys_column_wise_kronecker():
+    a, b = np.arange(6).reshape(2, 3), np.arange(6, 15).reshape(3, 3)
+    product = la.khatri_rao_matrix(la.khatri_rao_entries, a, b)
+    assert np.array_equal(product, khatri_rao(a, b))
     for k in range(3):
         assert np.array_equal(product[:, k], np.kron(a[:, k], b[:, k]))
+
+
+def test_kron_rule_is_numpys_kron_and_the_broken_rules_differ():
+    a, b = np.arange(6).reshape(2, 3), np.arange(6, 10).reshape(2, 2)
+    assert np.array_equal(la.kron_matrix(la.kron_entries, a, b), np.kron(a, b))
+    assert np.array_equal(la.kron_matrix(la.swapped_kron_entries, a, b), np.kron(b, a))
+    assert not np.array_equal(la.khatri_rao_matrix(la.kronecker_sum_entries, a[:, :2], b), khatri_rao(a[:, :2], b))
+
+
+def test_vec_rules_are_row_and_column_major():
+    w = np.arange(6).reshape(2, 3)
+    assert np.array_equal(la.vec_of(la.row_major_position, w).ravel(), w.ravel())
+    assert np.array_equal(la.vec_of(la.column_major_position, w).ravel(), w.T.ravel())
 
 
 def test_exact_matmul_does_not_overflow():
@@ -41,19 +56,24 @@ def test_exact_matmul_does_not_overflow():
     assert la.exact_matmul(big, big)[0, 0] == 2**80
 
 
+def pair_holds(condition, pair):
+    return la.holds(condition, *pair)
+
+
 def test_corrected_condition_uses_the_transposed_test_when_l_exceeds_n():
     a = np.array([[1, 0, 0]])
     b = np.array([[1, 0], [0, 1], [0, 0]])  # AB = [1, 0] has full rank 1; null(A) ∩ col(B) ∋ e2
     assert la.product_is_full_rank(a, b)
-    assert not la.trivial_intersection(a, b)
-    assert la.corrected_condition(a, b)
+    assert not pair_holds(la.trivial_intersection, (a, b))
+    assert pair_holds(la.corrected_condition, (a, b))
+
 
 def test_fact1_pinned_pairs_separate_the_printed_and_the_corrected_remark():
     a, b = la.WIDE_PAIR
     assert la.product_is_full_rank(a, b) and la.null_col_intersection(a, b) == 1
-    assert la.remark4_necessity(la.trivial_intersection)(la.WIDE_PAIR) is not None
-    assert la.remark4_necessity(la.corrected_condition)(la.WIDE_PAIR) is None
-    assert la.fact1_sufficiency(min)(la.TRIVIAL_PAIR) is None
+    assert la.fact1_statement(la.min_rank, la.trivial_intersection)(la.WIDE_PAIR) is not None
+    assert la.fact1_statement(la.min_rank, la.corrected_condition)(la.WIDE_PAIR) is None
+    assert la.fact1_statement(la.min_rank, la.trivial_intersection)(la.TRIVIAL_PAIR) is None
 
 
 def test_large_profile_widens_the_lemma4_identity():
@@ -66,10 +86,22 @@ def test_fact1_sweep_finds_the_minimal_counterexample_first():
     from theorems.engine.context import Context
     from theorems.engine.verdicts import Verdict
 
-    outcome = la.fact1_sweep(la.remark4_necessity(la.trivial_intersection), la.fact1_sweep_top)(Context("ci", 0, "cpu"))
+    statement = la.fact1_statement(la.min_rank, la.trivial_intersection)
+    outcome = la.fact1_sweep(statement, la.fact1_sweep_top)(Context("ci", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED
     cx = outcome.counterexample
     assert (cx["n"], cx["m"], cx["l"], cx["intersection_dimension"]) == (1, 3, 2, 1)
+
+
+def test_fact1_reduction_certifies_the_corrected_reading_and_refutes_the_printed_one():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import ALL_SIZES, Verdict
+
+    corrected = la.fact1_reduced(la.min_rank, la.corrected_condition, la.fact1_sweep_top)(Context("quick", 0, "cpu"))
+    assert corrected.verdict is Verdict.CERTIFIED and corrected.scope == ALL_SIZES
+    printed = la.fact1_reduced(la.min_rank, la.trivial_intersection, la.fact1_sweep_top)(Context("quick", 0, "cpu"))
+    assert printed.verdict is Verdict.REFUTED
+    assert (printed.counterexample["n"], printed.counterexample["m"], printed.counterexample["l"]) == (1, 3, 2)
 
 
 def test_canonical_pairs_break_necessity_exactly_when_l_exceeds_n():
@@ -77,11 +109,26 @@ def test_canonical_pairs_break_necessity_exactly_when_l_exceeds_n():
         for n in range(1, m):
             for l in range(1, m):
                 broken = [k for k, a, b in la.canonical_pairs(n, m, l)
-                          if la.product_is_full_rank(a, b) and not la.trivial_intersection(a, b)]
+                          if la.product_is_full_rank(a, b) and not pair_holds(la.trivial_intersection, (a, b))]
                 assert bool(broken) == (l > n)
 
 
+def test_random_pairs_past_the_sweep_are_full_rank_and_past_the_bound():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a, b = la.random_full_rank_pair(rng, 6)
+        assert 6 < a.shape[1] <= 12 and la.rank_nullity_failure(a, b) is None
+        assert la.exact.rank_exact(a) == a.shape[0] and la.exact.rank_exact(b) == b.shape[1]
+
+
 def test_thm6_symbolic_sizes_identities_vanish_and_their_near_misses_do_not():
-    assert la.kr_kron_difference(False)()[0] == 0 and la.kr_kron_difference(True)()[0] != 0
-    assert la.kr_hadamard_difference(lambda b, d: b * d)()[0] == 0
-    assert la.kr_hadamard_difference(lambda b, d: b * d, crossed=True)()[0] != 0
+    assert la.kr_kron_difference(la.khatri_rao_entries, la.kron_entries)()[0] == 0
+    assert la.kr_kron_difference(la.khatri_rao_entries, la.swapped_kron_entries)()[0] != 0
+    assert la.kr_kron_difference(la.kronecker_sum_entries, la.kron_entries)()[0] != 0
+    assert la.kr_hadamard_difference(la.khatri_rao_entries)()[0] == 0
+    assert la.kr_hadamard_difference(la.kronecker_sum_entries)()[0] != 0
+
+
+def test_lemma4_symbolic_sizes_identity_evaluates_the_rules():
+    assert la.lemma4_general_difference(la.row_major_position, la.khatri_rao_entries)()[0] == 0
+    assert la.lemma4_general_difference(la.column_major_position, la.khatri_rao_entries)()[0] != 0

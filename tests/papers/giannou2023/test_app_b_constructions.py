@@ -34,7 +34,8 @@ def test_thm9_counterexample_lies_inside_the_printed_hypotheses():
 
 
 def test_thm9_as_printed_is_refuted_by_a_proof_inside_the_hypotheses():
-    check = ab.thm9_checks(reorder=False)[0]
+    check = ab.exact_check("exact", "deep", ab.thm9_instances(False), gamma_nonzero=True, bound=ab.thm9_bound,
+                           static_proof=ab.printed_order_proof)
     outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9", check.name))
     assert outcome.verdict is Verdict.REFUTED and "first column 1/d" in outcome.summary
     assert "Γ_K = 0 is forced" in outcome.counterexample["reason"]
@@ -64,7 +65,7 @@ def test_a_failed_construction_without_proof_is_inconclusive_not_refuted():
 
 
 def test_a_float_construction_failure_is_not_a_counterexample():
-    check = ab.thm9_checks(reorder=False)[1]
+    check = ab.deep_float_check(cm.DEFAULT, reorder=False)
     outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9", check.name))
     assert check.corroborating and outcome.verdict is Verdict.SUPPORTED
     assert outcome.evidence["coverage"]["construction failed (float, undecided)"] >= 1
@@ -106,3 +107,29 @@ def test_evaluation_points_include_sphere_and_switching_points():
     x = ab.evaluation_points(layers, np.random.default_rng(0), 8)
     norms = np.linalg.norm(x, axis=1)
     assert np.all(norms <= 1 + 1e-12) and np.isclose(norms[8:16], 1).all() and len(x) > 16
+
+
+def test_column_block_targets_have_exactly_the_stated_nonzero_blocks():
+    kind = ab.ColumnBlocks(2, (1,), in_hypothesis=True)
+    (layer,) = ab.exact_layers((5, 5), kind, seed=3)
+    nonzero_columns = [j for j in range(5) if any(layer.weight[:, j] != 0)]
+    assert nonzero_columns == [2, 3] and all(layer.weight[:, 2:4].ravel() != 0)
+    assert not any(layer.bias != 0) and np.abs(layer.weight).sum() == 1  # in-hypothesis: ‖W*‖₂ ≤ Σ|w*| = 1
+    assert ab.block_patterns(3, 1)[0] == (0, 1, 2) and len(ab.block_patterns(3, 1)) == 8
+
+
+def test_pattern_targets_certify_almost_every_pair_and_fixed_targets_only_support():
+    context = Context("quick", 0, "cpu", "giannou2023.thm9.corrected", "exact")
+    pattern = ab.exact_check("exact", "deep", ab.thm9_patterns, gamma_nonzero=True, bound=ab.thm9_bound).run(context)
+    fixed = ab.exact_check("exact", "deep", ab.thm9_instances(True), gamma_nonzero=True, bound=ab.thm9_bound,
+                           certifies=False).run(context)
+    assert pattern.verdict is Verdict.CERTIFIED and pattern.relies_on == (ab.ALMOST_EVERYWHERE,)
+    assert fixed.verdict is Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize("recipe", [ab.ONE_SHORT, ab.NO_SHIFT])
+def test_search_past_the_sweep_refutes_broken_constructions_at_its_first_pinned_configuration(recipe):
+    check = ab.beyond_sweep_check(recipe, reorder=True)
+    outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9.corrected", check.name))
+    assert outcome.verdict is Verdict.REFUTED and "pinned" in outcome.summary
+    assert outcome.counterexample["configuration"][:2] == list(ab.PINNED_BEYOND[0][:2])

@@ -276,3 +276,48 @@ def test_exact_replacement_polynomial_against_every_mask_pair_at_d_2():
     expected = sum(q ** int(w) * (1 - q) ** (16 - int(w)) for w in weights)
     replaced = bd.zero_probability_after_replacing(2, bd.PRINTED_REPLACEMENT.density(bd.P_VARIABLE, 2), 4)
     assert bd.fmpq_of(replaced, Fraction(1, 2)) == expected
+
+
+# --- past the sweeps, and the reduction of the column replacement to Lemma 10 ----------
+
+
+def test_beyond_sweep_pins_refute_each_broken_dominance():
+    (_, d, row), (_, _, grid) = bd.BEYOND_PINNED
+    assert bd.PRINTED.violation(d, row) is None and bd.PRINTED.violation(d, grid) is None
+    assert bd.REVERSED.violation(d, row) is not None
+    assert bd.Q_IS_P_SQUARED.violation(d, grid) is not None
+
+
+@pytest.mark.parametrize("kind", bd.BEYOND_KINDS)
+def test_random_graphs_are_square_boolean(kind):
+    rng = np.random.default_rng(7)
+    for d in (4, 12):
+        graph = bd.random_graph(kind, d, rng)
+        assert graph.shape == (d, d) and graph.dtype == bool
+
+
+def test_reduction_certifies_the_printed_density_only():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import ALL_SIZES, Verdict
+
+    def outcome(statement):
+        return bd.reduction_check(statement, "statement").run(Context("quick", 0, "cpu"))
+
+    printed = outcome(bd.PRINTED_REPLACEMENT)
+    assert printed.verdict is Verdict.CERTIFIED and printed.scope == ALL_SIZES and printed.relies_on
+    reversed_direction = outcome(bd.REVERSED_REPLACEMENT)
+    assert reversed_direction.verdict is Verdict.REFUTED and reversed_direction.counterexample["d"] == 1
+    assert outcome(bd.MARGINAL_REPLACEMENT).verdict is Verdict.INCONCLUSIVE
+    assert outcome(bd.Replacement(lambda p, d: p * p / (4 * d))).verdict is Verdict.CERTIFIED
+
+
+def test_conditional_step_holds_and_its_pins_refute_each_broken_replacement():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import Verdict
+
+    check = bd.conditional_step_check(bd.PRINTED_REPLACEMENT, "statement")
+    assert check.run(Context("quick", 0, "cpu")).verdict is Verdict.SUPPORTED
+    for statement, pinned in ((bd.REVERSED_REPLACEMENT, 0), (bd.MARGINAL_REPLACEMENT, 1)):
+        refuted = bd.conditional_step_check(statement, "statement").run(Context("quick", 0, "cpu"))
+        assert refuted.verdict is Verdict.REFUTED and "pinned" in refuted.summary
+        assert refuted.counterexample["configuration"]["M"] == bd.CONDITIONAL_PINNED[pinned][2].astype(int).tolist()

@@ -11,9 +11,11 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 from theorems.maths import exact
 from theorems.maths.boolean_determinant import (
     detbool,
+    detbool_recursive,
     frobenius_konig_block,
     has_unique_perfect_matching,
     perfect_matchings,
+    permanent_term_counts,
 )
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023.app_d_sparse_inverse import (
@@ -21,30 +23,40 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     B_MASK,
     B_ROWS,
     COLUMN,
+    DEF8_PINNED,
+    DEFINITION_8,
+    LEMMA9_PINNED,
+    ONE_ABOVE_SIZE_ONE,
     P_WEIGHTS,
     PAIR_KINDS,
     Q_WEIGHTS,
     ROW,
+    SHORT_ROW_RANGE,
+    _disagreement,
     _verified_detbool,
     all_masks,
+    anti_identity,
+    batch_detbool,
     decide_det_polynomial,
-    def8_disagreement,
-    detbool_ignoring_last_row,
-    detbool_of_definition,
     ignoring_last_row,
+    induction_step,
     lemma9_statement,
     mask_pair,
     matching_expansion,
     minor_row_of_row,
     no_zero_line,
     nonsingular_over_q,
+    one_above_size_one,
     pinned_large_masks,
+    reversed_pair,
     row_of_minor_row,
     row_scaled_entry,
+    signed_expansion,
     sparsified_entry,
     sparsified_product_sampler,
     square_mask,
-    symbolic_khatri_rao,
+    symbolic_product,
+    unsigned_expansion,
 )
 
 
@@ -125,27 +137,79 @@ def test_decision_falls_back_to_schwartz_zippel():
 def test_lemma9_statement_separates_detbool_from_ordinary_singularity():
     ones = mask_pair("ones", 2, np.random.default_rng(0), 1.0)
     example = ("ones", *ones, 7)
-    assert lemma9_statement(detbool_of_definition, submatrix=False)(example) is None
+    assert lemma9_statement(DEFINITION_8, submatrix=False)(example) is None
     reason = lemma9_statement(nonsingular_over_q, submatrix=False)(example)
     assert "nonzero" in reason and "prediction is 0" in reason
     assert lemma9_statement(nonsingular_over_q, submatrix=True)((*example, [0, 1], [0, 1])) is not None
-    zero = (np.zeros((1, 1), dtype=bool), np.zeros((1, 1), dtype=bool))
-    assert lemma9_statement(detbool_ignoring_last_row, submatrix=False)(("drawn", *zero, 0)) is not None
+    for pinned in LEMMA9_PINNED:  # past the sweep, at d = 3: each refutes one broken DetBool
+        assert lemma9_statement(DEFINITION_8, submatrix=False)(pinned) is None
+    assert lemma9_statement(nonsingular_over_q, submatrix=False)(LEMMA9_PINNED[0]) is not None
+    assert lemma9_statement(SHORT_ROW_RANGE, submatrix=False)(LEMMA9_PINNED[1]) is not None
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_reversed_pair_is_the_reversed_identity(d):
+    assert (khatri_rao(*reversed_pair(d)) == anti_identity(d * d)).all()
 
 
 def test_broken_detbools_are_broken():
     assert ignoring_last_row(detbool)(np.zeros((1, 1), dtype=bool)) == 1
     hall = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool)
     assert no_zero_line(hall) == 1 and detbool(hall) == 0
-    assert def8_disagreement((("no zero line", no_zero_line),), hall, 0) is not None
-    assert def8_disagreement((("detbool", detbool),), hall, 0) is None
-    assert "not in" in def8_disagreement((("two", lambda m: 2),), hall, 0)
+    assert _disagreement("no zero line", no_zero_line(hall), 0) is not None
+    assert _disagreement("detbool", detbool(hall), 0) is None
+    assert "not in" in _disagreement("two", 2, 0)
+    assert one_above_size_one(detbool)(np.zeros((2, 2), dtype=bool)) == 1
+    assert one_above_size_one(detbool)(np.zeros((1, 1), dtype=bool)) == 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_definition_8_as_data_is_the_printed_recursion(n):
+    # The recursion object, evaluated on a batch, against the literal recursion and the permanent.
+    masks = all_masks(n, n)
+    values = DEFINITION_8.evaluate(masks)
+    assert values.tolist() == [detbool_recursive(m) for m in masks]
+    assert (values == (permanent_term_counts(masks) > 0)).all()
+    assert [DEFINITION_8(m) for m in masks[:: max(1, len(masks) // 50)]] == values[:: max(1, len(masks) // 50)].tolist()
+
+
+def test_audit_mutant_is_one_for_every_n_from_two():
+    # The audit's mutant: Definition 8 at n = 1, 1 above; the induction's combine table catches it.
+    assert ONE_ABOVE_SIZE_ONE.evaluate(all_masks(1, 1)).tolist() == [0, 1]
+    for n in (2, 3):
+        assert (ONE_ABOVE_SIZE_ONE.evaluate(all_masks(n, n)) == 1).all()
+    lhs, rhs = induction_step(ONE_ABOVE_SIZE_ONE)("combine")
+    assert lhs != rhs
+    for case in ("base", "term", "combine", "classes", "relabelling"):
+        lhs, rhs = induction_step(DEFINITION_8)(case)
+        assert (sympy.Matrix(lhs) - sympy.Matrix(rhs)).applyfunc(sympy.expand).is_zero_matrix
+
+
+def test_short_row_range_misses_the_reversed_identity_and_has_n_minus_1_classes():
+    assert SHORT_ROW_RANGE(anti_identity(5)) == 0 and DEFINITION_8(anti_identity(5)) == 1
+    lhs, rhs = induction_step(SHORT_ROW_RANGE)("classes")
+    assert sympy.simplify(lhs[0] - rhs[0]) == -1
+
+
+def test_a_row_range_past_the_last_row_is_rejected():
+    past = DEFINITION_8.__class__("rows 0, …, n", lambda b: b, lambda n: n, np.multiply, np.maximum, 0)
+    with pytest.raises(ValueError, match="does not exist"):
+        past(np.ones((2, 2), dtype=bool))
+
+
+def test_def8_pinned_masks_have_verified_values():
+    assert [_verified_detbool(mask) for _, mask in DEF8_PINNED] == [0, 0, 1]
+
+
+def test_batch_detbool_agrees_with_one_at_a_time():
+    masks = all_masks(2, 2)
+    assert batch_detbool(DEFINITION_8, masks) == batch_detbool(lambda m: DEFINITION_8(m), masks)
 
 
 def test_symbolic_product_matches_scipy_at_a_point():
     rng = np.random.default_rng(3)
     a, b = mask_pair("bernoulli", 2, rng, 0.6)
-    symbolic = symbolic_khatri_rao(a, b)
+    symbolic = symbolic_product(sparsified_entry, a, b)
     p, q = rng.integers(1, 9, (2, 4)), rng.integers(1, 9, (2, 4))
     values = {sympy.Symbol(f"p_{j}_{c}"): int(p[j, c]) for j in range(2) for c in range(4)}
     values |= {sympy.Symbol(f"q_{l}_{c}"): int(q[l, c]) for l in range(2) for c in range(4)}
@@ -156,12 +220,17 @@ def test_matching_expansion_counts_monomials_and_matchings():
     rng = np.random.default_rng(4)
     a, b = mask_pair("unique_matching", 2, rng, 0.8)
     rows = cols = list(range(4))
-    (det, det_terms), (expansion, matchings) = matching_expansion(signed=True)(("u", a, b, rows, cols))
+    (det, det_terms), (expansion, matchings) = matching_expansion(sparsified_entry, signed_expansion)(
+        ("u", a, b, rows, cols))
     assert sympy.expand(det - expansion) == 0
     assert det_terms == matchings == len(perfect_matchings(khatri_rao(a, b))) == 1
     ones = mask_pair("ones", 2, rng, 1.0)
-    (det, det_terms), (unsigned, matchings) = matching_expansion(signed=False)(("ones", *ones, rows, cols))
+    (det, det_terms), (unsigned, matchings) = matching_expansion(sparsified_entry, unsigned_expansion)(
+        ("ones", *ones, rows, cols))
     assert det_terms == matchings == 24 and sympy.expand(det - unsigned) != 0
+    (det, det_terms), (_, matchings) = matching_expansion(row_scaled_entry, signed_expansion)(
+        ("ones", *ones, [0, 1], [0, 1]))
+    assert det == 0 and det_terms == 0 and matchings == 2
 
 
 def test_zero_block_of_a_killed_column_is_the_whole_column():

@@ -102,6 +102,26 @@ def test_khatri_rao_zero_column_enumeration_against_scipy_and_formula():
     assert sp._weight_polynomial(by_weight, 16, p) == sp.khatri_rao_zero_column_probability(2, p)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("rho", [Fraction(1, 5), Fraction(2, 3), Fraction(1)])
+def test_equal_rows_bound_is_below_the_exact_probability(n, rho):
+    exact_value = sp._weight_polynomial(sp.exhaustive_counts(n)["singular, no zero row or column"], n * n, rho)
+    assert sp.equal_rows_probability(n, rho) <= exact_value
+    assert (sp.equal_rows_probability(n, rho) == 1) == (rho == 1)
+
+
+def test_search_past_the_sweep_refutes_probability_one_and_only_then():
+    from theorems.engine.context import Context
+    from theorems.engine.verdicts import Verdict
+
+    def outcome(statement):
+        check = sp.beyond_sweep_singularity(statement)
+        return check.run(Context("quick", 0, "cpu", "giannou2023.thm10", check.name))
+
+    assert outcome(sp.THM10).verdict is Verdict.REFUTED  # the pinned n = 5 at ρ = 1
+    assert outcome(sp.THM10_SPARSE).verdict is Verdict.SUPPORTED
+
+
 def test_uniform_zero_row_bound_holds_below_exact_values():
     for a in (Fraction(1, 2), Fraction(1)):
         delta = sp.uniform_zero_row_bound(a)

@@ -46,22 +46,28 @@ def test_networks_share_every_parameter_but_the_layer():
 
 
 def test_every_step_of_the_all_sizes_argument_is_proved_for_the_theorem():
-    steps = eq._all_sizes_steps(eq._row_major_feature, None)
+    steps = eq._all_sizes_steps(eq.ID_COND)
     assert [s.name for s in steps if not s.proved] == []
-    assert all(eq.id_cond_link_removal_steps().values())
 
 
 def test_the_all_sizes_argument_refutes_a_wrong_correspondence_at_its_smallest_case():
-    steps = eq._all_sizes_steps(eq._column_major_feature, None)
-    (failed,) = [s for s in steps if not s.proved]
+    steps = eq._all_sizes_steps(eq.COLUMN_MAJOR)
+    failed = next(s for s in steps if not s.proved and s.difference is not None)
     assert eq._smallest_instance(failed) == {"c0": 2, "c2": 2, "i": 0, "j": 1,
                                              "student − original": "γ2_i*γ1(1) - γ2_i*γ1(2)"}
 
 
 def test_a_nonlinearity_between_the_layers_is_never_certified():
-    unproved = {s.name for s in eq._all_sizes_steps(eq._row_major_feature, eq._between) if not s.proved}
+    unproved = {s.name for s in eq._all_sizes_steps(eq.BETWEEN) if not s.proved}
     assert any(name.startswith("layer(e_j)") for name in unproved)
     assert any("linear in its input" in name for name in unproved)
+
+
+def test_parameterizations_without_a_symbolic_form_fail_at_a_small_size():
+    assert eq.concrete_failure(eq.ID_COND, 2, 3) is None
+    assert eq.concrete_failure(eq.MINIMAL, 1, 2)["feature"] == 0
+    assert eq.concrete_failure(eq.ORTHO_COND, 1, 2) is not None
+    assert eq.concrete_failure(eq.BETWEEN, 1, 1)["student − original"] == "g1_0**2/2"
 
 
 def _symbolic_parameters(params):
@@ -101,3 +107,14 @@ def test_exact_optimizer_follows_torch_momentum_and_weight_decay():
     assert params["p"][0] == flint.fmpq(19, 40)
     optimizer.step(params, grads, buffers)  # b = (1/2)(21/10) + 2 + 19/400
     assert buffers["p"][0] == flint.fmpq(21, 20) + 2 + flint.fmpq(19, 400)
+
+
+def test_optimizers_outside_the_class_separate_student_and_original():
+    student, original, _ = eq._exact_pair(eq.ID_COND, 1, 2)
+    grads = {name: value * 0 + 1 for name, value in student.items()}
+    original_grads = {name: value * 0 + 1 for name, value in original.items()}
+    for optimizer in (*eq.DECAY_EXEMPTING_SCALES, *eq.SHAPE_AWARE):
+        s_params, o_params = dict(student), dict(original)
+        optimizer.step(s_params, grads, {})
+        optimizer.step(o_params, original_grads, {})
+        assert not (s_params["gamma1"] == o_params["W"].ravel()).all(), optimizer.label

@@ -52,3 +52,19 @@ def test_block_witness_has_orthonormal_short_side_and_nonzero_long_side_entry():
     for identity, padding in ((0, 0), (size, 0), (size, size)):
         assert sc.general_witness(identity, padding, sc.PYTHAGOREAN_A) == (True, sympy.Rational(12, 25))
         assert sc.general_witness(identity, padding, sc.PYTHAGOREAN_B) == (True, sympy.Rational(-12, 25))
+
+
+def test_block_witness_layers_are_orthogonal_with_a_nonzero_column_gram_entry():
+    for c0, c2, c1 in ((1, 1, 2), (4, 4, 5), (2, 5, 6)):
+        w1, w2 = cd.block_witness_layers(c0, c2, c1)
+        assert (w1.T.dot(w1) == np.eye(c0, dtype=object)).all() and (w2.dot(w2.T) == np.eye(c2, dtype=object)).all()
+
+
+def test_pinned_sizes_past_the_sweep_refute_each_wrong_threshold():
+    from theorems.engine.context import Context
+    from theorems.engine.vocabulary import Device
+
+    ctx = Context("quick", 0, Device.CPU)
+    assert cd.columns_beyond(cd.below(cd.max_width)).run(ctx).verdict.value == "supported"
+    for wrong in (cd.everywhere, cd.below(cd.max_width_plus_one), cd.below(cd.min_width)):
+        assert cd.columns_beyond(wrong).run(ctx).verdict.value == "refuted"

@@ -23,6 +23,7 @@ def test_scaled_singular_values_fill_the_corrected_support():
     rng = np.random.default_rng(0)
     values = sp.sample_singular_values(rng, "gaussian", 16, 16, 384, 1)
     a, b = sp.CORRECTED.edges(1.5)
+    assert sp.RESCALED.factor(256, 128) == np.sqrt(2) and sp.UNSCALED.factor(256, 128) == 1.0
     assert values.size == 256 and a - 0.3 < values.min() and values.max() < b + 0.3
 
 

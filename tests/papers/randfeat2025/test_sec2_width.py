@@ -9,8 +9,16 @@ from theorems.papers.randfeat2025 import sec2_width as sw
 def test_disjoint_and_repeated_features_are_unreachable_with_full_rank_layers():
     for w1, w2, target in (sw.DISJOINT, sw.REPEATED):
         assert sw.full_rank_factors(w1, w2)
-        assert sw.pseudo_inverse_property(sw.full_rank_factors)((w1, w2, target)) is not None
-        assert sw.gamma2_property(sw.full_rank_factors)((w1, w2, target)) is not None
+        assert sw.reconstruction_failure(sw.full_rank_factors, sw._plain_width, False)((w1, w2, target)) is not None
+        assert sw.reconstruction_failure(sw.full_rank_factors, sw._gamma2_width, True)((w1, w2, target)) is not None
+
+
+def test_single_input_link_pairs_are_full_rank_and_lose_a_target_at_any_width():
+    for use_gamma2, c0, c2 in ((False, 1, 3), (True, 2, 2)):
+        for c1 in (c0 * c2, c0 * c2 + 1):
+            w1, w2 = sw.single_input_link(c0, c2, c1)
+            assert sw.full_rank_factors(w1, w2)
+            assert sw.all_ones_failure(sw.full_rank_factors, use_gamma2)(w1, w2) is not None
 
 
 def test_gamma2_witness_rebuilds_the_target():
@@ -47,12 +55,19 @@ def test_each_fixed_target_is_generic_at_the_minimal_width_and_one_feature_fewer
     assert sw.every_target_generically(2, 1, 1, rng)[0] == "unreachable"
 
 
-def test_a_fixed_draw_misses_some_target_exactly_when_c0_and_c2_exceed_one():
+def test_a_fixed_draw_misses_some_target_exactly_when_c0_and_c2_exceed_one_at_the_minimal_width():
     rng = np.random.default_rng(7)
     found, why = sw.some_target_unreachable(2, 2, 3, rng)
     assert found is True and why["exact_decision"]["rows_forced_to_zero"] == [0]
     assert sw.some_target_unreachable(1, 2, 1, rng)[0] is False
     assert sw.some_target_unreachable(3, 1, 3, rng)[0] is False
+
+
+def test_at_the_interpolation_width_a_fixed_draw_reaches_every_target():
+    rng = np.random.default_rng(8)
+    assert sw.fixed_draw_decision(2, 2, 4, rng)[0] is False
+    assert sw.loses_some_target_at_any_width(2, 2, 4) and not sw.loses_some_target(2, 2, 4)
+    assert sw.fixed_draw_widths(2, 2) == [3, 4] and sw.fixed_draw_widths(1, 3) == [1, 3]
 
 
 def test_zero_one_layer_pairs_are_the_feature_multisets():

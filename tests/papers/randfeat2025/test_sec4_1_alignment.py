@@ -30,3 +30,13 @@ def test_exhaustive_instances_cover_every_rank():
     from theorems.maths import exact
     instances = al.exhaustive_instances(Context("ci", 1, "cpu"))
     assert {exact.rank_exact(features.feature_matrix(w1, w2)) for w1, w2, _ in instances} == {0, 1, 2}
+
+
+def test_pinned_instances_past_the_sweep_separate_the_projections():
+    identity, rank_one = al.PINNED_BEYOND
+    assert al.alignment_property(al.last_n_minus_r)(identity) is None
+    assert al.alignment_property(al.last_n_minus_r)(rank_one) is None
+    assert al.alignment_property(al.first_r)(identity) is not None
+    assert al.alignment_property(al.after_singular_values)(rank_one) is not None
+    w1, w2, target = al.draw_beyond(np.random.default_rng(0))
+    assert w1.shape[1] == target.shape[1] and w2.shape[0] == target.shape[0] and target.size > 2

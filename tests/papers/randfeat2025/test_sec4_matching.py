@@ -27,7 +27,7 @@ def test_thm4_3_minimal_counterexample_and_corrected_success():
     k = mt.printed_k(1, 1, half, half, Fraction(1, 16))
     assert k == 2
     assert mt.exact_match_probability(1, 1, 2, half, half) == Fraction(7, 8)
-    assert mt.exact_success(1, half, half, 2) == Fraction(7, 8)
+    assert mt.corrected_lower(1, 1, 2, half, half) == Fraction(7, 8)
     assert mt.printed_success(1, half, half, 2) == Fraction(15, 16)
 
 
@@ -38,9 +38,18 @@ def test_monte_carlo_targets_have_their_structure():
     assert np.array_equal(targets["disjoint singletons"], np.eye(6, dtype=bool))
 
 
-def test_partition_event_is_the_corrected_bound_and_the_match_at_one_group():
-    partition = mt.partition_event_probability()
-    assert sympy.expand(partition - mt.corrected_lower_symbolic()) == 0
-    point = {mt.C0: 2, mt.C2T: 1, mt.K: 2, mt.P: sympy.Rational(1, 3), mt.Q: sympy.Rational(1, 2)}
+def test_partition_check_derives_the_corrected_bound_and_refutes_the_proofs():
+    assert mt.partition_failure(mt.corrected_lower, (2, 2)) is None
+    # at c2t = 1 the one group is every feature row: the row success is the match itself
+    point = {mt.P: sympy.Rational(1, 3), mt.Q: sympy.Rational(1, 2)}
     enumerated = mt.exact_match_probability(2, 1, 2, Fraction(1, 3), Fraction(1, 2))
-    assert partition.subs(point).doit() == sympy.Rational(enumerated)
+    assert mt.row_success(2, 2).subs(point) == sympy.Rational(enumerated)
+    assert mt.partition_failure(mt.proof_lower, (1, 1)) is None  # Jensen is an equality for one row
+    assert "7/8 < bound 15/16" in mt.partition_failure(mt.proof_lower, (1, 2))
+
+
+def test_bound_search_decides_targets_past_the_sweep():
+    assert mt.bound_failure(mt.product_bound, np.eye(4, dtype=np.int64)) is None
+    assert mt.bound_failure(mt.greedy_bound, np.eye(4, dtype=np.int64)) is not None
+    empty_rows = np.array([[1, 0], [0, 0], [0, 0]])  # empty rows take any leftover feature row
+    assert sympy.expand(mt.dp_matching_polynomial(empty_rows, 3).as_expr() - (1 - (1 - mt.P) ** 3)) == 0

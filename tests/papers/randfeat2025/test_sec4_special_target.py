@@ -41,6 +41,17 @@ def test_same_edge_count_near_miss():
     assert concentrated == sympy.Rational(37, 64) < spread == sympy.Rational(23, 32)
 
 
+def test_maximizers_and_the_domination_decision():
+    assert st.disjoint_target((2, 1)) in st.targets_with_degrees((2, 1)) and st.is_disjoint(st.disjoint_target((2, 1)))
+    identical = st.nested_target((1, 1))
+    assert st.supports(identical, 2) == [[0], [0]]
+    assert st.domination_failure(st.disjoint_target, 2, (1, 1), identical) is None
+    assert st.domination_failure(st.nested_target, 2, (1, 1), st.disjoint_target((1, 1))) is not None
+    assert st.columns_of([[0], [1]]) == st.disjoint_target((1, 1))
+    # empty rows are left out of the programme: 7 outputs, 2 with edges
+    assert st.match_polynomial(st.columns_of([[0], [1], [], [], [], [], []]), 7) is not None
+
+
 def test_competitors_keep_the_in_degrees():
     rows = st.competitors((3, 2, 1), np.random.default_rng(0))
     for supports in rows.values():
@@ -55,6 +66,8 @@ def test_fig1e_minimal_counterexample():
     delta = Fraction(1, 10)
     assert st.printed_k(1, 1, HALF, delta) == 2 and curve.at(2) == Fraction(3, 4) < 1 - delta
     assert curve.least_sufficient_k(delta) == 4 == st.cover_k(1, 1, HALF, delta) == st.partition_k(1, 1, HALF, delta)
+    assert st.sandwich_failure(st.cover_k, st.partition_k, (1, 1, HALF, delta)) is None
+    assert st.sandwich_failure(st.cover_k_plus_one, st.partition_k, (1, 1, HALF, delta)) is not None
 
 
 def test_fig1e_bounds_and_the_cover_identity():

@@ -15,8 +15,8 @@ import sympy
 
 from ...engine.checks import symbolic_identity
 from ...engine.context import Context
-from ...engine.registry import Broken, Check, Claim, register
-from ...engine.verdicts import ALL_SIZES, Outcome, Verdict
+from ...engine.registry import Broken, Check, Claim, register, takes
+from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.khatri_rao import symbols_matrix
 from . import SOURCE
@@ -63,10 +63,31 @@ CASES = [  # (input spatial shape, k1, k2, channels c0, c1, c2, padding)
     ((4, 4), (2, 1), (2, 2), 1, 1, 1, "valid"),
     ((3, 3), (2, 2), (1, 2), 1, 2, 1, "full"),
     ((4, 4), (1, 1), (3, 3), 1, 2, 1, "same"),
+    ((5,), (3,), (3,), 1, 1, 1, "same"),
 ]
 
 
-def composition_checks(cases, size_rule):
+def paper_rule(k1, k2):
+    """Sec. 2.1: dim(k1, k2) = k1 + k2 − 1 per axis."""
+    return k1 + k2 - 1
+
+
+def one_too_many(k1, k2):
+    return k1 + k2
+
+
+def suitable_padding(padding: str, k1, k2) -> bool:
+    """'Suitably padded': valid or full zero padding, 'same' only with a 1×1 first filter."""
+    return padding in ("valid", "full") or all(k == 1 for k in k1)
+
+
+def any_zero_padding(padding: str, k1, k2) -> bool:
+    """A broken reading: every zero padding, 'same' with wide filters included."""
+    return True
+
+
+def composition_check(size_rule, admits) -> Check:
+    """The listed cases that ``admits(padding, k1, k2)`` lets in, each expanded symbolically."""
     def build(case):
         shape, k1, k2, c0, c1, c2, padding = case
         x = symbols_matrix("x", c0, int(np.prod(shape))).reshape((c0,) + shape)
@@ -76,10 +97,11 @@ def composition_checks(cases, size_rule):
         one_layer = correlate(x, composite_filter(second, first, size_rule), padding)
         return sympy.Matrix(two_layers.reshape(c2, -1)), sympy.Matrix(one_layer.reshape(one_layer.shape[0], -1))
 
-    return (symbolic_identity("two convolutions = one with the composite filter", lambda ctx: cases, build,
-                              scope="the listed cases: 1-D and 2-D, k ≤ 3, c ≤ 2, inputs ≤ 5",
-                              describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, "
-                                                      f"{c[6]} padding"),)
+    return symbolic_identity("two convolutions = one with the composite filter",
+                             lambda ctx: [case for case in CASES if admits(case[6], case[1], case[2])], build,
+                             scope="1-D and 2-D, k ≤ 3, c ≤ 2, inputs ≤ 5, valid, full and 'same' (k1 = 1) padding",
+                             describe_case=lambda c: f"input {c[0]}, k1 {c[1]}, k2 {c[2]}, channels {c[3:6]}, "
+                                                     f"{c[6]} padding", part="listed cases")
 
 
 def general_identity(size_rule) -> Check:
@@ -88,11 +110,7 @@ def general_identity(size_rule) -> Check:
     positions; one layer with c_t = Σ_{p<k2} b_p a_{t−p} gives Σ_{t<K} c_t x_{n+t} on N − K + 1,
     K = size_rule(k1, k2). The coefficient of b_p a_q x_{n+s} is δ(s, p+q) on the left and
     Σ_{t<K} δ(s, t) δ(q, t − p) on the right; with p = k2 − 1 − u, q = k1 − 1 − v (u, v ≥ 0 span
-    the index ranges) the difference simplifies to 0. Reductions to the rest of the hypotheses:
-    channels enter through the sum over hidden channels, linear on both sides; a 2-D coefficient
-    is the product of one such delta per axis; full padding is valid padding of the input padded by
-    k1 + k2 − 2 (the k2 − 1 zeros padded to the intermediate map are exactly its values on windows of
-    zeros); 'same' padding with a 1×1 first filter is a channel mixing before the second filter."""
+    the index ranges) the difference simplifies to 0."""
 
     def run(ctx: Context) -> Outcome:
         k1, k2, n = sympy.symbols("k1 k2 N", integer=True, positive=True)
@@ -108,25 +126,32 @@ def general_identity(size_rule) -> Check:
                            counterexample=evidence)
         return Outcome(Verdict.CERTIFIED, "equal output lengths and coefficients for symbolic k1, k2, N", evidence,
                        certificate={"method": "sympy Sum/KroneckerDelta with symbolic sizes, simplified to 0"},
-                       scope=ALL_SIZES)
+                       scope="every k1, k2, N (1-D, one channel, valid padding)")
 
-    return Check("composite filter identity for symbolic k1, k2", "certificate", run)
+    return Check("composite filter identity for symbolic k1, k2", "certificate", run, part="symbolic sizes")
 
 
 register(Claim(
     id="burkholz2024.composition",
     source=f"{SOURCE}, Sec. 2.1 (definition of dim(k1, k2))",
     hypotheses=("stride 1", "zero padding: valid or full; 'same' when the first filter is 1×1", "1-D and 2-D filters"),
-    checks=composition_checks(CASES, lambda a, b: a + b - 1) + (general_identity(lambda a, b: a + b - 1),),
-    broken=(Broken("composite filter of dimension k1 + k2 (off by one)",
-                   composition_checks(CASES, lambda a, b: a + b) + (general_identity(lambda a, b: a + b),),
+    subject={"size_rule": paper_rule, "padding": suitable_padding},
+    checks=(takes("size_rule", "padding", build=composition_check), takes("size_rule", build=general_identity)),
+    broken=(Broken("composite filter of dimension k1 + k2 (off by one)", replaces={"size_rule": one_too_many},
                    refuted_by="the first case (1-D, k1 = 2, k2 = 3, valid padding): the output shapes differ; "
                               "symbolically, lengths N − k1 − k2 + 2 and N − k1 − k2 + 1"),
-            Broken("'same' padding with both filters wider than one (3 and 3)",
-                   composition_checks([((5,), (3,), (3,), 1, 1, 1, "same")], lambda a, b: a + b - 1),
-                   refuted_by="input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ "
+            Broken("'suitably padded' read as any zero padding ('same' with both filters wider than one)",
+                   replaces={"padding": any_zero_padding},
+                   refuted_by="the listed case input length 5, k1 = k2 = 3, 'same' padding: the border outputs differ "
                               "(cropped intermediate)"),),
     notes="Torch's convolution is a cross-correlation; the composite filter of correlations is the full convolution of "
           "the filters, of size k1 + k2 − 1 per axis, exactly as printed. The identity is exact for valid and full "
-          "zero padding; with 'same' padding only when one filter is 1×1 (the paper's construction k1 = 1).",
+          "zero padding; with 'same' padding only when one filter is 1×1 (the paper's construction k1 = 1). The "
+          "machine checks every k1, k2, N symbolically for one channel, 1-D, valid padding, and the listed cases "
+          "(channels, 2-D, full and 'same' padding) concretely.",
+    general_argument="The rest of the hypotheses reduce to the symbolic case: channels enter through the sum over "
+                     "hidden channels, linear on both sides; a 2-D coefficient is the product of one such delta per "
+                     "axis; full padding is valid padding of the input padded by k1 + k2 − 2 (the k2 − 1 zeros padded "
+                     "to the intermediate map are exactly its values on windows of zeros); 'same' padding with a 1×1 "
+                     "first filter is a channel mixing before the second filter.",
 ))

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from ...engine.checks import property_search
 from ...engine.context import Context
-from ...engine.registry import Broken, Check, Claim, Erratum, register
+from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.exact import fraction_array
@@ -31,6 +31,8 @@ from . import SOURCE
 from .sec2_1_composition import correlate
 
 ACTIVATIONS = ("relu", "leaky_relu", "tanh", "sigmoid")
+# The conjuncts: the activation's condition (and the error it gives), and exactness at the border of convolutions.
+ACTIVATION_PART = "activation condition"
 LEAK = 0.1
 EPSILONS = (0.1, 0.01, 0.001)
 Q1S = (0.5, 1.0, 2.0, 4.0)
@@ -133,7 +135,7 @@ def condition_check(choice) -> Check:
                                               "exact on the shifted range"},
                        scope="ε ∈ {0.1, 0.01, 0.001}, Q1 ∈ {0.5, 1, 2, 4}, Q2 ∈ {0.5, 1, 4}")
 
-    return Check("stated approximation condition on the (ε, Q1, Q2) grid", "certificate", run)
+    return Check("stated approximation condition on the (ε, Q1, Q2) grid", "certificate", run, part=ACTIVATION_PART)
 
 
 def random_network(rng: np.random.Generator):
@@ -180,7 +182,8 @@ def sup_error_check(choice, pinned) -> Check:
     return property_search("sup-norm error of the proof's source",
                            st.tuples(st.sampled_from(ACTIVATIONS), st.sampled_from(EPSILONS), st.integers(0, 2**20)),
                            prop, space="FC c0 = 2, c1 = 3, c2 = 2 (minimum width), Gaussian layers scaled by 0.5, 1, 3",
-                           classify=lambda e: e[0], pinned=pinned, examples=lambda ctx: ctx.by_profile(20, 60, 400))
+                           classify=lambda e: e[0], pinned=pinned, examples=lambda ctx: ctx.by_profile(20, 60, 400),
+                           part=ACTIVATION_PART)
 
 
 # (input spatial shape, k1, k2, c0, c1, c2) of the convolutional instances of the border check: the
@@ -246,11 +249,13 @@ def border_check(paddings) -> Check:
                        certificate={"method": "exact rational arithmetic (Fractions), ReLU/LeakyReLU exact"},
                        scope="the pinned instances: 1-D k2 ≤ 3 and 2-D 2×2, c ≤ 2")
 
-    return Check("ReLU construction at the border of convolutions", "certificate", run)
+    return Check("ReLU construction at the border of convolutions", "certificate", run, part="convolution border")
 
 
-def thm24_checks(choice, pinned, paddings):
-    return (condition_check(choice), sup_error_check(choice, pinned), border_check(paddings))
+def thm24_checks():
+    return (takes("choice", build=condition_check),
+            takes("choice", build=lambda choice: sup_error_check(choice, PINNED)),
+            takes("paddings", build=border_check))
 
 
 # seed 18 draws Q1 ≈ 5.2: the printed tanh choice misses ε by a factor 36 there, Q1² by 1.5
@@ -263,11 +268,12 @@ register(Claim(
                 "Q1 = max_J |γ⁽¹⁾_J| Σ|w⁽¹⁾|, Q2 = max_i |γ⁽²⁾_i| Σ|w⁽²⁾|",
                 "inputs in [−1, 1]^{c0}, 'suitably padded with zeros' (Sec. 2.1)",
                 "the printed (γ, b, m, c) for ReLU, LeakyReLU, tanh, sigmoid"),
-    checks=thm24_checks(printed_choice, PINNED, ("same", "full")),
-    broken=(Broken("ReLU without the shift b = Q1", thm24_checks(shiftless_choice, PINNED, ("same",))[:2],
+    subject={"choice": printed_choice, "paddings": ("same", "full")},
+    checks=thm24_checks(),
+    broken=(Broken("ReLU without the shift b = Q1", replaces={"choice": shiftless_choice},
                    refuted_by="ReLU, ε = 0.1, Q1 = 0.5, Q2 = 0.5, x = −Q1 on the grid; the pinned ReLU network "
                               "(ε = 0.01, seed 1)"),
-            Broken("full zero padding alone", (border_check(("full",)),),
+            Broken("full zero padding alone", replaces={"paddings": ("full",)},
                    refuted_by="ReLU, full padding, input length 5, k1 = 1, k2 = 3: the border outputs miss "
                               "γ⁽²⁾Q1·Σ(padded taps of W2)"),),
     notes="The implication of Thm 2.4 holds (error ≤ Q2/(γm)·εγm/Q2 = ε in the fully connected case), and "
@@ -296,11 +302,12 @@ register(Claim(
               "in sup norm; for convolutions, when the second source convolution has valid padding (or k2 = 1).",
     source=f"{SOURCE}, Thm 2.4 with the corrected constants",
     hypotheses=("as Thm 2.4", "convolutions: valid padding in the second source layer (or k2 = 1)"),
-    checks=thm24_checks(corrected_choice, PINNED, ("valid",)),
-    broken=(Broken("Q1² instead of Q1³ in the tanh/sigmoid choice", thm24_checks(q1_squared, PINNED, ("valid",))[:2],
+    subject={"choice": corrected_choice, "paddings": ("valid",)},
+    checks=thm24_checks(),
+    broken=(Broken("Q1² instead of Q1³ in the tanh/sigmoid choice", replaces={"choice": q1_squared},
                    refuted_by="tanh with Q1 = 2 on the (ε, Q1, Q2) grid; the pinned tanh network "
                               "(ε = 0.01, seed 18, Q1 ≈ 5.2)"),
-            Broken("zero ('same') padding in both source layers", (border_check(("same",)),),
+            Broken("zero ('same') padding in both source layers", replaces={"paddings": ("same",)},
                    refuted_by="ReLU, 'same' padding, input length 5, k1 = 1, k2 = 3 (the paper's k1 = 1): the first "
                               "and last outputs miss γ⁽²⁾Q1·(the padded tap of W2)"),),
     notes="|tanh z − z| < |z|³/3 and |σ(z) − z/4 − 1/2| < |z|³/48 for z ≠ 0 give the corrected constants. Where φ is "

@@ -32,14 +32,16 @@ identity activations) then match the target layer on random inputs within the sa
 from __future__ import annotations
 
 import itertools
+import zlib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import torch
 
+from ...engine.checks import SCHWARTZ_ZIPPEL, search_beyond_sweep
 from ...engine.context import Context
-from ...engine.registry import Broken, Check, Claim, Erratum, register
+from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.exact import fraction_array, nmod_matrix
@@ -80,9 +82,11 @@ def equations(case) -> int:
     return c_last * c0 * composite_dim(kernels)
 
 
-def widths_at(case, offset: int) -> tuple[int, ...]:
-    """Hidden widths with the total shifted by ``offset`` (taken off the first hidden layer)."""
-    hidden = case[2]
+def widths_at(case, count) -> tuple[int, ...]:
+    """The case's hidden widths with the total moved by what ``count`` (the least Σ c_l of (ii) as a function of
+    the equations and the depth) gives against the printed c_L·c0·dim + L (taken off the first hidden layer)."""
+    hidden, depth = case[2], len(case[3])
+    offset = count(equations(case), depth) - printed_count(equations(case), depth)
     return (hidden[0] + offset,) + hidden[1:]
 
 
@@ -209,9 +213,17 @@ def printed_bound(ctx: Context) -> SweepBound:
 
 
 def corrected_bound(ctx: Context) -> SweepBound:
-    """Larger: the corrected widths admit far fewer profiles (ci: 1154 in about 4 s)."""
+    """The bound of the first corrected reading's sweep (ci: 1154 profiles in about 4 s); it stops at c_L ≤ 3,
+    one output channel short of that reading's first failure (c_L = 4)."""
     return ctx.by_profile(SweepBound(3, 2, 3, 6), SweepBound(4, 2, 3, 12), SweepBound(4, 3, 3, 18),
                           SweepBound(4, 3, 3, 24))
+
+
+def both_sides_bound(ctx: Context) -> SweepBound:
+    """The repaired reading's sweep: c_L ≤ 4 and c_L·c0·dim ≥ 8 at every profile, so the first failure of the
+    convolutional-only reading (c0 = 2, c_L = 4, fully connected) is always inside it."""
+    return ctx.by_profile(SweepBound(3, 2, 4, 8), SweepBound(4, 2, 4, 12), SweepBound(4, 3, 4, 18),
+                          SweepBound(4, 3, 6, 24))
 
 
 def printed_lower(c0, c_last, kernels) -> list[int]:
@@ -219,16 +231,34 @@ def printed_lower(c0, c_last, kernels) -> list[int]:
     return [c0] * (len(kernels) - 1)
 
 
-def corrected_lower(c0, c_last, kernels, *, input_side: bool = True, output_side: bool = True,
+def per_layer_lower(c0, c_last, kernels, *, input_side: bool = True, output_side: str = "always",
                     output_slack: int = 0) -> list[int]:
-    """Per hidden layer l: c_l ≥ c0·dim(k1..kl) and, when a later layer is convolutional,
-    c_l ≥ c_L·dim(k_{l+1}..k_L) − ``output_slack`` (either side can be dropped, leaving c_l ≥ c0)."""
+    """Per hidden layer l: c_l ≥ c0·dim(k1..kl) (input side) and c_l ≥ c_L·dim(k_{l+1}..k_L) − ``output_slack``
+    (output side): for every layer (``"always"``, the repaired reading), only when a later layer is convolutional
+    (``"convolutional"``, the first corrected reading) or never (``"none"``); every layer keeps c_l ≥ c0."""
     lower = []
     for layer in range(1, len(kernels)):
         before = c0 * composite_dim(kernels[:layer]) if input_side else c0
         after = composite_dim(kernels[layer:])
-        lower.append(max(before, c_last * after - output_slack if output_side and after > 1 else c0))
+        applies = output_side == "always" or (output_side == "convolutional" and after > 1)
+        lower.append(max(before, c_last * after - output_slack if applies else c0))
     return lower
+
+
+def convolutional_only_lower(c0, c_last, kernels) -> list[int]:
+    """The first corrected reading (``burkholz2024.thm2_5.corrected``): the output side only where a later layer is
+    convolutional."""
+    return per_layer_lower(c0, c_last, kernels, output_side="convolutional")
+
+
+def printed_count(equations: int, depth: int) -> int:
+    """(ii): the least Σ_l c_l, c_L·c0·dim(k1, …, kL) + L."""
+    return equations + depth
+
+
+def two_short_count(equations: int, depth: int) -> int:
+    """A broken (ii): two channels short, c_L·c0·dim + L − 2."""
+    return equations + depth - 2
 
 
 def width_profiles(c0, c_last, kernels, lower, totals) -> list[tuple[int, ...]]:
@@ -244,32 +274,32 @@ def width_profiles(c0, c_last, kernels, lower, totals) -> list[tuple[int, ...]]:
     return profiles
 
 
-def printed_totals(bound: int, lower, c_last) -> list[int]:
-    """Both readings of (ii): Σ c_l ≥ bound and Σ c_l > bound, at their least totals."""
-    return [bound, bound + 1]
+def printed_totals(least: int, lower, c_last) -> list[int]:
+    """Both readings of (ii): Σ c_l ≥ least and Σ c_l > least, at their least totals."""
+    return [least, least + 1]
 
 
-def minimal_totals(bound: int, lower, c_last) -> list[int]:
-    """The least total the lower bounds allow: Jacobian rank only grows with the widths (below)."""
-    return [max(bound, sum(lower) + c_last)]
+def minimal_totals(least: int, lower, c_last) -> list[int]:
+    """The least total the lower bounds allow: Jacobian rank only grows with the widths (``sweep_check``)."""
+    return [max(least, sum(lower) + c_last)]
 
 
-def configurations(bound: SweepBound, lower_rule, totals_rule, shortfall: int = 0):
+def configurations(bound: SweepBound, lower_rule, totals_rule, count=printed_count):
     """Every (c0, c_L, hidden, kernels) within ``bound`` meeting (i) with Δk = 0 and (iii)
-    (c_L ≥ c0 included), with Σ c_l from ``totals_rule`` at the printed bound less ``shortfall``;
+    (c_L ≥ c0 included), with Σ c_l from ``totals_rule`` at the least total ``count`` gives;
     smallest first (L, Σ c_l, equations, axes)."""
     found = []
     for axes, depth in itertools.product((0, 1, 2), range(2, bound.depth + 1)):
         for kernels in itertools.product(KERNELS[axes], repeat=depth):
             for c0 in range(1, bound.c0 + 1):
                 for c_last in range(c0, bound.c_last + 1):
-                    count = c_last * c0 * composite_dim(kernels)
-                    if count > bound.equations:
+                    equations_count = c_last * c0 * composite_dim(kernels)
+                    if equations_count > bound.equations:
                         continue
                     lower = lower_rule(c0, c_last, kernels)
                     for hidden in width_profiles(c0, c_last, kernels, lower,
-                                                 totals_rule(count + depth - shortfall, lower, c_last)):
-                        found.append((depth, sum(hidden) + c_last, count, axes, c0, c_last, hidden, kernels))
+                                                 totals_rule(count(equations_count, depth), lower, c_last)):
+                        found.append((depth, sum(hidden) + c_last, equations_count, axes, c0, c_last, hidden, kernels))
     return [entry[4:] for entry in sorted(found)]
 
 
@@ -295,7 +325,7 @@ def decide(config, rng, points: int = 3) -> dict:
     return entry | {"decision": "unresolved", "jacobian_rank": rank}
 
 
-def sweep_check(bounds, lower_rule, totals_rule, shortfall: int = 0, monotone: bool = False) -> Check:
+def sweep_check(bounds, lower_rule, totals_rule, count, monotone: bool = False) -> Check:
     """Decide every configuration of ``configurations``. With ``monotone`` the widths are the least
     the hypotheses allow and the scope covers every larger width: at a point where the extra
     channels have γ = 0 the larger Jacobian contains the smaller one's columns (every path through
@@ -304,7 +334,7 @@ def sweep_check(bounds, lower_rule, totals_rule, shortfall: int = 0, monotone: b
     def run(ctx: Context) -> Outcome:
         bound = bounds(ctx)
         rng = ctx.rng("sweep")
-        decided = [decide(config, rng) for config in configurations(bound, lower_rule, totals_rule, shortfall)]
+        decided = [decide(config, rng) for config in configurations(bound, lower_rule, totals_rule, count)]
         tally = {kind: sum(e["decision"] == kind for e in decided) for kind in ("full", "unreachable", "unresolved")}
         evidence = {"bound": str(bound) + (", every width" if monotone else ", Σ c_l ≤ c_L·c0·dim + L + 1"),
                     "configurations": len(decided), **tally,
@@ -315,7 +345,7 @@ def sweep_check(bounds, lower_rule, totals_rule, shortfall: int = 0, monotone: b
         if unreachable:
             first = unreachable[0]
             # the reading Σ c_l > c_L·c0·dim + L keeps only the larger totals
-            strict = [e for e in unreachable if sum(e["widths"]) > e["equations"] + len(e["kernels"]) - shortfall]
+            strict = [e for e in unreachable if sum(e["widths"]) > count(e["equations"], len(e["kernels"]))]
             evidence |= {"unreachable_at_the_least_total": len(unreachable) - len(strict),
                          "unreachable_above_it": len(strict), "smallest_above_it": strict[0] if strict else None}
             return Outcome(Verdict.REFUTED,
@@ -332,7 +362,7 @@ def sweep_check(bounds, lower_rule, totals_rule, shortfall: int = 0, monotone: b
                        f"source weights; an open set of Δk = 0 targets is reached)", evidence,
                        certificate={"method": "flint nmod_mat rank of the Jacobian at a random point modulo "
                                               f"{PRIME}: a nonzero maximal minor mod p is nonzero over Z"},
-                       scope=evidence["bound"])
+                       scope=evidence["bound"], relies_on=(SCHWARTZ_ZIPPEL,))
 
     return Check("exhaustive sweep of configurations", "certificate", run, part="local surjectivity")
 
@@ -357,25 +387,25 @@ def describe(case, hidden) -> dict:
             "target_kernel": list(kt), "dim": composite_dim(kernels)}
 
 
-def rank_check(offset: int, cases=profile_cases) -> Check:
+def rank_check(count, cases=profile_cases) -> Check:
     """Exact Jacobian rank at a random rational point vs the c_L·c0·dim equations."""
 
     def run(ctx: Context) -> Outcome:
         entries = []
         for case in cases(ctx):
             c0, c_last, _, kernels, _ = case
-            hidden = widths_at(case, offset)
+            hidden = widths_at(case, count)
             weights, gammas = draw_layers(ctx.rng("rank", case), c0, c_last, hidden, exact=True, kernels=kernels)
             rank = cm.rank(jacobian(weights, gammas))
             total = sum(hidden) + c_last
-            count = equations(case)
-            entry = describe(case, hidden) | {"sum": total, "equations": count, "jacobian_rank": rank,
+            wanted = equations(case)
+            entry = describe(case, hidden) | {"sum": total, "equations": wanted, "jacobian_rank": rank,
                                               "rank_bound": total - (len(kernels) - 1)}
-            if rank < count:
-                structural = entry["rank_bound"] < count
+            if rank < wanted:
+                structural = entry["rank_bound"] < wanted
                 return Outcome(Verdict.REFUTED if structural else Verdict.INCONCLUSIVE,
                                f"widths {entry['widths']}, kernels {entry['kernels']}: Jacobian rank {rank} < "
-                               f"{count} equations"
+                               f"{wanted} equations"
                                + (" for every point (rank ≤ Σc_l − (L − 1)): generic targets are unreachable"
                                   if structural else " at this point only"),
                                {"entries": entries}, counterexample=entry if structural else None)
@@ -387,7 +417,7 @@ def rank_check(offset: int, cases=profile_cases) -> Check:
                        certificate={"method": "flint fmpq rank of the exact Jacobian at integer points",
                                     "points": "weights in [−99, 99], γ in [1, 99] from ctx.rng('rank', case)"},
                        scope=f"the {len(entries)} listed profiles "
-                             f"(c_L·c0·dim ≤ {max(e['equations'] for e in entries)})")
+                             f"(c_L·c0·dim ≤ {max(e['equations'] for e in entries)})", relies_on=(SCHWARTZ_ZIPPEL,))
 
     # its own part: a submersion at one point gives an open image, not every target
     return Check("exact Jacobian rank at listed profiles", "certificate", run, part="local surjectivity")
@@ -454,14 +484,14 @@ def torch_equivalence(weights, gammas, target, kernels, rng) -> float:
         return float((source(x) - reference(x)).abs().max())
 
 
-def solve_check(offset: int, cases=profile_cases) -> Check:
+def solve_check(count, cases=profile_cases) -> Check:
     """Random Gaussian targets: solve for the γ's, then compare torch sources with the target."""
 
     def run(ctx: Context) -> Outcome:
         solved = []
         for case in cases(ctx):
             c0, c_last, _, kernels, kt = case
-            hidden = widths_at(case, offset)
+            hidden = widths_at(case, count)
             sizes = list(hidden) + [c_last]
             for trial in range(ctx.by_profile(1, 2, 8, 2)):
                 rng = ctx.rng("solve", case, trial)
@@ -499,20 +529,93 @@ def solve_check(offset: int, cases=profile_cases) -> Check:
     return Check("numerical representation of random targets by torch sources", "randomized", run)
 
 
+# ---------------------------------------------------------------- the search past the sweep
+
+# How far the search reaches along the kernel axes: twice the sweep's alphabet (1-D k ≤ 3, 2-D k ≤ 2×2).
+KERNEL_REACH = {0: 0, 1: 6, 2: 4}
+SEARCH_BUDGET = {"quick": 20, "ci": 200, "thorough": 2000, "large": 5000}
+# The first failure of the convolutional-only reading, fully connected: (c0, c_L, kernels, shares, reading).
+FC_COUNTEREXAMPLE = (2, 4, FC * 3, (1, 0), 0)
+FC_SMALLEST = ("c0 = 2, c_L = 4, fully connected, widths (5, 2, 4) (Σ c_l = 11 = 4·2 + 3): the layer of width 2 "
+               "caps rank ∂F/∂γ at ρ(0, 2) + c_L − 1 ≤ 2·2 + 4 − 1 = 7 < 8 = c_L·c0 at every point (F = diag(γ⁽³⁾) W_3 "
+               "G with G the 2 × 2 composite of the first two layers: 4 entries and 4 output scales sharing one "
+               "rescaling)")
 
 
-def corrected_sweep(**hypotheses):
-    """The sweep under the corrected per-layer widths (``corrected_lower`` options perturb them)."""
-    return (sweep_check(corrected_bound, lambda c0, c_last, kernels: corrected_lower(c0, c_last, kernels, **hypotheses),
-                        minimal_totals, monotone=True),)
+def inside(bound: SweepBound, c0, c_last, kernels) -> bool:
+    axes = len(kernels[0])
+    return (len(kernels) <= bound.depth and c0 <= bound.c0 and c_last <= bound.c_last
+            and c_last * c0 * composite_dim(kernels) <= bound.equations and all(k in KERNELS[axes] for k in kernels))
 
 
-def thm25_checks(offset: int = 0, cases=profile_cases):
-    return corrected_sweep() + (rank_check(offset, cases), solve_check(offset, cases))
+def draw_beyond(bound: SweepBound):
+    """A configuration (c0, c_L, kernels, shares, reading) outside ``bound`` with every parameter up to twice it:
+    L ≤ 2L, c0 ≤ 2c0, c_L ≤ 2c_L, c_L·c0·dim ≤ 2·bound, 1-D k_l ≤ 6, 2-D k_l ≤ 4×4. ``shares`` split the channels
+    above the per-layer lower bounds among the hidden layers; ``reading`` picks the total (≥ or > in (ii))."""
+
+    def draw(rng: np.random.Generator):
+        while True:
+            depth, axes = int(rng.integers(2, 2 * bound.depth + 1)), int(rng.integers(0, 3))
+            kernels = tuple(tuple(int(k) for k in rng.integers(1, KERNEL_REACH[axes] + 1, axes)) for _ in range(depth))
+            c0 = int(rng.integers(1, 2 * bound.c0 + 1))
+            c_last = int(rng.integers(c0, 2 * bound.c_last + 1))
+            if c_last * c0 * composite_dim(kernels) <= 2 * bound.equations and not inside(bound, c0, c_last, kernels):
+                return c0, c_last, kernels, tuple(int(x) for x in rng.integers(0, 3, depth - 1)), int(rng.integers(2))
+
+    return draw
 
 
-def printed_sweep(shortfall: int = 0):
-    return (sweep_check(printed_bound, printed_lower, printed_totals, shortfall),)
+def searched_profile(configuration, lower_rule, totals_rule, count) -> tuple[int, ...]:
+    """The hidden widths of a drawn configuration: the lower bounds plus the free channels of the chosen total,
+    split by the shares (what rounding leaves goes to the first hidden layer)."""
+    c0, c_last, kernels, shares, reading = configuration
+    lower = lower_rule(c0, c_last, kernels)
+    totals = totals_rule(count(c_last * c0 * composite_dim(kernels), len(kernels)), lower, c_last)
+    free = max(totals[min(reading, len(totals) - 1)], sum(lower) + c_last) - c_last - sum(lower)
+    extra = [free * share // sum(shares) if sum(shares) else 0 for share in shares]
+    extra[0] += free - sum(extra)
+    return tuple(m + e for m, e in zip(lower, extra, strict=True))
+
+
+def search_check(bounds, lower_rule, totals_rule, count) -> Check:
+    """Configurations past the sweep's bound, each decided as the sweep decides: a rank bound below the equations
+    at every point refutes; a Jacobian of full row rank mod p at a random point holds. A configuration deficient
+    at three points without a rank bound is no counterexample (none was met: see the notes)."""
+
+    def decide_drawn(configuration) -> str | None:
+        c0, c_last, kernels = configuration[:3]
+        hidden = searched_profile(configuration, lower_rule, totals_rule, count)
+        rng = np.random.default_rng(zlib.crc32(repr(configuration).encode()))
+        entry = decide((c0, c_last, hidden, kernels), rng)
+        if entry["decision"] != "unreachable":
+            return None
+        return (f"c0 = {c0}, c_L = {c_last}, widths {entry['widths']}, kernels {entry['kernels']}: Jacobian rank ≤ "
+                f"{entry['rank_bound']} < {entry['equations']} equations wherever F ≠ 0 (rank_bound), so a generic "
+                "target is out of reach for every draw")
+
+    def run(ctx: Context) -> Outcome:
+        bound = bounds(ctx)
+        reach = SweepBound(2 * bound.depth, 2 * bound.c0, 2 * bound.c_last, 2 * bound.equations)
+        return search_beyond_sweep(
+            SEARCH_NAME, draw_beyond(bound), decide_drawn, sweep_bound=lambda _: str(bound),
+            reach=lambda _: str(reach).replace("1-D k_l ≤ 3, 2-D k_l ≤ 2×2", "1-D k_l ≤ 6, 2-D k_l ≤ 4×4"),
+            budget=lambda c: c.by_profile(*SEARCH_BUDGET.values()), pinned=[FC_COUNTEREXAMPLE],
+            decided="by rank_bound (every point) or the Jacobian's rank mod p at a random point",
+            classify=lambda configuration: ("fully connected", "1-D", "2-D")[len(configuration[2][0])],
+            part="local surjectivity").run(ctx)
+
+    return Check(SEARCH_NAME, "randomized", run, part="local surjectivity")
+
+
+SEARCH_NAME = "random configurations past the sweep's bound"
+
+
+def corrected_checks(bounds):
+    """The sweep and the search past it under a per-layer width rule, for ``bounds``."""
+    return (takes("per_layer", "count", build=lambda per_layer, count: sweep_check(bounds, per_layer, minimal_totals,
+                                                                                     count, monotone=True)),
+            takes("per_layer", "count", build=lambda per_layer, count: search_check(bounds, per_layer,
+                                                                                      minimal_totals, count)))
 
 
 SMALLEST = "c0 = c_L = 1, widths (1, 3, 1), kernels (2, 1, 1), target kernel 2 (Δk = 0, Σ c_l = 5 = 1·1·2 + 3)"
@@ -522,73 +625,124 @@ register(Claim(
     source=f"{SOURCE}, Sec. 2.4, Thm 2.5 and App. A.5",
     hypotheses=("L random linear source layers: fully connected (dim = 1) or convolutional (1-D, 2-D, stride 1, "
                 "zero padding)", "Δk = dim(k1, …, kL) − kt ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L (or >)",
-                "c_l ≥ c0"),
-    checks=printed_sweep(),
-    broken=(Broken("two channels short of the printed width (Σ c_l = c_L c0 dim + L − 2)", printed_sweep(2),
+                "c_l ≥ c0", "a given target: each fixed target, almost surely in the draw (a failure here is "
+                "stronger: an open set of targets is out of reach for every draw)"),
+    subject={"per_layer": printed_lower, "count": printed_count},
+    checks=(takes("per_layer", "count",
+                  build=lambda per_layer, count: sweep_check(printed_bound, per_layer, printed_totals, count)),
+            takes("per_layer", "count",
+                  build=lambda per_layer, count: search_check(printed_bound, per_layer, printed_totals, count))),
+    broken=(Broken("(ii) two channels short (Σ c_l = c_L c0 dim + L − 2)", replaces={"count": two_short_count},
                    refuted_by="the sweep's first configuration c0 = c_L = 1, widths (1, 1), kernels (1, 2): rank ≤ "
-                              "Σ c_l − (L − 1) = 1 < 2 equations at every point"),),
+                              "Σ c_l − (L − 1) = 1 < 2 equations at every point; the search's pinned fully "
+                              "connected configuration c0 = 2, c_L = 4, widths (3, 2, 4)"),),
     notes="Refuted by the exhaustive sweep under both readings of (ii) (Σ c_l = bound and bound + 1): the smallest "
           f"counterexample is {SMALLEST}: F = (γ⁽³⁾W_3 diag(γ⁽²⁾) W_2) · γ⁽¹⁾W_1, the bracket a 1 × 1 scalar, so F "
           "is a multiple of the fixed random 2-tap filter W_1 and a generic target is out of reach for every draw and "
           "every γ; its mirror, widths (3, 1, 1) with kernels (1, 1, 2), is a multiple of W_3. Under the reading '>' "
-          "the same with widths (1, 4, 1). Fully connected sources (dim = 1) and L = 2 give no counterexample in the "
-          "sweep; at ci 328 of the 1152 convolutional configurations with L = 3 (Σ c_l = bound or bound + 1) are "
-          "unreachable. Each refutation is a rank bound valid at every point with F ≠ 0 "
-          "(rank_bound: cut, absorption and Koszul counts), not a rank computed at a random point. The paper's "
+          "the same with widths (1, 4, 1). Fully connected layers fail too, just past the sweep's c_L ≤ 3 (the "
+          f"search's pinned configuration): {FC_SMALLEST}; no fully connected configuration with c_L·c0 < 8 fails "
+          "(checked to L ≤ 5, c0, c_L ≤ 8). Each refutation is a rank bound valid at every point with F ≠ 0 "
+          "(rank_bound: cut, absorption and Koszul counts), not a rank computed at a random point; by Sard's theorem "
+          "the image of γ ↦ F then has measure zero. The paper's "
           "induction (App. A.5) asserts that 'all relevant matrices are invertible, since they have sufficient random "
           "elements' without the per-layer widths this needs.",
     erratum=Erratum("substantive",
-                    "with convolutional layers, Σ c_l ≥ c_L c0 dim + L and c_l ≥ c0 do not suffice: an intermediate "
-                    f"layer can be a bottleneck. Smallest counterexample: {SMALLEST}; F is then a multiple of the "
-                    "random W_1, so a generic target is unreachable for every draw. The width-for-depth trade-off that "
-                    "Sec. 2.4 draws from the theorem rests on the missing hypothesis; no reading of (ii) (≥ or >) "
-                    "repairs it.",
-                    corrected=("burkholz2024.thm2_5.corrected",)),
+                    "Σ c_l ≥ c_L c0 dim + L and c_l ≥ c0 do not suffice: an intermediate layer can be a bottleneck, "
+                    f"with convolutional layers (smallest: {SMALLEST}; F is then a multiple of the random W_1) and "
+                    "with fully connected ones alike (smallest: c0 = 2, c_L = 4, widths (5, 2, 4): the 2 × 2 "
+                    "composite before the last layer leaves ∂F/∂γ rank ≤ 7 < 8). A generic target is then "
+                    "unreachable for every draw. The width-for-depth trade-off that Sec. 2.4 draws from the theorem "
+                    "rests on the missing hypothesis; no reading of (ii) (≥ or >) repairs it.",
+                    corrected=("burkholz2024.thm2_5.corrected2",)),
     depends_on=("burkholz2024.thm2_2", "burkholz2024.composition"),
 ))
 
 register(Claim(
     id="burkholz2024.thm2_5.corrected",
     variant_of="burkholz2024.thm2_5",
-    label="Thm 2.5 with per-layer widths",
+    label="Thm 2.5 with per-layer widths (convolutional output side)",
     statement="Under (i) and (ii) of Thm 2.5, if every hidden layer l < L has c_l ≥ c0·dim(k1, …, kl) and, when a "
               "later layer is convolutional (dim(k_{l+1}, …, k_L) > 1), c_l ≥ c_L·dim(k_{l+1}, …, k_L) (and c_L ≥ "
               "c0), then the normalization parameters can be adjusted so that the source represents a given target "
               "layer exactly, with high probability.",
-    source=f"{SOURCE}, Thm 2.5 with the per-layer widths the sweep needs",
+    source=f"{SOURCE}, Thm 2.5 with the per-layer widths the first sweep needed",
     hypotheses=("Δk ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L",
-                "c_l ≥ c0·dim(k1..kl) and, if dim(k_{l+1}..k_L) > 1, c_l ≥ c_L·dim(k_{l+1}..k_L), for l < L; c_L ≥ c0"),
-    checks=thm25_checks(),
+                "c_l ≥ c0·dim(k1..kl) and, if dim(k_{l+1}..k_L) > 1, c_l ≥ c_L·dim(k_{l+1}..k_L), for l < L; c_L ≥ c0",
+                "a given target: each fixed target, almost surely in the draw"),
+    subject={"per_layer": convolutional_only_lower, "count": printed_count},
+    checks=corrected_checks(corrected_bound),
     broken=(Broken("without the output side c_l ≥ c_L·dim(k_{l+1}, …, k_L)",
-                   corrected_sweep(output_side=False),
+                   replaces={"per_layer": partial(per_layer_lower, output_side="none")},
                    refuted_by="the sweep's configuration c0 = c_L = 1, widths (3, 1, 1), kernels (1, 1, 2): F is a "
-                              "multiple of the fixed W_3; rank ≤ 1 < 2 at every point"),
+                              "multiple of the fixed W_3; rank ≤ 1 < 2 at every point"),),
+    notes="The sweep (L ≤ 4, c0 ≤ 2, c_L ≤ 3, c_L·c0·dim ≤ 12 at ci) finds no deficient configuration, but it stops "
+          "one output channel short: the search past it meets the fully connected configuration "
+          f"{FC_SMALLEST}. The output side was asked only where a later layer is convolutional, and a fully connected "
+          "tail (dim(k_{l+1}, …, k_L) = 1) needs c_l ≥ c_L as much: the same failure appears with 1-D kernels (2, 1, "
+          "1), c0 = 1, c_L = 4, widths (5, 2, 4). Minimal in the sweep's order (L, Σ c_l, c_L·c0·dim): every "
+          "configuration with c_L ≤ 3 holds (the sweep), and c_L = 4 with c0·dim = 2 at L = 3 is the first that "
+          "fails.",
+    erratum=Erratum("as-printed",
+                    "the suite's first corrected reading asked c_l ≥ c_L·dim(k_{l+1}, …, k_L) only where a later layer "
+                    "is convolutional; fully connected tails need it too. Counterexample: "
+                    f"{FC_SMALLEST}. Asking the output side for every hidden layer repairs it "
+                    "(burkholz2024.thm2_5.corrected2)."),
+    depends_on=("burkholz2024.thm2_2", "burkholz2024.composition"),
+))
+
+
+def profile_checks():
+    return takes("count", build=rank_check), takes("count", build=solve_check)
+
+
+register(Claim(
+    id="burkholz2024.thm2_5.corrected2",
+    variant_of="burkholz2024.thm2_5",
+    label="Thm 2.5 with per-layer widths on both sides",
+    statement="Under (i) and (ii) of Thm 2.5, if every hidden layer l < L has c_l ≥ c0·dim(k1, …, kl) and c_l ≥ "
+              "c_L·dim(k_{l+1}, …, k_L) (fully connected tails included: c_l ≥ c_L there), and c_L ≥ c0, then the "
+              "normalization parameters can be adjusted so that the source represents a given target layer "
+              "exactly, with high probability.",
+    source=f"{SOURCE}, Thm 2.5 with the per-layer widths the sweep and the search past it need",
+    hypotheses=("Δk ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L",
+                "c_l ≥ max(c0·dim(k1..kl), c_L·dim(k_{l+1}..k_L)) for l < L; c_L ≥ c0",
+                "local surjectivity: generic sources, an open set of targets; the statement: each fixed target, "
+                "almost surely in the draw (supported numerically only)"),
+    subject={"per_layer": per_layer_lower, "count": printed_count},
+    checks=corrected_checks(both_sides_bound) + profile_checks(),
+    broken=(Broken("the output side only where a later layer is convolutional (burkholz2024.thm2_5.corrected)",
+                   replaces={"per_layer": convolutional_only_lower},
+                   refuted_by=f"the sweep's fully connected configuration {FC_SMALLEST.split(':')[0]} (inside every "
+                              "profile's bound, c_L ≤ 4); the search's pinned configuration (the same)"),
             Broken("output side one channel short (c_l ≥ c_L·dim(k_{l+1}, …, k_L) − 1)",
-                   corrected_sweep(output_slack=1),
+                   replaces={"per_layer": partial(per_layer_lower, output_slack=1)},
                    refuted_by="c0 = c_L = 1, widths (3, 1, 1), kernels (1, 1, 2): c_2 = 1 = c_L·dim(k_3) − 1; "
                               "rank ≤ 1 < 2 at every point"),
             Broken("without the input side c_l ≥ c0·dim(k1, …, kl)",
-                   corrected_sweep(input_side=False),
+                   replaces={"per_layer": partial(per_layer_lower, input_side=False)},
                    refuted_by="c0 = c_L = 1, widths (1, 3, 1), kernels (2, 1, 1): F = (row of constants)·γ⁽¹⁾W_1, a "
                               "multiple of the fixed W_1; rank ≤ 1 < 2 at every point"),
-            Broken("two channels short of (ii) (Σ c_l = c_L c0 dim + L − 2)", thm25_checks(-2)[1:],
-                   refuted_by="the first profile c0 = c_L = 2, widths (2, 2) (c_l ≥ c0 still holds): "
-                              "rank ≤ 4 − 1 = 3 < 4 equations, exactly, and the solve cannot reach the target"),
-            Broken("convolutional source two channels short (Σ c_l = c_L c0 dim + L − 2)",
-                   thm25_checks(-2, lambda ctx: CONV_CASES[:2])[1:],
-                   refuted_by="the pinned 1-D profile c0 = c_L = 1, kernels (1, 3), target kernel 3, widths (2, 1): "
-                              "rank ≤ 3 − 1 = 2 < 3 = c_L c0 dim equations, exactly"),),
-    notes="The sweep covers every width (Jacobian rank only grows with the widths) for the configurations in its "
-          "bound, with Δk = 0 targets; full row rank proves that F is a submersion at generic points, so an open set "
-          "of targets is reached. It does not prove that every target (or every Δk > 0 target, a measure-zero "
-          "subspace) is reached: that part is supported by the numerical solves, not certified; over R, "
-          "factorisation-type obstructions on open sets of targets are not excluded by a rank count. The hand-picked "
-          "profiles all meet the per-layer widths. The bound (ii) has slack 1: L − 1 (not L) rescalings are lost, so "
-          "Σ c_l = c_L c0 dim + L − 1 still gives a square Jacobian for these profiles; two short is the first width "
-          "the count excludes. Convolutional sources use full zero padding (k_l − 1 per side), under which stride-1 "
-          "convolutions compose exactly (burkholz2024.composition). Measured at ci (seed 2023): residuals ≤ 1e-14 at "
-          "κ(J) ≤ 7e2, torch sources within 5e-14 of the target (conv) against tolerances ≥ 1.3e-12; at large (c1 = 36 "
-          "for a 2 × 2 × 3×3 target) within 2e-13 at κ ≈ 1e3. No general proof of the corrected statement is given; "
-          "its scope is the sweep's bound.",
+            Broken("(ii) two channels short (Σ c_l = c_L c0 dim + L − 2)", replaces={"count": two_short_count},
+                   refuted_by="the first listed profile c0 = c_L = 2, widths (2, 2) (c_l ≥ c0 still holds): "
+                              "rank ≤ 4 − 1 = 3 < 4 equations, exactly, and the solve cannot reach the target; in "
+                              "the sweep, c0 = c_L = 2, fully connected, widths (2, 2)"),),
+    notes="The repaired reading asks the output side of every hidden layer, c_l ≥ c_L·dim(k_{l+1}, …, k_L), fully "
+          "connected tails included (c_l ≥ max(c0, c_L) for fully connected layers). The sweep covers every width "
+          "(Jacobian rank only grows with the widths) for the configurations in its bound, with Δk = 0 targets, and "
+          "its bound (c_L ≤ 4) contains the first failure of the convolutional-only reading; the search past it "
+          "draws configurations up to twice every parameter of the bound (L ≤ 8, c0 ≤ 4, c_L ≤ 8, c_L·c0·dim ≤ 24, "
+          "1-D k ≤ 6, 2-D k ≤ 4×4 at ci) and found none deficient (while exploring, 141788 random draws to L ≤ 8, "
+          "c0 ≤ 4, c_L ≤ 6, c_L·c0·dim ≤ 24 and the sweep to L ≤ 5, c0 ≤ 4, c_L ≤ 6, c_L·c0·dim ≤ 24: none). Full row "
+          "rank proves that F is a submersion at generic points, so an open set of targets is reached. It does not "
+          "prove that every target (or every Δk > 0 target, a measure-zero subspace) is reached: that part is "
+          "supported by the numerical solves, not certified; over R, factorisation-type obstructions on open sets of "
+          "targets are not excluded by a rank count. The hand-picked profiles all meet the per-layer widths. The "
+          "bound (ii) has slack 1: L − 1 (not L) rescalings are lost, so Σ c_l = c_L c0 dim + L − 1 still gives a "
+          "square Jacobian for these profiles; two short is the first width the count excludes. Convolutional "
+          "sources use full zero padding (k_l − 1 per side), under which stride-1 convolutions compose exactly "
+          "(burkholz2024.composition). Measured at ci (seed 2023): residuals ≤ 1e-14 at κ(J) ≤ 7e2, torch sources "
+          "within 5e-14 of the target (conv) against tolerances ≥ 1.3e-12; at large (c1 = 36 for a 2 × 2 × 3×3 "
+          "target) within 2e-13 at κ ≈ 1e3. No general proof is given; its scope is the sweep's bound.",
     depends_on=("burkholz2024.thm2_2", "burkholz2024.composition"),
 ))

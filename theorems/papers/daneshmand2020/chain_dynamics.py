@@ -21,9 +21,9 @@ import sympy
 import torch
 from hypothesis import strategies as st
 
-from theorems.engine.checks import exhaustive_sweep, property_search, to_jsonable
+from theorems.engine.checks import exhaustive_sweep, property_search, search_beyond_sweep, to_jsonable
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, sample_weights
@@ -248,17 +248,19 @@ register(
         id="daneshmand2020.lemma20",
         source=f"{SOURCE}, App. 7.6, Lemma 20 (Eq. 98–101)",
         hypotheses=("H ∈ 𝓗 (used by the proof, Eq. 101)", "W in the support [−√3, √3]^{d×d} of μ", "|F(x)| ≤ B|x|"),
-        checks=(lemma20_ascent(DeltaBound()),),
+        subject={"bound": DeltaBound()},
+        checks=(takes("bound", build=lemma20_ascent),),
         broken=(
-            Broken("quadratic term 3dB²γ² (d instead of d²)", (lemma20_ascent(DeltaBound(quadratic_power=1)),),
+            Broken("quadratic term 3dB²γ² (d instead of d²)", replaces={"bound": DeltaBound(quadratic_power=1)},
                    refuted_by="the pinned corner witness (H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ) at d = 2, γ = 1, B = 2: "
                               "|ΔM_01| ≈ 61.85 > 2√3·4 + 3·2·4 ≈ 37.86, exactly"),
             Broken("linear constant 2√2 instead of 2√3 (√8 for √12, too small by a modest factor)",
-                   (lemma20_ascent(DeltaBound(linear_sq=8)),),
+                   replaces={"bound": DeltaBound(linear_sq=8)},
                    refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2 (within 0.01% of the printed bound): "
                               "|ΔM_01| ≈ 61.85 > 2√2·4 + 3·4·4 ≈ 59.31, exactly"),
         ),
-        notes="Adversarial: Adam ascent of |ΔM_ij|/bound over H ∈ 𝓗 (rows by Householder images of e₁, "
+        notes="For every H ∈ 𝓗, every W in the box and every F with |F(x)| ≤ B|x| (no draw). "
+        "Adversarial: Adam ascent of |ΔM_ij|/bound over H ∈ 𝓗 (rows by Householder images of e₁, "
         "so rational), W = √3·sin(Ω) in the box and every F with |F(x)| ≤ B|x| (F(x) = B·x·S, S ∈ [−1, 1] "
         "per entry; half of the restarts with F linear), at several (d, N, γ, B) and diagonal and "
         "off-diagonal entries. The best candidate of each configuration is re-evaluated in exact "
@@ -354,19 +356,29 @@ def rank_one_starts(draw, premise_only: bool) -> RankOneStart:
     return RankOneStart(activation, signs, tuple(direction), weights)
 
 
-def one_step_exact(start: RankOneStart, gamma_scale: Fraction) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
-    """(H_k, H_γ) with H_k = s vᵀ and H_γ = H_k + γ W F(H_k) at γ = gamma_scale/(B d), exact.
+def paper_step_size(slope_bound: Fraction, d: int) -> Fraction:
+    """γ = 1/(8Bd), the largest step the hypothesis allows (Thm 5 and the proof of Lemma 7): the object
+    Lemma 21's hypothesis is about. Every check runs the chain at this step."""
+    return Fraction(1, 8) / (slope_bound * d)
+
+
+def misread_step_size(slope_bound: Fraction, d: int) -> Fraction:
+    """A broken step size: γ = 8/(Bd), the 1/8 of the hypothesis read as 8."""
+    return Fraction(8) / (slope_bound * d)
+
+
+def one_step_exact(start: RankOneStart, step_size: Callable) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
+    """(H_k, H_γ) with H_k = s vᵀ and H_γ = H_k + γ W F(H_k) at γ = step_size(B, d), exact.
     H_{k+1} = diag(M(H_γ))^{−1/2} H_γ has the rank of H_γ and M(H_{k+1})_ij = G_ij/√(G_ii G_jj)."""
-    d = len(start.signs)
     h = flint.fmpq_mat([[s * x for x in start.direction] for s in start.signs])
     features = flint.fmpq_mat([[start.activation.exact(x) for x in row] for row in h.tolist()])
-    gamma = exact.to_fmpq(gamma_scale) / (exact.to_fmpq(start.activation.slope_bound) * d)
+    gamma = exact.to_fmpq(step_size(start.activation.slope_bound, len(start.signs)))
     return h, h + gamma * (start.weights * features)
 
 
-def lemma21_printed(start: RankOneStart, gamma_scale: Fraction) -> str | None:
+def lemma21_printed(start: RankOneStart, step_size: Callable) -> str | None:
     """Footnote 12 (rank does not increase) and M(H_{k+1}) = M(H_k), entries ±1."""
-    _h, h_gamma = one_step_exact(start, gamma_scale)
+    _h, h_gamma = one_step_exact(start, step_size)
     if h_gamma.rank() > 1:
         return f"rank(H_k+1) = {h_gamma.rank()} > 1 = rank(H_k) with F = {start.activation.name}"
     g = h_gamma * h_gamma.transpose()
@@ -378,9 +390,9 @@ def lemma21_printed(start: RankOneStart, gamma_scale: Fraction) -> str | None:
     return None
 
 
-def lemma21_corrected(start: RankOneStart, gamma_scale: Fraction) -> str | None:
+def lemma21_corrected(start: RankOneStart, step_size: Callable) -> str | None:
     """H_{k+1} = H_k: every row of H_γ is a positive multiple of the same row of H_k."""
-    h, h_gamma = one_step_exact(start, gamma_scale)
+    h, h_gamma = one_step_exact(start, step_size)
     n = h.ncols()
     for i in range(h.nrows()):
         row, base = [h_gamma[i, j] for j in range(n)], [h[i, j] for j in range(n)]
@@ -394,7 +406,8 @@ _CORNER = exact.to_fmpq(NEAR_CORNER)
 # Pinned starts. Rank grows: F = hardtanh, v = (−1/5, −7/5, 1) (‖v‖² = 3 = N, |v| not constant,
 # so F(v) = (−1/5, −1, 1) is not ∥ v) and Ws = 1.732·(0, 2) not ∥ s = (1, 1): rank(H_γ) = 2 at
 # any γ > 0. Row flips: F linear, flat v, W = −1.732·11ᵀ, so Ws = −3.464·s and each row of H_γ
-# is (1 − 3.464γ) times that of H — negative once γ > 1/3.464, e.g. at γ = 8/(Bd) = 4.
+# is (1 − 3.464γ) times that of H — negative once γ > 1/3.464, e.g. at γ = 8/(Bd) = 4 (the
+# misread step size), positive at γ = 1/(8Bd) = 1/16.
 RANK_GROWING_START = RankOneStart(
     RATIONAL_ODD_ACTIVATIONS[3], (1, 1), tuple(sphere_point([1, 2, 0])),
     _CORNER * flint.fmpq_mat([[1, -1], [1, 1]]),
@@ -405,15 +418,15 @@ ROW_FLIPPING_START = RankOneStart(
 )
 
 
-def lemma21_exact_step(predicate, gamma_scale: Fraction, premise_only: bool) -> Check:
+def lemma21_exact_step(predicate, step_size: Callable, premise_only: bool) -> Check:
     pinned = [ROW_FLIPPING_START] if premise_only else [RANK_GROWING_START, ROW_FLIPPING_START]
     return property_search(
         "exact step from a rank-one H",
         rank_one_starts(premise_only),
-        lambda start: predicate(start, gamma_scale),
+        lambda start: predicate(start, step_size),
         space=f"rank-one H = s vᵀ ∈ 𝓗 with rational v (d ≤ 5, N ≤ 6), odd rational F (linear, hardtanh, "
         f"softsign){', restricted to F(v) ∥ v' if premise_only else ''}, W near a corner of the box or uniform on "
-        f"a 1/1000 grid, γ = ({gamma_scale})/(Bd); one FBN step in exact arithmetic",
+        "a 1/1000 grid, γ = the subject's step size at (B, d); one FBN step in exact arithmetic",
         classify=lambda start: [start.activation.name,
                                 "F(v) ∥ v" if parallel_under(start.activation, start.direction) else "F(v) not ∥ v"],
         describe=RankOneStart.describe,
@@ -435,7 +448,7 @@ def _float_starts(generator: torch.Generator, premise_only: bool) -> list[tuple[
     return starts
 
 
-def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
+def lemma21_chains(step_size: Callable, premise_only: bool) -> Check:
     """Float chains H_{ℓ+1} = FBN_γ(H_ℓ, W_ℓ) from rank-one H_k, step by step: the largest
     |M(H_ℓ) − M(H_k)| and σ₂/σ₁ at each step (bn_chain.fbn_step, W ~ μ)."""
 
@@ -446,7 +459,7 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
         for start_name, h0 in _float_starts(ctx.torch_generator("starts", device="cpu"), premise_only):
             for activation in FLOAT_ODD_ACTIVATIONS:
                 d = h0.shape[0]
-                gamma = float(gamma_scale) / (float(activation.slope_bound) * d)
+                gamma = float(step_size(activation.slope_bound, d))
                 h = h0.to(ctx.torch_device())
                 m0, worst = gram(h), []
                 for step in range(1, steps + 1):
@@ -479,7 +492,6 @@ def lemma21_chains(gamma_scale: Fraction, premise_only: bool) -> Check:
     return Check("float chains step by step", "randomized", run, corroborating=True)
 
 
-PAPER_GAMMA = Fraction(1, 8)  # γ ≤ 1/(8Bd), as in Thm. 5 and the proof of Lemma 7
 _LEMMA21_HYPOTHESES = ("F odd, |F(x)| ≤ B|x|", "γ ≤ 1/(8Bd)", "W_ℓ ~ μ", "rank(H_k) = 1, H_k ∈ 𝓗")
 
 
@@ -507,8 +519,7 @@ def rank_one_sweep_starts(largest_d: int, largest_n: int, premise_only: bool) ->
     the box [−√3, √3]^{d×d} where the step moves H the most."""
     starts = []
     for d, n in sorted(itertools.product(range(1, largest_d + 1), range(1, largest_n + 1)), key=lambda x: (sum(x), x)):
-        patterns = [exact.to_fmpq(NEAR_CORNER) * exact.fmpq_matrix(np.reshape(p, (d, d)))
-                    for p in itertools.product((1, -1), repeat=d * d)]
+        patterns = [corner_weights(p, d) for p in itertools.product((1, -1), repeat=d * d)]
         for activation in SWEEP_ACTIVATIONS:
             for direction in sweep_directions(n):
                 if premise_only and not parallel_under(activation, direction):
@@ -517,28 +528,87 @@ def rank_one_sweep_starts(largest_d: int, largest_n: int, premise_only: bool) ->
     return starts
 
 
-def lemma21_sweep(predicate, gamma_scale: Fraction, premise_only: bool) -> Check:
-    def sizes(ctx: Context) -> tuple[int, int]:
-        return ctx.by_profile((2, 2), (3, 2), (3, 3))
+def corner_weights(pattern: Sequence[int], d: int) -> flint.fmpq_mat:
+    """W = 1.732·pattern (entries ±1): next to a corner of the box [−√3, √3]^{d×d}."""
+    return exact.to_fmpq(NEAR_CORNER) * exact.fmpq_matrix(np.reshape(pattern, (d, d)))
 
+
+def lemma21_sweep_sizes(ctx: Context) -> tuple[int, int]:
+    return ctx.by_profile((2, 2), (3, 2), (3, 3))
+
+
+def lemma21_sweep(predicate, step_size: Callable, premise_only: bool) -> Check:
     premise = ", F(v) ∥ v" if premise_only else ""
     return exhaustive_sweep(
         "every rank-one structure and corner of W",
-        lambda ctx: rank_one_sweep_starts(*sizes(ctx), premise_only),
-        lambda start: predicate(start, gamma_scale),
-        bound=lambda ctx: (f"d ≤ {sizes(ctx)[0]}, N ≤ {sizes(ctx)[1]}; F ∈ {{x, hardtanh, softsign}}; every flat "
-                           f"v ∈ {{±1}}^N and two non-flat rational v{premise}; s = 1 (WLOG); every sign pattern "
-                           f"of W = ±1.732; γ = ({gamma_scale})/(Bd); one exact FBN step"),
+        lambda ctx: rank_one_sweep_starts(*lemma21_sweep_sizes(ctx), premise_only),
+        lambda start: predicate(start, step_size),
+        bound=lambda ctx: (f"d ≤ {lemma21_sweep_sizes(ctx)[0]}, N ≤ {lemma21_sweep_sizes(ctx)[1]}; "
+                           f"F ∈ {{x, hardtanh, softsign}}; every flat v ∈ {{±1}}^N and two non-flat rational "
+                           f"v{premise}; s = 1 (WLOG); every sign pattern of W = ±1.732; γ = the subject's step size "
+                           "at (B, d); one exact FBN step"),
         describe=RankOneStart.describe,
         classify=lambda start: (f"{start.activation.name}, "
                                 f"{'F(v) ∥ v' if parallel_under(start.activation, start.direction) else 'F(v) ∦ v'}"),
     )
 
 
-def lemma21_checks(predicate, gamma_scale: Fraction, premise_only: bool) -> tuple[Check, ...]:
-    return (lemma21_sweep(predicate, gamma_scale, premise_only),
-            lemma21_exact_step(predicate, gamma_scale, premise_only),
-            lemma21_chains(gamma_scale, premise_only))
+# Past the largest sweep (d, N ≤ 3 at the large profile): d, N up to twice that, one of them ≥ 4.
+RANK_ONE_BEYOND = (4, 6)
+
+
+def draw_rank_one_start(premise_only: bool):
+    """A rank-one start past the sweep: d, N ≤ 6 with max(d, N) ≥ 4, F from the sweep's three, v flat or a
+    non-flat rational point of norm √N (flat when the premise F(v) ∥ v requires it), s = 1 (WLOG, as in the
+    sweep) and a random corner pattern of W."""
+
+    def draw(rng: np.random.Generator) -> RankOneStart:
+        low, high = RANK_ONE_BEYOND
+        while True:
+            d, n = (int(x) for x in rng.integers(1, high + 1, size=2))
+            if max(d, n) >= low:
+                break
+        activation = SWEEP_ACTIVATIONS[int(rng.integers(len(SWEEP_ACTIVATIONS)))]
+        direction = tuple(sphere_point([int(x) for x in rng.integers(-3, 4, size=n)]))
+        if rng.random() < 0.5 or (premise_only and not parallel_under(activation, direction)):
+            direction = tuple(flint.fmpq(int(x)) for x in rng.choice([-1, 1], size=n))
+        return RankOneStart(activation, (1,) * d, direction, corner_weights(rng.choice([-1, 1], size=d * d), d))
+
+    return draw
+
+
+# Pinned past the sweep, d = 4: linear F, flat v, W = −1.732·11ᵀ flips every row once γ > 1/6.928
+# (γ = 8/(Bd) = 2, not 1/(8Bd) = 1/32); hardtanh with v = (−1/5, −7/5, 1) and Ws = 1.732·(2, 4, 4, 4)
+# not ∥ s gives rank(H_γ) = 2 at every γ > 0.
+ROW_FLIPPING_BEYOND = RankOneStart(RATIONAL_ODD_ACTIVATIONS[0], (1,) * 4, (flint.fmpq(1),),
+                                   corner_weights([-1] * 16, 4))
+RANK_GROWING_BEYOND = RankOneStart(RATIONAL_ODD_ACTIVATIONS[3], (1,) * 4, tuple(sphere_point([1, 2, 0])),
+                                   corner_weights([1, -1, 1, 1] + [1] * 12, 4))
+
+
+def lemma21_beyond(predicate, step_size: Callable, premise_only: bool) -> Check:
+    low, high = RANK_ONE_BEYOND
+    return search_beyond_sweep(
+        "random rank-one starts past the sweep",
+        draw_rank_one_start(premise_only),
+        lambda start: predicate(start, step_size),
+        sweep_bound=lambda ctx: f"d ≤ {lemma21_sweep_sizes(ctx)[0]}, N ≤ {lemma21_sweep_sizes(ctx)[1]}",
+        reach=lambda _ctx: (f"d, N ≤ {high} with max(d, N) ≥ {low}; F ∈ {{x, hardtanh, softsign}}; v flat or a "
+                            f"non-flat rational point{', F(v) ∥ v' if premise_only else ''}; a random corner of W"),
+        budget=lambda ctx: ctx.by_profile(10, 100, 500, 2000),
+        pinned=[ROW_FLIPPING_BEYOND] if premise_only else [RANK_GROWING_BEYOND, ROW_FLIPPING_BEYOND],
+        describe=RankOneStart.describe,
+        classify=lambda start: f"{start.activation.name}, d = {len(start.signs)}, N = {len(start.direction)}",
+    )
+
+
+def lemma21_checks(predicate, premise_only: bool) -> tuple:
+    """The sweep, the search past it, the exact search and the float chains, each built from the
+    subject's step size."""
+    return (takes("step_size", build=lambda step_size: lemma21_sweep(predicate, step_size, premise_only)),
+            takes("step_size", build=lambda step_size: lemma21_beyond(predicate, step_size, premise_only)),
+            takes("step_size", build=lambda step_size: lemma21_exact_step(predicate, step_size, premise_only)),
+            takes("step_size", build=lambda step_size: lemma21_chains(step_size, premise_only)))
 
 
 register(
@@ -546,12 +616,14 @@ register(
         id="daneshmand2020.lemma21",
         source=f"{SOURCE}, App. 7.6, Lemma 21 (= Lemma 7, Sec. 4.5) and footnote 12",
         hypotheses=_LEMMA21_HYPOTHESES,
-        checks=lemma21_checks(lemma21_printed, PAPER_GAMMA, premise_only=False),
-        broken=(Broken("step size γ ≤ 8/(Bd)", lemma21_checks(lemma21_printed, Fraction(8), premise_only=False),
+        subject={"step_size": paper_step_size},
+        checks=lemma21_checks(lemma21_printed, premise_only=False),
+        broken=(Broken("step size γ ≤ 8/(Bd)", replaces={"step_size": misread_step_size},
                        refuted_by="the pinned hardtanh start v = (−1/5, −7/5, 1), s = (1, 1), "
                                   "W = 1.732·[[1, −1], [1, 1]] (rank 2 after one step, exactly), the sweep's first "
                                   "failing configuration (d = 2, N = 1, F linear, a corner W that flips one row: "
-                                  "M_01 changes sign) and the float chain from a Gaussian v with tanh"),),
+                                  "M_01 changes sign), the pinned d = 4 hardtanh start past the sweep (rank 2) and the "
+                                  "float chain from a Gaussian v with tanh"),),
         depends_on=("daneshmand2020.lemma20", "daneshmand2020.lemma1"),
         erratum=Erratum(
             "substantive",
@@ -565,7 +637,9 @@ register(
             "not refuted by our chains (daneshmand2020.thm5 is supported in its soft-rank form).",
             corrected=("daneshmand2020.lemma21.corrected",),
         ),
-        notes="Footnote 12 ('FBN_γ is obtained by matrix multiplications, hence it does not increase the "
+        notes="Quantifiers: for every rank-one H_k ∈ 𝓗, every odd F with |F(x)| ≤ B|x| and every W in the support "
+        "of μ (so almost surely in the draw); refuted by explicit (H_k, F, W). "
+        "Footnote 12 ('FBN_γ is obtained by matrix multiplications, hence it does not increase the "
         "rank') holds for linear F only. For odd nonlinear F and H = s vᵀ, F(H) = s F(v)ᵀ, so "
         "H_γ = s vᵀ + γ(Ws)F(v)ᵀ has rank 2 unless F(v) ∥ v or Ws ∥ s — i.e. for almost every W as soon "
         "as |v| is not constant. Then M(H_{k+1}) has off-diagonal entries of modulus < 1 and the lemma "
@@ -574,7 +648,8 @@ register(
         "finds the minimal counterexample d = N = 2, F = hardtanh, v = (−1/5, −7/5), s = (1, 1), "
         "W = 1.732·[[1, 1], [1, −1]]: rank(H_k+1) = 2; every configuration before it in the sweep holds (d + N ≤ 3, "
         "where d = 1 or N = 1 forces F(v) ∥ v, and at d = N = 2 linear F and flat v). The float chains show "
-        "the same for tanh and sin. See "
+        "the same for tanh and sin, and a randomized search past the sweep (d, N ≤ 6, max(d, N) ≥ 4, random "
+        "corners of W) finds rank growth there too. See "
         "daneshmand2020.lemma21.corrected for the case F(v) ∥ v (always true for linear F).",
     )
 )
@@ -589,19 +664,25 @@ register(
         "in particular M(H_ℓ) = M(H_k) = ssᵀ, with entries ±1.",
         source=f"{SOURCE}, App. 7.6, Lemma 21 and its proof",
         hypotheses=(*_LEMMA21_HYPOTHESES, "F(v) ∥ v for H_k = s vᵀ"),
-        checks=lemma21_checks(lemma21_corrected, PAPER_GAMMA, premise_only=True),
+        subject={"step_size": paper_step_size},
+        checks=lemma21_checks(lemma21_corrected, premise_only=True),
         broken=(Broken("step size γ ≤ 8/(Bd) (the 1/8 of the hypothesis read as 8)",
-                       lemma21_checks(lemma21_corrected, Fraction(8), premise_only=True),
+                       replaces={"step_size": misread_step_size},
                        refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row "
                                   "of H_γ is (1 − 13.9) times that of H_k, so H_k+1 = −H_k, exactly; the sweep's "
                                   "second configuration d = N = 1, F linear, W = −1.732 (H_k+1 = −H_k); the float "
-                                  "chains flip rows within a few steps"),),
+                                  "chains flip rows within a few steps; the pinned d = 4, N = 1 start past the sweep "
+                                  "(γ = 2, rows multiplied by 1 − 13.9)"),),
         depends_on=("daneshmand2020.lemma20",),
-        notes="With F(v) = cv, H_γ = (I + γcW)s vᵀ and each row is a multiple 1 + γc s_i(Ws)_i ≥ 1 − √3/8 > 0 "
-        "of the same row of H_k, so normalization returns H_k: one exact step suffices by induction. "
+        general_argument="With F(v) = cv, H_γ = (I + γcW)s vᵀ and each row is a multiple 1 + γc s_i(Ws)_i ≥ "
+        "1 − √3/8 > 0 of the same row of H_k (|(Ws)_i| ≤ √3·d, |γc| ≤ 1/(8d)), so normalization returns H_k: one "
+        "step suffices, and induction gives every later step, for every d and N.",
+        notes="Quantifiers: for every such H_k, every F and every W_ℓ in the support of μ (every draw). "
         "The search includes W at the corners of the box, where this margin is smallest, and the sweep decides "
         "every (d, N, F, v with F(v) ∥ v, corner sign pattern of W) with d ≤ 3, N ≤ 2 at ci (10600 "
-        "configurations) exactly at γ = 1/(8Bd), the largest step allowed.",
+        "configurations) exactly at γ = 1/(8Bd), the largest step allowed; a randomized search continues past the "
+        "sweep (d, N ≤ 6, max(d, N) ≥ 4, random corners of W), decided exactly. Supported, not certified: the "
+        "general argument covers every size, but it is prose, not machine-checked.",
     )
 )
 
@@ -725,38 +806,86 @@ def sign_pattern_heads(largest_rows: int, largest_cols: int) -> list[RankOneHead
     return heads
 
 
-def prop8_sweep(bound: Callable[[RankOneHead], int]) -> Check:
-    def sizes(ctx: Context) -> tuple[int, int]:
-        return ctx.by_profile((2, 3), (3, 4), (4, 5))
+def prop8_sweep_sizes(ctx: Context) -> tuple[int, int]:
+    return ctx.by_profile((2, 3), (3, 4), (4, 5))
 
+
+def prop8_sweep(bound: Callable[[RankOneHead], int]) -> Check:
     return exhaustive_sweep(
         "every sign pattern of a rank-one Ĥ",
-        lambda ctx: sign_pattern_heads(*sizes(ctx)),
+        lambda ctx: sign_pattern_heads(*prop8_sweep_sizes(ctx)),
         prop8_features_statement(bound),
-        bound=lambda ctx: (f"d_h ≤ {sizes(ctx)[0]}, n ≤ {sizes(ctx)[1]}, every sign pattern of u ∈ {{−1, 0, 1}}^(d_h) "
-                           "and w ∈ {−1, 0, 1}^n (nonzero), F linear or ReLU; rank of F(u wᵀ) over Q"),
+        bound=lambda ctx: (f"d_h ≤ {prop8_sweep_sizes(ctx)[0]}, n ≤ {prop8_sweep_sizes(ctx)[1]}, every sign pattern "
+                           "of u ∈ {−1, 0, 1}^(d_h) and w ∈ {−1, 0, 1}^n (nonzero), F linear or ReLU; rank of F(u wᵀ) "
+                           "over Q"),
         describe=RankOneHead.describe,
         classify=lambda e: f"{e.activation}, {'u or w one-signed' if one_signed(e.u) or one_signed(e.w) else 'mixed'}",
     )
 
 
-def prop8_checks(bound: Callable[[RankOneHead], int]) -> tuple[Check, ...]:
-    space = ("rank-one Ĥ = u wᵀ with integer u ∈ Z^{d_h}, w ∈ Z^n (entries in [−3, 3], d_h ≤ 4, 2 ≤ n ≤ 5), "
-             "F linear or ReLU, integer head W_L and targets; ranks over Q")
+# Past the largest sweep (d_h ≤ 4, n ≤ 5 at the large profile): d_h ≤ 8, n ≤ 10, one of them past it.
+PROP8_BEYOND = ((4, 5), (8, 10))
 
-    def classify(e: RankOneHead) -> list[str]:
-        return [e.activation, "u or w one-signed" if one_signed(e.u) or one_signed(e.w) else "u and w mixed signs"]
 
-    return (
-        prop8_sweep(bound),
-        property_search("rank of F(Ĥ) (exact)", rank_one_heads(), prop8_features_statement(bound), space=space,
-                        classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
-        property_search(
-            "per-example gradients via autograd", rank_one_heads(), prop8_gradient_statement(bound),
-            space=space + "; ℓ_i = ½‖W_L F(Ĥ_i) − y_i‖², gradients by torch.func.vmap(grad)",
-            classify=classify, describe=RankOneHead.describe, pinned=_PROP8_PINNED),
+def draw_sign_pattern_head(rng: np.random.Generator) -> RankOneHead:
+    """A rank-one Ĥ = u wᵀ with u ∈ {−1, 0, 1}^(d_h), w ∈ {−1, 0, 1}^n nonzero, d_h ≤ 8, n ≤ 10 and
+    d_h > 4 or n > 5, F linear or ReLU (the rank of F(u wᵀ) depends only on these signs)."""
+    (swept_rows, swept_cols), (rows, cols) = PROP8_BEYOND
+    while True:
+        d_h, n = int(rng.integers(1, rows + 1)), int(rng.integers(1, cols + 1))
+        if d_h > swept_rows or n > swept_cols:
+            break
+
+    def signs(size: int) -> tuple[int, ...]:
+        while True:
+            v = tuple(int(x) for x in rng.integers(-1, 2, size=size))
+            if any(v):
+                return v
+
+    activation = sorted(ACTIVATIONS_PROP8)[int(rng.integers(len(ACTIVATIONS_PROP8)))]
+    return RankOneHead(activation, signs(d_h), signs(n), ((1,) * d_h,), ((0,) * n,))
+
+
+def prop8_beyond(bound: Callable[[RankOneHead], int]) -> Check:
+    _, (rows, cols) = PROP8_BEYOND
+    return search_beyond_sweep(
+        "random sign patterns past the sweep",
+        draw_sign_pattern_head,
+        prop8_features_statement(bound),
+        sweep_bound=lambda ctx: f"d_h ≤ {prop8_sweep_sizes(ctx)[0]}, n ≤ {prop8_sweep_sizes(ctx)[1]}",
+        reach=lambda _ctx: f"d_h ≤ {rows}, n ≤ {cols} with d_h > 4 or n > 5, every sign pattern, F linear or ReLU",
+        budget=lambda ctx: ctx.by_profile(30, 300, 2000, 5000),
+        # u = (1, −1, 0, 0, 0), w = (1, −1, 0, 0, 0, 0): ReLU(u wᵀ) has rank 2 (both of mixed signs).
+        pinned=[RankOneHead("relu", (1, -1, 0, 0, 0), (1, -1, 0, 0, 0, 0), ((1,) * 5,), ((0,) * 6,))],
+        describe=RankOneHead.describe,
+        classify=lambda e: f"{e.activation}, {'u or w one-signed' if one_signed(e.u) or one_signed(e.w) else 'mixed'}",
     )
 
+
+def prop8_search(bound: Callable[[RankOneHead], int]) -> Check:
+    return property_search("rank of F(Ĥ) (exact)", rank_one_heads(), prop8_features_statement(bound),
+                           space=PROP8_SPACE, classify=_classify_head, describe=RankOneHead.describe,
+                           pinned=_PROP8_PINNED)
+
+
+def prop8_gradient_search(bound: Callable[[RankOneHead], int]) -> Check:
+    return property_search(
+        "per-example gradients via autograd", rank_one_heads(), prop8_gradient_statement(bound),
+        space=PROP8_SPACE + "; ℓ_i = ½‖W_L F(Ĥ_i) − y_i‖², gradients by torch.func.vmap(grad)",
+        classify=_classify_head, describe=RankOneHead.describe, pinned=_PROP8_PINNED)
+
+
+PROP8_SPACE = ("rank-one Ĥ = u wᵀ with integer u ∈ Z^{d_h}, w ∈ Z^n (entries in [−3, 3], d_h ≤ 4, 2 ≤ n ≤ 5), "
+               "F linear or ReLU, integer head W_L and targets; ranks over Q")
+
+
+def _classify_head(e: RankOneHead) -> list[str]:
+    return [e.activation, "u or w one-signed" if one_signed(e.u) or one_signed(e.w) else "u and w mixed signs"]
+
+
+# Every check of Prop. 8 and its corrected reading is built from the subject's rank bound.
+PROP8_CHECKS = tuple(takes("rank_bound", build=check)
+                     for check in (prop8_sweep, prop8_beyond, prop8_search, prop8_gradient_search))
 
 _PROP8_HYPOTHESES = ("Ĥ_L has rank one", "F(x) = x or F(x) = max(x, 0)", "ℓ differentiable (here ½‖·‖²)")
 
@@ -765,7 +894,8 @@ register(
         id="daneshmand2020.prop8",
         source=f"{SOURCE}, Sec. 5.3, Proposition 8 (Eq. 13)",
         hypotheses=_PROP8_HYPOTHESES,
-        checks=prop8_checks(printed_alignment),
+        subject={"rank_bound": printed_alignment},
+        checks=PROP8_CHECKS,
         erratum=Erratum(
             "as-printed",
             "As printed the alignment F(Ĥ_i) = α_ij F(Ĥ_j) fails for ReLU: ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has "
@@ -778,10 +908,11 @@ register(
             "it motivates the experiments of Sec. 5.3.",
             corrected=("daneshmand2020.prop8.corrected",),
         ),
-        broken=(Broken("the gradients vanish (span 0 dimensions)", prop8_checks(vanishing_alignment),
+        broken=(Broken("the gradients vanish (span 0 dimensions)", replaces={"rank_bound": vanishing_alignment},
                        refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]], F = ReLU, W_L = [[1, 1]], y = 0: "
-                                  "gradients e₁, e₂"),),
-        notes="'F(Ĥ_i) = α_ij F(Ĥ_j)' is read as linear dependence of every pair (so that a zero column, "
+                                  "gradients e₁, e₂; the pinned d_h = 5, n = 6 pattern past the sweep"),),
+        notes="For every rank-one Ĥ_L, head W_L and targets (no draw). 'F(Ĥ_i) = α_ij F(Ĥ_j)' is read as linear "
+        "dependence of every pair (so that a zero column, "
         "for which no α_ij exists, does not count against the claim). True for linear F. False for ReLU: "
         "ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ has rank 2 whenever u and w both have entries of both "
         "signs; the minimal counterexample is Ĥ = [[1, −1], [−1, 1]], whose ReLU is the identity, and the "
@@ -799,14 +930,22 @@ register(
         "for F = ReLU in general they span at most two directions.",
         source=f"{SOURCE}, Sec. 5.3, Proposition 8",
         hypotheses=_PROP8_HYPOTHESES,
-        checks=prop8_checks(corrected_alignment),
+        subject={"rank_bound": corrected_alignment},
+        checks=PROP8_CHECKS,
         broken=(
-            Broken("the printed claim: ReLU gradients always parallel", prop8_checks(printed_alignment),
-                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]] (u, w of mixed signs): ReLU(Ĥ) = I, rank 2"),
+            Broken("the printed claim: ReLU gradients always parallel", replaces={"rank_bound": printed_alignment},
+                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]] (u, w of mixed signs): ReLU(Ĥ) = I, rank 2; the "
+                              "pinned d_h = 5, n = 6 pattern past the sweep"),
             Broken("one-signedness dropped on one side: ReLU aligns whenever u is one-signed OR w has mixed signs",
-                   prop8_checks(sloppy_alignment),
-                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]]: w = (1, −1) has mixed signs, rank 2"),
+                   replaces={"rank_bound": sloppy_alignment},
+                   refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]]: w = (1, −1) has mixed signs, rank 2; the pinned "
+                              "d_h = 5, n = 6 pattern past the sweep"),
         ),
-        notes="Same exact machinery as daneshmand2020.prop8 with the corrected rank bound.",
+        notes="For every rank-one Ĥ_L, head W_L and targets (no draw). Same exact machinery as daneshmand2020.prop8 "
+        "with the corrected rank bound: the sweep decides every sign pattern of u and w with d_h ≤ 3, n ≤ 4 at ci "
+        "(the rank of F(u wᵀ) depends only on the signs), a randomized search continues past it (d_h ≤ 8, n ≤ 10), "
+        "and the searches draw integer u, w, heads and targets. Supported, not certified: the sweep's reduction to "
+        "sign patterns is prose (ReLU(u wᵀ) = ReLU(u)w₊ᵀ + ReLU(−u)w₋ᵀ), and the gradients' rank is that of F(Ĥ) "
+        "only where the head and targets make every residual nonzero.",
     )
 )

@@ -35,7 +35,7 @@ from matplotlib.ticker import LogLocator, ScalarFormatter
 
 from theorems.engine.checks import symbolic_identity
 from theorems.engine.context import Context, seeded_int
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import bn_chain, stats
 from theorems.maths.bn_chain import SpectralObservables
@@ -235,8 +235,20 @@ def average(values: np.ndarray, false_alarm: float, batches: int) -> stats.Inter
     return bn_chain.ergodic_average(values, 1 - false_alarm, batches)
 
 
-def alpha_interval(series: SpectralObservables[np.ndarray], false_alarm: float, batches: int) -> stats.Interval:
-    return bn_chain.ratio_of_averages(series.diag_square, series.trace_cube, 1 - false_alarm, batches)
+def regularity_observables(series: SpectralObservables[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """α = E Tr(diag(M²)²) / E Tr(M³) (Def. 7), as the observables whose ergodic averages are its
+    numerator and denominator (Eq. 54): the definition Lemma 15 is about."""
+    return series.diag_square, series.trace_cube
+
+
+def inverted_regularity_observables(series: SpectralObservables[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """A broken α: numerator and denominator of Def. 7 swapped."""
+    return series.trace_cube, series.diag_square
+
+
+def alpha_interval(series: SpectralObservables[np.ndarray], false_alarm: float, batches: int,
+                   definition: Callable = regularity_observables) -> stats.Interval:
+    return bn_chain.ratio_of_averages(*definition(series), 1 - false_alarm, batches)
 
 
 def rank_half(series: SpectralObservables):
@@ -286,7 +298,27 @@ def stationarity_evidence(ctx: Context, gammas: Iterable[float]) -> dict:
 # --- thm3 --------------------------------------------------------------------------------
 
 
-def soft_rank_statement(factor: Callable[[float], float], factor_text: str) -> Check:
+def soft_rank_factor(tau: float) -> float:
+    """(1 − τ)², the factor of the first inequality of Eq. (6)."""
+    return (1 - tau) ** 2
+
+
+def sign_slipped_soft_rank_factor(tau: float) -> float:
+    """A broken factor: (1 + τ)², a sign slip."""
+    return (1 + tau) ** 2
+
+
+def rank_lower_bound(d: int, alpha: float) -> float:
+    """√((1 − α)d), the lower bound of Eq. (63) on lim avg r(H), Ω(√d)."""
+    return math.sqrt(max(0.0, 1 - alpha) * d)
+
+
+def linear_rank_lower_bound(d: int, alpha: float) -> float:
+    """A broken bound: √(1 − α)·d, Ω(d) instead of Ω(√d)."""
+    return math.sqrt(max(0.0, 1 - alpha)) * d
+
+
+def soft_rank_statement(factor: Callable[[float], float]) -> Check:
     """lim avg rank_τ ≥ factor(τ) · lim avg r (the first inequality of Eq. 6, printed with
     factor (1 − τ)²), decided on the average of rank_τ − factor(τ) r along each chain."""
 
@@ -299,7 +331,7 @@ def soft_rank_statement(factor: Callable[[float], float], factor_text: str) -> C
                 gap = series.soft_rank(tau) - factor(tau) * series.r
                 interval = bn_chain.ergodic_average(gap, 1 - false_alarm, design.batches)
                 return {
-                    "d": d, "tau": tau,
+                    "d": d, "tau": tau, "factor": stats.round_sig(factor(tau), 5),
                     "avg_rank_tau": stats.round_sig(series.soft_rank(tau).mean(), 5),
                     "avg_r": stats.round_sig(series.r.mean(), 5),
                     "avg_difference_interval": interval_pair(interval),
@@ -308,15 +340,15 @@ def soft_rank_statement(factor: Callable[[float], float], factor_text: str) -> C
             return at_look
 
         rows = [sequential_row(ctx, decide(d, tau)) for d in design.dims_at(SMALL_GAMMA) for tau in TAUS]
-        return table_outcome(rows, f"avg rank_τ ≥ {factor_text} · avg r(H)", design_evidence(ctx, [SMALL_GAMMA]))
+        return table_outcome(rows, "avg rank_τ ≥ factor(τ) · avg r(H)", design_evidence(ctx, [SMALL_GAMMA]))
 
     return Check("soft rank vs r (ergodic averages)", "randomized", run, part="first inequality")
 
 
-def rank_lower_bound_statement(power: float) -> Check:
-    """lim avg r(H) ≥ √(1 − α) d^power with α measured on the same chain (Eq. 63 has
-    power 1/2): the estimated bound's interval comes from α's (each interval at half the
-    look's error budget)."""
+def rank_lower_bound_statement(bound: Callable[[int, float], float]) -> Check:
+    """lim avg r(H) ≥ bound(d, α) with α measured on the same chain (Eq. 63: √((1 − α)d)), the
+    bound decreasing in α: its interval comes from α's (each interval at half the look's error
+    budget)."""
 
     def run(ctx: Context) -> Outcome:
         design = linear_design(ctx)
@@ -326,12 +358,12 @@ def rank_lower_bound_statement(power: float) -> Check:
                 series = series_of(d, SMALL_GAMMA)
                 r = average(series.r, false_alarm / 2, design.batches)
                 alpha = alpha_interval(series, false_alarm / 2, design.batches)
-                bound = [math.sqrt(max(0.0, 1 - a)) * d**power for a in (alpha.high, alpha.low)]
+                values = [bound(d, a) for a in (alpha.high, alpha.low)]
                 return {
                     "d": d, "gamma": SMALL_GAMMA,
                     "avg_r": interval_pair(r), "alpha": interval_pair(alpha),
-                    "bound_sqrt(1-alpha)*d^p": [stats.round_sig(b) for b in bound],
-                    "verdict": compare((r.low, r.high), tuple(bound), ">="),
+                    "bound(d, alpha)": [stats.round_sig(b) for b in values],
+                    "verdict": compare((r.low, r.high), tuple(values), ">="),
                 }
             return at_look
 
@@ -340,7 +372,7 @@ def rank_lower_bound_statement(power: float) -> Check:
         dims = design.doubling_dims_at(SMALL_GAMMA)
         fit = stats.fit_power_law(np.array(dims), np.array([linear_series(ctx, d, SMALL_GAMMA).r.mean() for d in dims]))
         evidence["fitted_exponent_of_avg_r_vs_d_95pct"] = fit.as_dict()
-        return table_outcome(rows, f"avg r(H) ≥ √((1−α)) d^{power:g}", evidence)
+        return table_outcome(rows, "avg r(H) ≥ bound(d, α)", evidence)
 
     return Check("r vs sqrt((1-alpha) d)", "randomized", run, part="second inequality")
 
@@ -353,19 +385,21 @@ register(
             "F(H) = H, W iid uniform[−√3, √3] (Def. 1), rank(X) = d, γ small (γ = 0.1 here)",
             "unique invariant distribution — see notes: read as uniqueness on the full-rank matrices",
         ),
+        subject={"soft_rank_factor": soft_rank_factor, "rank_bound": rank_lower_bound},
         checks=(
-            soft_rank_statement(lambda tau: (1 - tau) ** 2, "(1−τ)²"),
-            rank_lower_bound_statement(0.5),
+            takes("soft_rank_factor", build=soft_rank_statement),
+            takes("rank_bound", build=rank_lower_bound_statement),
         ),
         broken=(
             Broken("factor (1+τ)² instead of (1−τ)² (sign slip)",
-                   (soft_rank_statement(lambda tau: (1 + tau) ** 2, "(1+τ)²"),),
+                   replaces={"soft_rank_factor": sign_slipped_soft_rank_factor},
                    refuted_by="the design row d = 8, τ = 0.75: avg rank_τ ≈ 2.8 < (1.75)² · avg r ≈ 7.7"),
-            Broken("bound √(1−α)·d (Ω(d) instead of Ω(√d))", (rank_lower_bound_statement(1.0),),
+            Broken("bound √(1−α)·d (Ω(d) instead of Ω(√d))", replaces={"rank_bound": linear_rank_lower_bound},
                    refuted_by="the design row d = 32: avg r ≈ 5.1 < √(1−α)·32 ≈ 11.8"),
         ),
         depends_on=("daneshmand2020.lemma2", "daneshmand2020.lemma15", "daneshmand2020.lemma18"),
         notes=(
+            "Quantifiers: each fixed input X of rank d, almost surely in the draws W_ℓ. "
             "Checked: Eq. (63) at N = d for the widths of the profile, γ = 0.1, from Gaussian X, on ergodic "
             "averages of long chains with batch-means intervals, decided sequentially (more chains while an "
             "interval straddles its threshold, error budget spent over the looks); α is measured on the same chain, as "
@@ -459,10 +493,12 @@ register(
         source=f"{SOURCE}, Sec. 3.3 and Figure 2",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
                     "γ ∈ {0.1, 0.5, ∞} (∞ = no skip connection)"),
-        checks=(scaling_statement(0.5),),
-        broken=(Broken("linear growth d^1 instead of √d", (scaling_statement(1.0),),
+        subject={"growth_exponent": 0.5},
+        checks=(takes("growth_exponent", build=scaling_statement),),
+        broken=(Broken("linear growth d^1 instead of √d", replaces={"growth_exponent": 1.0},
                        refuted_by="the design row γ = 0.5, d = 16 → 32: secant exponent ≈ 0.65 ± 0.03 < 1"),),
         notes=(
+            "Quantifiers: an empirical statement about the chains run (Gaussian X, draws W_ℓ). "
             "The text says the curves 'validate the Ω(√d) dependency'; we test that reading on the grid: between "
             "every two consecutive widths the depth-averaged rank_{1/2} grows with exponent ≥ 1/2 (interval from the "
             "two averages' batch-means intervals, decided sequentially). The least-squares exponents are recorded with "
@@ -477,29 +513,30 @@ register(
 # --- lemma15 -----------------------------------------------------------------------------
 
 
-def alpha_rows(ctx: Context, threshold: float, sense: str, min_d: int) -> list[dict]:
+def alpha_rows(ctx: Context, definition: Callable, threshold: float, min_d: int) -> list[dict]:
     design = linear_design(ctx)
 
     def decide(d: int, gamma: float):
         def at_look(series_of, false_alarm: float) -> dict:
-            alpha = alpha_interval(series_of(d, gamma), false_alarm, design.batches)
+            alpha = alpha_interval(series_of(d, gamma), false_alarm, design.batches, definition)
             return {
                 "d": d, "gamma": fmt_gamma(gamma), "alpha": stats.round_sig(alpha.estimate),
                 "interval": interval_pair(alpha),
-                "verdict": compare((alpha.low, alpha.high), (threshold, threshold), sense),
+                "verdict": compare((alpha.low, alpha.high), (threshold, threshold), "<="),
             }
         return at_look
 
     return [sequential_row(ctx, decide(d, gamma)) for gamma in FIG2_GAMMAS for d in design.dims_at(gamma) if d > min_d]
 
 
-def alpha_figure(ctx: Context) -> Figure:
+def alpha_figure(ctx: Context, definition: Callable) -> Figure:
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
     design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
         dims = design.dims_at(gamma)
-        intervals = [alpha_interval(linear_series(ctx, d, gamma), stats.FALSE_ALARM, design.batches) for d in dims]
+        intervals = [alpha_interval(linear_series(ctx, d, gamma), stats.FALSE_ALARM, design.batches, definition)
+                     for d in dims]
         estimates = np.array([i.estimate for i in intervals])
         errors = np.array([[i.estimate - i.low for i in intervals], [i.high - i.estimate for i in intervals]])
         axes.errorbar(dims, estimates, yerr=errors, fmt="o-", capsize=3, label=f"γ = {fmt_gamma(gamma)}")
@@ -513,25 +550,26 @@ def alpha_figure(ctx: Context) -> Figure:
     return figure
 
 
-def alpha_statement(threshold: float, sense: str, min_d: int, name: str, part: str, with_figure: bool) -> Check:
-    """α (Def. 7) of the stationary linear chain compared with ``threshold`` for d > min_d."""
+def alpha_statement(definition: Callable, threshold: float, min_d: int, name: str, part: str,
+                    with_figure: bool) -> Check:
+    """α (``definition``, Def. 7) of the stationary linear chain below ``threshold`` for d > min_d."""
 
     def run(ctx: Context) -> Outcome:
-        rows = alpha_rows(ctx, threshold, sense, min_d)
-        figures = {"alpha vs d": alpha_figure(ctx)} if with_figure else {}
-        relation = {"<=": "≤", ">=": "≥"}[sense]
-        return table_outcome(rows, f"α {relation} {threshold:g} " + (f"for d > {min_d}" if min_d else "for every d"),
+        rows = alpha_rows(ctx, definition, threshold, min_d)
+        figures = {"alpha vs d": alpha_figure(ctx, definition)} if with_figure else {}
+        return table_outcome(rows, f"α ≤ {threshold:g} " + (f"for d > {min_d}" if min_d else "for every d"),
                              design_evidence(ctx, FIG2_GAMMAS), figures)
 
     return Check(name, "randomized", run, part=part)
 
 
-def lemma15_checks(threshold_all: float, threshold_wide: float, sense: str) -> tuple[Check, Check]:
-    return (
-        alpha_statement(threshold_all, sense, 0, "alpha < 1", part="alpha < 1", with_figure=True),
-        alpha_statement(threshold_wide, sense, 10, "alpha < 0.9 for d > 10", part="measured < 0.9 for d > 10",
-                        with_figure=False),
-    )
+def alpha_below_one(definition: Callable) -> Check:
+    return alpha_statement(definition, 1.0, 0, "alpha < 1", part="alpha < 1", with_figure=True)
+
+
+def alpha_below_threshold_when_wide(definition: Callable, threshold: float) -> Check:
+    return alpha_statement(definition, threshold, 10, "alpha < 0.9 for d > 10", part="measured < 0.9 for d > 10",
+                           with_figure=False)
 
 
 register(
@@ -540,15 +578,22 @@ register(
         source=f"{SOURCE}, App. 7.5 Definition 7, Lemma 15, Eq. (54) and Figure 9",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
                     "unique invariant law (read as in thm3)"),
-        checks=lemma15_checks(1.0, 0.9, "<="),
+        subject={"regularity_constant": regularity_observables, "wide_threshold": 0.9},
+        checks=(
+            takes("regularity_constant", build=alpha_below_one),
+            takes("regularity_constant", "wide_threshold", build=alpha_below_threshold_when_wide),
+        ),
         broken=(
-            Broken("flipped: α ≥ 1, and α ≥ 0.9 for d > 10", lemma15_checks(1.0, 0.9, ">="),
-                   refuted_by="the design rows at d = 32 (α ≈ 0.86 for every γ): below 1 and below 0.9"),
-            Broken("threshold too small by a modest factor: α < 0.85 for d > 10", lemma15_checks(1.0, 0.85, "<=")[1:],
+            Broken("α inverted: E Tr(M³) / E Tr(diag(M²)²)",
+                   replaces={"regularity_constant": inverted_regularity_observables},
+                   refuted_by="the design rows at d = 32 (inverted α ≈ 1/0.86 ≈ 1.16 for every γ): above 1 and "
+                              "above 0.9"),
+            Broken("threshold too small by a modest factor: α < 0.85 for d > 10", replaces={"wide_threshold": 0.85},
                    refuted_by="the design rows at d = 11 (α ≈ 0.89–0.90 for every γ), above 0.85"),
         ),
         depends_on=("daneshmand2020.lemma12",),
         notes=(
+            "Quantifiers: α is a number of the invariant law (no target, no draw beyond the chain). "
             "α = E Tr(diag(M²)²) / E Tr(M³) is estimated as a ratio of ergodic averages (Eq. 54) with a delta-method "
             "batch-means interval, for γ ∈ {0.1, 0.5, ∞}; d = 11, the first width of 'd > 10', is the adversarial "
             "edge (α(11) ≈ 0.897 at γ = 0.5 and ∞, 0.003 below the threshold), so its rows usually need a second or "
@@ -563,8 +608,19 @@ register(
 # --- lemma18 -----------------------------------------------------------------------------
 
 
-def frobenius_statement(power: float) -> Check:
-    """E‖M(H)‖_F² ≤ d^power / √(1 − α) under the invariant law (Eq. 55 has power 3/2)."""
+def frobenius_bound(d: int, alpha: float) -> float:
+    """d^{3/2}/√(1 − α), the bound of Eq. (55) on E‖M(H)‖_F²."""
+    return d**1.5 / math.sqrt(1 - alpha)
+
+
+def linear_frobenius_bound(d: int, alpha: float) -> float:
+    """A broken bound: d/√(1 − α), d^1 instead of d^{3/2}."""
+    return d / math.sqrt(1 - alpha)
+
+
+def frobenius_statement(bound: Callable[[int, float], float]) -> Check:
+    """E‖M(H)‖_F² ≤ bound(d, α) under the invariant law (Eq. 55: d^{3/2}/√(1 − α)), the bound
+    increasing in α."""
 
     def run(ctx: Context) -> Outcome:
         design = linear_design(ctx)
@@ -576,18 +632,18 @@ def frobenius_statement(power: float) -> Check:
                 alpha = alpha_interval(series, false_alarm / 2, design.batches)
                 if alpha.high >= 1:
                     return {"d": d, "alpha": interval_pair(alpha), "verdict": Verdict.INCONCLUSIVE}
-                bound = [d**power / math.sqrt(1 - a) for a in (alpha.low, alpha.high)]
+                values = [bound(d, a) for a in (alpha.low, alpha.high)]
                 return {
                     "d": d, "gamma": SMALL_GAMMA,
                     "avg_frobenius_sq": interval_pair(frobenius), "alpha": interval_pair(alpha),
-                    "bound": [stats.round_sig(b) for b in bound],
+                    "bound": [stats.round_sig(b) for b in values],
                     "avg_frobenius_sq_over_d^1.5": stats.round_sig(frobenius.estimate / d**1.5, 4),
-                    "verdict": compare((frobenius.low, frobenius.high), tuple(bound), "<="),
+                    "verdict": compare((frobenius.low, frobenius.high), tuple(values), "<="),
                 }
             return at_look
 
         rows = [sequential_row(ctx, decide(d)) for d in design.dims_at(SMALL_GAMMA)]
-        return table_outcome(rows, f"E‖M‖_F² ≤ d^{power:g}/√(1−α)", design_evidence(ctx, [SMALL_GAMMA]))
+        return table_outcome(rows, "E‖M‖_F² ≤ bound(d, α)", design_evidence(ctx, [SMALL_GAMMA]))
 
     return Check("frobenius bound", "randomized", run)
 
@@ -597,11 +653,13 @@ register(
         id="daneshmand2020.lemma18",
         source=f"{SOURCE}, App. 7.5 Lemma 18 (Eq. 55) and Figure 10",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3], γ = 0.1", "α < 1 (measured, lemma15)"),
-        checks=(frobenius_statement(1.5),),
-        broken=(Broken("bound d^1/√(1−α) instead of d^{3/2}", (frobenius_statement(1.0),),
+        subject={"frobenius_bound": frobenius_bound},
+        checks=(takes("frobenius_bound", build=frobenius_statement),),
+        broken=(Broken("bound d^1/√(1−α) instead of d^{3/2}", replaces={"frobenius_bound": linear_frobenius_bound},
                        refuted_by="the design row d = 32: avg ‖M‖_F² ≈ 200 > 32/√(1−α) ≈ 86"),),
         depends_on=("daneshmand2020.lemma12", "daneshmand2020.lemma15"),
         notes=(
+            "Quantifiers: an expectation under the invariant law (no target, no draw beyond the chain). "
             "E‖M‖_F² is the ergodic average of ‖M(H_ℓ)‖_F² (Eq. 54), α from the same chain; the bound's interval "
             "comes from α's, decided sequentially as in thm3. The evidence also lists avg‖M‖_F²/d^{3/2} (Fig. 10's "
             "comparison with d^{1.5}). Finite evidence: the widths of the profile, γ = 0.1; the proof needs γ → 0 "
@@ -735,19 +793,52 @@ def _symbolic_fbn(h: sympy.Matrix, w: sympy.Matrix, gamma: sympy.Symbol, activat
                         lambda i, j: h_gamma[i, j] / sympy.sqrt(sum(h_gamma[i, k] ** 2 for k in range(n)) / n))
 
 
-def sign_flip_equivariance(parity: str, law: str) -> Check:
-    """The two facts the proof of Lemma 6 (App. 7.4) combines, exactly: S·FBN_γ(H, W) = FBN_γ(SH, SWS)
-    for S = diag(−1, 1, …, 1), symbolic H, W, γ and F(−x) = −F(x) (F an undefined sympy function
-    applied to the unflipped entries); and SWS has the law of W, i.e. E[(−w)^k] = E[w^k] for the
-    moments k ≤ 4 of one entry (iid entries). Together: SH_ℓ is the chain from SX, so S maps the
-    invariant law to itself. ``parity`` "odd" is the hypothesis; "none" drops it (F(−x) is a second
-    unknown function G(x)); ``law`` "asymmetric" drops the symmetric weights."""
-    f, g = sympy.Function("F"), sympy.Function("G")
+@dataclass(frozen=True)
+class ActivationFamily:
+    """The activations a symmetry lemma is about: the float ones its chains run (keys of
+    ACTIVATIONS) and, for the exact step, an unknown sympy function with the family's parity."""
 
-    def activation(x: sympy.Expr) -> sympy.Expr:
-        if x.could_extract_minus_sign():
-            return -f(-x) if parity == "odd" else g(-x)
-        return f(x)
+    name: str
+    chains: tuple[str, ...]
+    symbolic: Callable[[sympy.Expr], sympy.Expr]
+
+
+_F, _G = sympy.Function("F"), sympy.Function("G")
+
+
+def odd_symbolic(x: sympy.Expr) -> sympy.Expr:
+    """An unknown odd F: F(−x) written as −F(x), so that oddness is all sympy knows."""
+    return -_F(-x) if x.could_extract_minus_sign() else _F(x)
+
+
+def parity_free_symbolic(x: sympy.Expr) -> sympy.Expr:
+    """An unknown F with no parity: F(−x) is a second unknown function G(x)."""
+    return _G(-x) if x.could_extract_minus_sign() else _F(x)
+
+
+ODD_ACTIVATIONS = ActivationFamily("odd F (linear, tanh, sin)", ("linear", "tanh", "sin"), odd_symbolic)
+# Leaky ReLU is as far from odd as the activations of ACTIVATIONS go.
+PARITY_FREE_ACTIVATIONS = ActivationFamily("F without parity (leaky ReLU)", ("leaky_relu",), parity_free_symbolic)
+
+
+@dataclass(frozen=True)
+class LawAtDepth:
+    """The law the symmetry lemmas are about, sampled as M(H_ℓ) of independent chains: the invariant
+    law at the profile's depth, far past the mixing time (depth None), or the law at a fixed depth."""
+
+    depth: int | None = None
+
+
+INVARIANT_LAW = LawAtDepth()
+
+
+def sign_flip_equivariance(weights: str, activations: ActivationFamily) -> Check:
+    """The two facts the proof of Lemma 6 (App. 7.4) combines, exactly: S·FBN_γ(H, W) = FBN_γ(SH, SWS)
+    for S = diag(−1, 1, …, 1), symbolic H, W, γ and the family's F (an undefined sympy function with
+    the family's parity); and SWS has the law of W, i.e. E[(−w)^k] = E[w^k] for the moments k ≤ 4 of
+    one entry of ``weights`` (iid entries). Together: SH_ℓ is the chain from SX, so S maps the
+    invariant law to itself."""
+    activation = activations.symbolic
 
     def build(case: tuple[int, int]):
         d, n = case
@@ -756,9 +847,9 @@ def sign_flip_equivariance(parity: str, law: str) -> Check:
         s = sympy.diag(-1, *[1] * (d - 1))
         gamma = sympy.Symbol("gamma", positive=True)
         lhs = ((s * _symbolic_fbn(h, w, gamma, activation)).T.tolist()
-               + [[_law_moment(law, k) * (-1) ** k for k in range(1, 5)]])
+               + [[_law_moment(weights, k) * (-1) ** k for k in range(1, 5)]])
         rhs = (_symbolic_fbn(s * h, s * w * s, gamma, activation).T.tolist()
-               + [[_law_moment(law, k) for k in range(1, 5)]])
+               + [[_law_moment(weights, k) for k in range(1, 5)]])
         width = max(len(row) for row in lhs)
 
         def pad(rows):
@@ -781,16 +872,16 @@ def sign_flip_equivariance(parity: str, law: str) -> Check:
     )
 
 
-def sign_flip_law_check(law: str = "uniform", depth: int | None = None) -> Check:
+def sign_flip_law_check(law: LawAtDepth, weights: str, activations: ActivationFamily) -> Check:
     """Lemma 6 for odd F: M_1j and −M_1j have the same law."""
     return Check("sign-flip symmetry (two-sample)", "randomized",
-                 law_equality_statement(SIGN_FLIP_STATISTICS, ("linear", "tanh", "sin"), law, depth))
+                 law_equality_statement(SIGN_FLIP_STATISTICS, activations.chains, weights, law.depth))
 
 
-def permutation_law_check(depth: int | None = None) -> Check:
+def permutation_law_check(law: LawAtDepth) -> Check:
     """Lemma 11 for any F (leaky ReLU included): ΠH has the law of H."""
     return Check("permutation invariance (two-sample)", "randomized",
-                 law_equality_statement(PERMUTATION_STATISTICS, ("linear", "tanh", "leaky_relu"), depth=depth))
+                 law_equality_statement(PERMUTATION_STATISTICS, ("linear", "tanh", "leaky_relu"), depth=law.depth))
 
 
 register(
@@ -798,25 +889,32 @@ register(
         id="daneshmand2020.lemma6",
         source=f"{SOURCE}, Sec. 4.4 Lemma 6, Eq. (8), and its proof in App. 7.4",
         hypotheses=("F odd (linear, tanh, sin)", "W iid uniform[−√3, √3] (symmetric)", "unique invariant law"),
+        subject={"law": INVARIANT_LAW, "weights": "uniform", "activations": ODD_ACTIVATIONS},
         checks=(
-            sign_flip_law_check(),
-            sign_flip_equivariance("odd", "uniform"),
+            takes("law", "weights", "activations", build=sign_flip_law_check),
+            takes("weights", "activations", build=sign_flip_equivariance),
         ),
         broken=(
-            Broken("law at depth 2 instead of the invariant law", (
-                sign_flip_law_check(depth=2),),
-                refuted_by="the fixed start (M_12 ≈ 0.995) at depth 2 with F = sin: KS distance ≈ 0.9 between M_12 and "
-                           "−M_12, against a detectable 0.34 (quick) or less"),
-            Broken("non-centred weights uniform[0, 2/√d] (Sec. 5.2: the symmetric-W hypothesis dropped)", (
-                sign_flip_law_check(law="asymmetric"),
-                sign_flip_equivariance("odd", "asymmetric")),
-                refuted_by="sympy: E[−w] = −1/2 ≠ E[w] = 1/2 for w ~ uniform[0, 1] (d = 4); the KS test: with positive "
-                           "weights M_12 → +1 at every depth, KS distance ≈ 1 against −M_12"),
-            Broken("oddness of F dropped (F(−x) unrelated to F(x))", (sign_flip_equivariance("none", "uniform"),),
+            Broken("the law at depth 2 instead of the invariant law", replaces={"law": LawAtDepth(2)},
+                   refuted_by="the fixed start (M_12 ≈ 0.995) at depth 2 with F = sin: KS distance ≈ 0.9 between "
+                              "M_12 and −M_12, against a detectable 0.34 (quick) or less"),
+            Broken("non-centred weights uniform[0, 2/√d] (Sec. 5.2: the symmetric-W hypothesis dropped)",
+                   replaces={"weights": "asymmetric"},
+                   refuted_by="sympy: E[−w] = −1/2 ≠ E[w] = 1/2 for w ~ uniform[0, 1] (d = 4); the KS test: with "
+                              "positive weights M_12 → +1 at every depth, KS distance ≈ 1 against −M_12"),
+            Broken("oddness of F dropped (F(−x) unrelated to F(x))",
+                   replaces={"activations": PARITY_FREE_ACTIVATIONS},
                    refuted_by="sympy at d = 2, N = 1: row 1 of FBN_γ(SH, SWS) carries G(h₁₁) = F(−h₁₁) where "
                               "S·FBN_γ(H, W) carries −F(h₁₁), so the difference is not identically zero"),
         ),
+        general_argument=(
+            "For every d, N: S·FBN_γ(H, W) = FBN_γ(SH, SWS) follows from S² = I, F(SH) = S·F(H) (F odd, S diagonal "
+            "±1) and S commuting with the diagonal row normalisation; SWS has the law of W for iid symmetric "
+            "entries; so the chain from SX is S times the chain from X, and S preserves the unique invariant law."
+        ),
         notes=(
+            "Quantifiers: an identity of laws (the invariant law), every odd F; the symbolic step holds for every "
+            "H, W, γ at the sizes checked. "
             "Tested in the form the proof establishes and Eq. (8) uses: SH has the law of H for S = diag(−1, 1, …, 1), "
             "so M_1j and −M_1j have the same law (the marginal law of the row H_1: alone is symmetric for a trivial "
             "reason, the global flip H → −H, so it would test nothing). Finite evidence: the law at a depth well past "
@@ -824,10 +922,10 @@ register(
             "stated distance; not the exact invariant law. The broken variants show the test has power: at depth 2, "
             "and with the non-centred weights of Sec. 5.2 (the hypothesis W symmetric dropped), it refutes. The "
             "symbolic check certifies the step the proof rests on: S·FBN_γ(H, W) = FBN_γ(SH, SWS) for odd F with "
-            "symbolic H, W, γ, for (d, N) ∈ {(2, 1), (2, 2), (3, 2)} at ci — a bounded scope: for every d, N it "
-            "follows from S² = I, F(SH) = S·F(H) and S commuting with the diagonal row normalisation, an argument "
-            "not mechanised here — and SWS has the law of W (moments ≤ 4 of the symmetric entries); so the chain "
-            "from SX is S times the chain from X, and S preserves the (unique) invariant law."
+            "symbolic H, W, γ, for (d, N) ∈ {(2, 1), (2, 2), (3, 2)} at ci — a bounded scope (the general "
+            "argument for every d, N is prose, not machine-checked) — and SWS has the law of W (moments ≤ 4 of the "
+            "symmetric entries); so the chain from SX is S times the chain from X, and S preserves the (unique) "
+            "invariant law."
         ),
     )
 )
@@ -838,14 +936,15 @@ register(
         source=f"{SOURCE}, App. 7.4 Lemma 11 and Eqs. (28)–(36)",
         hypotheses=("W iid uniform[−√3, √3]", "any activation F (linear, tanh, leaky ReLU here)",
                     "unique invariant law"),
-        checks=(permutation_law_check(),),
+        subject={"law": INVARIANT_LAW},
+        checks=(takes("law", build=permutation_law_check),),
         broken=(
-            Broken("law at depth 2 instead of the invariant law", (
-                permutation_law_check(depth=2),),
-                refuted_by="the fixed start (M_12 ≈ 0.995, M_34 = 0) at depth 2 with F = leaky ReLU: KS distance ≈ 0.9 "
-                           "between M_12 and M_34, against a detectable 0.34 (quick) or less"),
+            Broken("the law at depth 2 instead of the invariant law", replaces={"law": LawAtDepth(2)},
+                   refuted_by="the fixed start (M_12 ≈ 0.995, M_34 = 0) at depth 2 with F = leaky ReLU: KS distance "
+                              "≈ 0.9 between M_12 and M_34, against a detectable 0.34 (quick) or less"),
         ),
         notes=(
+            "Quantifiers: an identity of laws (the invariant law), every F. "
             "ΠH and H have the same law for Π swapping rows 1 ↔ 3 and 2 ↔ 4, tested through M_12 vs M_34 and the row "
             "'participation' Σ_k M_1k² vs Σ_k M_3k², from an input where rows 1, 2 are nearly parallel and 3, 4 are "
             "not. Leaky ReLU (slope 0.1) is included because the lemma claims any F. ReLU itself violates the "
@@ -1013,17 +1112,19 @@ register(
             "F odd, |F(x)| ≤ B|x| (tanh and sin, B = 1); W iid uniform[−√3, √3]; γ = 1/(8Bd), the largest allowed",
             "unique invariant law — see notes: read as chains from inputs of rank ≥ 2",
         ),
-        checks=(rank_statement(2),),
+        subject={"chain": BN_RANK_CHAIN, "rank": 2},
+        checks=(takes("chain", "rank", build=lambda chain, rank: rank_statement(rank, chain)),),
         broken=(
             Broken("normalization dropped: the vanilla residual chain (I + γW)H, γ = 0.5, keeps rank ≥ 2",
-                   (rank_statement(2, VANILLA_RANK_CHAIN),),
+                   replaces={"chain": VANILLA_RANK_CHAIN},
                    refuted_by="the vanilla chain at d = N = 4, γ = 0.5, 400 layers (run at every profile): σ₂/σ₁ "
                               "≈ 1e−16 < 1e−13 from every start"),
-            Broken("rank ≥ 3 (off by one)", (rank_statement(3),),
+            Broken("rank ≥ 3 (off by one)", replaces={"rank": 3},
                    refuted_by="the pinned shape d = 4, N = 2, where σ₃ = 0 at every layer"),
         ),
         depends_on=("daneshmand2020.lemma6", "daneshmand2020.lemma21"),
         notes=(
+            "Quantifiers: each fixed input X of rank ≥ 2, almost surely in the draws W_ℓ, every layer ℓ. "
             "Checked in its soft form, the one float evidence can support or refute: σ₂(H_ℓ)/σ₁(H_ℓ), the relative "
             f"distance of H_ℓ to the rank-one matrices, stays ≥ {KEEP_MARGIN:g} at every layer of long chains, from "
             "inputs that make rank 2 fragile (nearly dependent rows, exactly-rank-2 two-column inputs, N = 2). The "
@@ -1169,10 +1270,12 @@ register(
         source=f"{SOURCE}, Sec. 3.5 Lemma 4, Figure 1, proof in App. 7.3",
         hypotheses=("vanilla linear residual chain B_ℓ X, B_ℓ = Π(I + γW_k), W iid uniform[−√3, √3]",
                     "γ ∈ (0, 1): 0.1, 0.5, 0.9"),
-        checks=(lyapunov_gap_statement(">="),),
-        broken=(Broken("no collapse: λ_1 − λ_2 ≤ 0 (rank ≥ 2 kept)", (lyapunov_gap_statement("<="),),
+        subject={"gap_relation": ">="},
+        checks=(takes("gap_relation", build=lyapunov_gap_statement),),
+        broken=(Broken("no collapse: λ_1 − λ_2 ≤ 0 (rank ≥ 2 kept)", replaces={"gap_relation": "<="},
                        refuted_by="the design row d = 4, γ = 0.5: gap ≈ 0.15 ± 0.03 per layer, far above 0"),),
         notes=(
+            "Quantifiers: each fixed X, almost surely in the draws W_k. "
             "B_ℓX/‖B_ℓ‖ approaches rank one iff σ_2/σ_1 → 0, and σ_2(B_ℓ)/σ_1(B_ℓ) = exp(−ℓ(λ_1 − λ_2) + o(ℓ)): we "
             "estimate the Lyapunov gap λ_1 − λ_2 by Benettin's QR method as an ergodic average with a batch-means "
             "interval, decided sequentially (more chains while the interval straddles the band [0, 1e−9]; design "

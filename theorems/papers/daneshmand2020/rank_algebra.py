@@ -36,9 +36,15 @@ import torch
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from theorems.engine.checks import exhaustive_sweep, property_search, symbolic_identity, to_jsonable
+from theorems.engine.checks import (
+    exhaustive_sweep,
+    property_search,
+    search_beyond_sweep,
+    symbolic_identity,
+    to_jsonable,
+)
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, project_rows, sample_weights
@@ -52,6 +58,16 @@ WEIGHT_HALF_WIDTH = sympy.sqrt(3)
 WEIGHT_VARIANCE = WEIGHT_HALF_WIDTH**2 / 3
 # A short rational just below √3 = 1.73205…: a point of the support [−√3, √3] next to its corner.
 NEAR_CORNER = Fraction(1732, 1000)
+
+# Standard results the certificates of this paper cite rather than check.
+SPECTRAL_THEOREM = ("spectral theorem: a real symmetric matrix is QΛQᵀ with Q orthogonal, so Tr(M^k) = Σ_i λ_i^k "
+                    "(e.g. Horn & Johnson, Matrix Analysis, 2nd ed., Thm 2.5.6)")
+# Where E_W enters Lemma 12's derivations: only second moments, as the γ² coefficient is quadratic in W.
+SECOND_MOMENTS = ("linearity of expectation with E[w_ab w_ce] = δ_ac δ_be for iid zero-mean, unit-variance entries "
+                  "(Def. 1), and the exchange of E_W with the Taylor expansion in γ, W being bounded (dominated "
+                  "convergence, e.g. Durrett, Probability: Theory and Examples, 5th ed., Thm 1.6.7)")
+NONNEGATIVE_MEAN_ZERO = ("a nonnegative random variable with mean ≤ 0 is 0 almost surely (e.g. Durrett, Probability: "
+                         "Theory and Examples, 5th ed., Thm 1.6.6 applied to X ≥ 0)")
 
 
 # --- exact linear algebra on rationals -------------------------------------------------
@@ -142,37 +158,21 @@ def projected_rank_tau(h: Any, tau: Any) -> int:
     return count - (d - min(d, n)) if tau == 0 else count
 
 
-# --- Lagrange's identity at a symbolic size -----------------------------------------
+# --- sums of squares at a symbolic size -----------------------------------------------
 
 
-def power_sum_gap(name: str, lhs: Callable[[Callable[[int], sympy.Expr], sympy.Symbol], sympy.Expr],
-                  weight: Callable[[sympy.Symbol, sympy.Symbol], sympy.Expr], size: str, vector: str,
-                  identity: str) -> Check:
-    """``lhs(sums, k)`` = ½ Σ_{i,j} w(x_i, x_j)(x_i − x_j)² over x_1, …, x_k for a symbolic size k,
-    ``sums(p)`` being the power sum Σ_i x_i^p: a Cauchy–Schwarz gap written as a weighted sum of
-    squares, so ≥ 0 where w ≥ 0 and zero exactly when the x_i of positive weight are equal.
-    ``identity`` states it for the evidence."""
-    k = sympy.Symbol(size, positive=True, integer=True)
+def symbolic_power_sums(size: sympy.Symbol, vector: str) -> Callable[[int], sympy.Expr]:
+    """p ↦ Σ_{i ≤ size} x_i^p for a symbolic size: a sum over one free index, kept as a power sum."""
+    x = sympy.Symbol("x")
+    return lambda power: independent_index_sum(x**power, [x], size, vector)
+
+
+def weighted_square_gap(weight: Callable[[sympy.Symbol, sympy.Symbol], sympy.Expr], size: sympy.Symbol,
+                        vector: str) -> sympy.Expr:
+    """½ Σ_{i,j ≤ size} w(x_i, x_j)(x_i − x_j)² for a symbolic size, in power sums (sums over
+    independent indices factor): ≥ 0 where w ≥ 0, and 0 exactly when the x_i of positive weight are equal."""
     x, y = sympy.symbols("x y")
-
-    def build(_case):
-        def sums(power: int) -> sympy.Expr:
-            return independent_index_sum(x**power, [x], k, vector)
-
-        return [[lhs(sums, k)]], [[independent_index_sum(weight(x, y) * (x - y) ** 2, [x, y], k, vector) / 2]]
-
-    return symbolic_identity(
-        name, lambda ctx: [f"symbolic {size}"], build, scope=ALL_SIZES,
-        describe_case=lambda _: f"{size} symbolic: {identity}, sums over i, j ≤ {size} as power sums",
-    )
-
-
-def lagrange_gap(name: str, multiplier: Callable[[sympy.Symbol], sympy.Expr], size: str, vector: str) -> Check:
-    """c·Σx² − (Σx)² = ½ Σ_{i,j} (x_i − x_j)² over x_1, …, x_k for a symbolic k, which holds for
-    c = k (Lagrange's identity, the Cauchy–Schwarz gap): the right side is a sum of squares, zero
-    exactly when all x_i are equal. ``multiplier`` gives c as a function of the size symbol."""
-    return power_sum_gap(name, lambda sums, k: multiplier(k) * sums(2) - sums(1) ** 2, lambda x, y: 1, size, vector,
-                         f"c·Σ{vector}² − (Σ{vector})² = ½ Σ_(i,j) ({vector}_i − {vector}_j)²")
+    return independent_index_sum(weight(x, y) * (x - y) ** 2, [x, y], size, vector) / 2
 
 
 # --- inputs: every kind of H the hypotheses allow ---------------------------------------
@@ -241,28 +241,44 @@ def classify_kind(example) -> list[str]:
 # --- Lemma 1: rank(H) > r(H) ------------------------------------------------------------
 
 
-RELATIONS = {">": operator.gt, "≥": operator.ge, "<": operator.lt}
+RELATIONS = {">": operator.gt, "≥": operator.ge}
+
+
+def effective_rank(trace_m, frobenius_sq_m):
+    """r(H) = Tr(M)²/‖M‖_F² (Eq. 2), from Tr M and ‖M‖_F² of M = M(H) = HHᵀ/N: the object Lemma 1
+    is about. Written for any field (flint, sympy), so the same formula runs on exact matrices and
+    on symbolic power sums."""
+    return trace_m**2 / frobenius_sq_m
+
+
+def trace_unsquared_rank(trace_m, frobenius_sq_m):
+    """A broken r(H): the square on Tr M dropped, Tr(M)/‖M‖_F² (no longer scale invariant)."""
+    return trace_m / frobenius_sq_m
+
+
+def inverted_rank(trace_m, frobenius_sq_m):
+    """A broken r(H): the ratio inverted, ‖M‖_F²/Tr(M)² (≤ 1, so below the rank, but equal to it only at rank one)."""
+    return frobenius_sq_m / trace_m**2
 
 
 @dataclass(frozen=True)
 class RankRatioStatement:
-    """rank(H) <relation> r(H) + margin; with ``equality_case`` also "r(H) = rank(H) exactly
-    when all nonzero singular values of H are equal"."""
+    """rank(H) <relation> r(H) for every nonzero H, r computed by ``rank_formula`` from M = HHᵀ/N; with
+    ``equality_case`` also "r(H) = rank(H) exactly when all nonzero singular values of H are equal"."""
 
+    rank_formula: Callable
     relation: str = "≥"
-    margin: int = 0
     equality_case: bool = False
 
     def prop(self, example) -> str | None:
         _, h = example
-        g = exact.fmpq_matrix(h) * exact.fmpq_matrix(h).transpose()
+        hq = exact.fmpq_matrix(h)
+        m = hq * hq.transpose() / hq.ncols()
         rank = exact.rank_exact(h)
-        ratio = trace(g) ** 2 / frobenius_sq(g)
-        if not RELATIONS[self.relation](rank, ratio + self.margin):
-            shift = f" + {self.margin}" if self.margin else ""
-            return (f"rank(H) = {rank}, r(H) = {exact.fmpq_to_fraction(ratio)}: "
-                    f"rank(H) {self.relation} r(H){shift} fails")
-        if self.equality_case and (ratio == rank) != equal_nonzero_eigenvalues(g):
+        ratio = self.rank_formula(trace(m), frobenius_sq(m))
+        if not RELATIONS[self.relation](rank, ratio):
+            return f"rank(H) = {rank}, r(H) = {exact.fmpq_to_fraction(ratio)}: rank(H) {self.relation} r(H) fails"
+        if self.equality_case and (ratio == rank) != equal_nonzero_eigenvalues(m):
             negation = "not " if ratio == rank else ""
             return (f"r(H) = {exact.fmpq_to_fraction(ratio)}, rank(H) = {rank}, but the nonzero singular values are "
                     f"{negation}all equal")
@@ -276,6 +292,11 @@ any_nonzero_matrix = st.one_of(
      .map(lambda a: ("with zero rows allowed", a))),
 )
 
+# H = [[1]] (the minimal counterexample to the strict inequality), H = [[1, 0]] (M = 1/2: a formula
+# that is not scale invariant leaves r = 1) and H = I₂ (M = I/2: rank 2 = r, equal singular values).
+RANK_RATIO_PINNED = [("identity", np.eye(1, dtype=np.int64)), ("identity", np.eye(2, dtype=np.int64)[:1]),
+                     ("identity", np.eye(2, dtype=np.int64))]
+
 
 def rank_ratio_search(statement: RankRatioStatement) -> Check:
     return property_search(
@@ -285,16 +306,26 @@ def rank_ratio_search(statement: RankRatioStatement) -> Check:
         space="nonzero H up to 5×6 of every kind (identity, orthogonal rows, equal singular values, rank one, "
         "rank deficient, integer, sparse, Gaussian, heavy-tailed, extreme scale); rank over Q, r(H) in Q",
         classify=classify_kind,
-        pinned=[("identity", np.eye(1, dtype=np.int64))],
+        pinned=RANK_RATIO_PINNED,
     )
 
 
-def cauchy_schwarz_gap(margin: int) -> Check:
-    """k·Σλ² − (Σλ)² = ½ Σ_{i,j} (λ_i − λ_j)² over the k nonzero eigenvalues of M, k = rank(H),
-    for a symbolic k: a sum of squares, zero exactly when they are all equal, so
-    r(H) = (Σλ)²/Σλ² ≤ k with equality iff the nonzero singular values are equal.
-    ``margin`` shifts k to k − margin."""
-    return lagrange_gap("Cauchy–Schwarz gap identity (sympy)", lambda k: k - margin, "k", "λ")
+def cauchy_schwarz_gap(rank_formula: Callable) -> Check:
+    """(k − r)·Σλ² = ½ Σ_{i,j} (λ_i − λ_j)² over the k nonzero eigenvalues of M, k = rank(H), for a
+    symbolic k, with r = ``rank_formula``(Σλ, Σλ²) — Tr M = Σλ and ‖M‖_F² = Σλ² by the spectral theorem.
+    The right side is a sum of squares, zero exactly when the λ_i are all equal, so r(H) ≤ rank(H)
+    with equality iff the nonzero singular values are equal, for every rank."""
+    k = sympy.Symbol("k", positive=True, integer=True)
+    sums = symbolic_power_sums(k, "λ")
+    return symbolic_identity(
+        "Cauchy–Schwarz gap identity (sympy)", lambda ctx: ["symbolic k"],
+        lambda _case: ([[(k - rank_formula(sums(1), sums(2))) * sums(2)]],
+                       [[weighted_square_gap(lambda x, y: 1, k, "λ")]]),
+        scope=ALL_SIZES,
+        describe_case=lambda _: "k symbolic: (k − r(Σλ, Σλ²))·Σλ² = ½ Σ_(i,j) (λ_i − λ_j)², sums over i, j ≤ k as "
+                                "power sums",
+        relies_on=(SPECTRAL_THEOREM,),
+    )
 
 
 def rational_orthogonal(n: int, seed: int) -> flint.fmpq_mat:
@@ -343,12 +374,16 @@ def singular_value_patterns(largest: int) -> list[SingularValuePattern]:
             for k in range(1, min(d, n) + 1) for pattern in compositions(k)]
 
 
+def rank_ratio_sweep_bound(ctx: Context) -> int:
+    return ctx.by_profile(4, 5, 6)
+
+
 def rank_ratio_sweep(statement: RankRatioStatement) -> Check:
     return exhaustive_sweep(
         "every singular-value multiplicity pattern",
-        lambda ctx: singular_value_patterns(ctx.by_profile(4, 5, 6)),
+        lambda ctx: singular_value_patterns(rank_ratio_sweep_bound(ctx)),
         lambda pattern: statement.prop(("pattern", pattern.matrix())),
-        bound=lambda ctx: (f"d, N ≤ {ctx.by_profile(4, 5, 6)}, every rank k ≤ min(d, N) and every ordered "
+        bound=lambda ctx: (f"d, N ≤ {rank_ratio_sweep_bound(ctx)}, every rank k ≤ min(d, N) and every ordered "
                            "multiplicity pattern of the distinct nonzero singular values 1, 2, …"),
         describe=SingularValuePattern.describe,
         classify=lambda pattern: ("one distinct singular value" if len(pattern.multiplicities) == 1
@@ -356,17 +391,66 @@ def rank_ratio_sweep(statement: RankRatioStatement) -> Check:
     )
 
 
+# Past the largest sweep (d, N ≤ 6 at the large profile): max(d, N) from 7 to twice that.
+PATTERNS_BEYOND = (7, 12)
+
+
+def draw_pattern_beyond(rng: np.random.Generator) -> SingularValuePattern:
+    """A (d, N, multiplicity pattern) with d, N ≤ 12 and max(d, N) ≥ 7: the rank, then a random
+    composition of it (each of its 2^(k−1) cut sets equally likely)."""
+    low, high = PATTERNS_BEYOND
+    while True:
+        d, n = (int(x) for x in rng.integers(1, high + 1, size=2))
+        if max(d, n) >= low:
+            break
+    k = int(rng.integers(1, min(d, n) + 1))
+    cuts = [c for c in range(1, k) if rng.random() < 0.5]
+    return SingularValuePattern(d, n, tuple(b - a for a, b in itertools.pairwise((0, *cuts, k))))
+
+
+def rank_ratio_beyond(statement: RankRatioStatement) -> Check:
+    low, high = PATTERNS_BEYOND
+    return search_beyond_sweep(
+        "random multiplicity patterns past the sweep",
+        draw_pattern_beyond,
+        lambda pattern: statement.prop(("pattern", pattern.matrix())),
+        sweep_bound=lambda ctx: f"d, N ≤ {rank_ratio_sweep_bound(ctx)}",
+        reach=lambda _ctx: f"d, N ≤ {high} with max(d, N) ≥ {low}, every rank and multiplicity pattern",
+        budget=lambda ctx: ctx.by_profile(6, 40, 200, 500),
+        # d = 7, N = 8, rank 7, one singular value: M = I₇/8 on its range, so Tr M ≠ ‖M‖_F²·rank.
+        pinned=[SingularValuePattern(7, 8, (7,))],
+        describe=SingularValuePattern.describe,
+        classify=lambda pattern: f"rank {sum(pattern.multiplicities)}",
+    )
+
+
+def rank_ratio_checks(statement: RankRatioStatement) -> tuple:
+    """The sweep, the search beyond it and the search over every kind of H, each built from the
+    subject's r(H) formula."""
+    return tuple(takes("effective_rank", build=lambda formula, check=check: check(
+        RankRatioStatement(formula, statement.relation, statement.equality_case)))
+        for check in (rank_ratio_sweep, rank_ratio_beyond, rank_ratio_search))
+
+
 _LEMMA1_HYPOTHESES = ("H any real d×N matrix with H ≠ 0 (r(H) = 0/0 is undefined at H = 0)",)
+_LEMMA1_BROKEN = (
+    Broken("r(H) with the square on Tr M dropped: Tr(M)/‖M‖_F²", replaces={"effective_rank": trace_unsquared_rank},
+           refuted_by="the pinned H = [[1, 0]] (M = 1/2, Tr(M)/‖M‖_F² = 2 > rank 1) and the sweep's second "
+                      "configuration d = 1, N = 2; the pinned d = 7, N = 8 pattern past the sweep (r = 8 > 7)"),
+    Broken("r(H) inverted: ‖M‖_F²/Tr(M)²", replaces={"effective_rank": inverted_rank},
+           refuted_by="the pinned H = [[1]] for the strict inequality (1 > 1 fails); for the corrected statement the "
+                      "pinned H = I₂ (rank 2, equal singular values, ‖M‖_F²/Tr(M)² = 1/2 ≠ 2), the sweep's "
+                      "d = N = 2 pattern (2,) and the pinned d = 7, N = 8 pattern past the sweep (1/7 ≠ 7)"),
+)
 
 register(
     Claim(
         id="daneshmand2020.lemma1",
         source=f"{SOURCE}, Sec. 2.1, Lemma 1 (proof in App. 7.2)",
         hypotheses=_LEMMA1_HYPOTHESES,
-        checks=(rank_ratio_sweep(RankRatioStatement(">")), rank_ratio_search(RankRatioStatement(">"))),
-        broken=(Broken("flipped inequality: rank(H) < r(H)", (
-            rank_ratio_sweep(RankRatioStatement("<")), rank_ratio_search(RankRatioStatement("<")),
-        ), refuted_by="the pinned H = [[1]] and the sweep's first configuration d = N = 1, rank 1: rank 1, r = 1"),),
+        subject={"effective_rank": effective_rank},
+        checks=rank_ratio_checks(RankRatioStatement(effective_rank, ">")),
+        broken=_LEMMA1_BROKEN,
         erratum=Erratum(
             "as-printed",
             "The strict inequality fails whenever the nonzero singular values of H are equal (every rank-one H; "
@@ -377,13 +461,15 @@ register(
             "non-strict statement with its equality case is certified (daneshmand2020.lemma1.corrected).",
             corrected=("daneshmand2020.lemma1.corrected",),
         ),
-        notes="As printed the inequality is strict, and it fails whenever the nonzero singular values of H "
+        notes="For every nonzero H (every matrix, no draw). As printed the inequality is strict, and it fails "
+        "whenever the nonzero singular values of H "
         "are equal: every rank-one H, the identity, any H with orthogonal rows of equal norm. The minimal "
         "counterexample is H = [[1]] (rank 1, r = 1). The paper's own proof (Eq. 16–18, Cauchy–Schwarz) gives "
         "only rank(H) ≥ r(H), and its proof of Lemma 21 uses exactly that (Eq. 103: r ≤ rank = 1). "
         "See daneshmand2020.lemma1.corrected. Ranks are exact over Q; r(H) is an exact rational. The sweep "
         "decides every (d, N, multiplicity pattern of the nonzero singular values) up to d, N ≤ 5 (ci) in sweep "
         "order, smallest d + N first; its first configuration, d = N = 1, is already the minimal counterexample. "
+        "A randomized search past the sweep draws patterns with d, N ≤ 12, max(d, N) ≥ 7, decided exactly. "
         "The non-strict reading ≥ holds on every configuration (daneshmand2020.lemma1.corrected).",
     )
 )
@@ -397,29 +483,19 @@ register(
         "singular values of H are equal.",
         source=f"{SOURCE}, Sec. 2.1, Lemma 1 and its proof in App. 7.2 (Eq. 15–18)",
         hypotheses=_LEMMA1_HYPOTHESES,
-        checks=(
-            rank_ratio_sweep(RankRatioStatement(equality_case=True)),
-            rank_ratio_search(RankRatioStatement(equality_case=True)),
-            cauchy_schwarz_gap(margin=0),
-        ),
-        broken=(
-            Broken("the printed strict inequality rank(H) > r(H)", (
-                rank_ratio_sweep(RankRatioStatement(">")), rank_ratio_search(RankRatioStatement(">")),
-            ), refuted_by="the pinned H = [[1]] and the sweep's first configuration d = N = 1: rank 1, r = 1"),
-            Broken("off by one: rank(H) − 1 ≥ r(H)", (
-                rank_ratio_sweep(RankRatioStatement(margin=1)),
-                rank_ratio_search(RankRatioStatement(margin=1)),
-                cauchy_schwarz_gap(margin=1),
-            ), refuted_by="the pinned H = [[1]] and the sweep's first configuration d = N = 1 (0 ≥ 1 fails); "
-                          "the symbolic-k identity is off by −Σλ²"),
-        ),
-        notes="Certified for every size: with λ_1, …, λ_k the nonzero eigenvalues of M(H) and k = rank(H), "
-        "r(H) = (Σλ)²/Σλ² (spectral theorem), and the identity k·Σλ² − (Σλ)² = ½ Σ_{i,j}(λ_i − λ_j)² is checked "
-        "in sympy for a symbolic k (sums over independent indices factor into power sums), so r(H) ≤ k with "
+        subject={"effective_rank": effective_rank},
+        checks=(*rank_ratio_checks(RankRatioStatement(effective_rank, equality_case=True)),
+                takes("effective_rank", build=cauchy_schwarz_gap)),
+        broken=_LEMMA1_BROKEN,
+        notes="For every nonzero H (every matrix, no draw). Certified for every size: with λ_1, …, λ_k the nonzero "
+        "eigenvalues of M(H) and k = rank(H), Tr M = Σλ and ‖M‖_F² = Σλ² (spectral theorem, cited), and sympy "
+        "evaluates the subject's formula r(Σλ, Σλ²) for a symbolic k and checks (k − r)·Σλ² = "
+        "½ Σ_{i,j}(λ_i − λ_j)² (sums over independent indices factor into power sums), so r(H) ≤ k with "
         "equality iff all λ_i are equal, for every rank. The sweep decides every (d, N, ordered multiplicity "
         "pattern of the nonzero singular values 1, 2, …) with d, N ≤ 5 at ci (141 configurations; 318 at d, N ≤ 6) "
-        "exactly, on a dense rational representative U[diag(σ) 0; 0 0]V (U, V Cayley-rational orthogonal); the "
-        "search covers every kind of H. Both decide rank over Q and the equality case by Tr(M)·M² = ‖M‖_F²·M.",
+        "exactly, on a dense rational representative U[diag(σ) 0; 0 0]V (U, V Cayley-rational orthogonal); a "
+        "randomized search continues past it (d, N ≤ 12, max(d, N) ≥ 7); the search covers every kind of H. All "
+        "decide rank over Q and the equality case by Tr(M)·M² = ‖M‖_F²·M.",
     )
 )
 
@@ -427,15 +503,30 @@ register(
 # --- Lemma 2: rank_τ(H) ≥ (1 − τ)² r(H) on 𝓗 -------------------------------------------
 
 
-def soft_rank_statement(factor: Callable[[flint.fmpq], flint.fmpq], text: str):
+def soft_rank_bound(tau, r):
+    """(1 − τ)² r(H): Lemma 2's lower bound on rank_τ(H), the object the lemma is about."""
+    return (1 - tau) ** 2 * r
+
+
+def unweighted_soft_rank_bound(tau, r):
+    """A broken bound: the factor (1 − τ)² dropped."""
+    return r
+
+
+def misplaced_square_soft_rank_bound(tau, r):
+    """A broken bound: (1 − τ²) r, the square misplaced."""
+    return (1 - tau * tau) * r
+
+
+def soft_rank_statement(bound: Callable):
     def prop(example) -> str | None:
         (_, h), tau = example
         tau = exact.to_fmpq(tau)
         soft = projected_rank_tau(h, tau)
-        bound = factor(tau) * projected_effective_rank(h)
-        if soft >= bound:
+        value = bound(tau, projected_effective_rank(h))
+        if soft >= value:
             return None
-        return (f"rank_τ(H) = {soft} < {text} = {float(exact.fmpq_to_fraction(bound)):.6g} "
+        return (f"rank_τ(H) = {soft} < bound(τ, r(H)) = {float(exact.fmpq_to_fraction(value)):.6g} "
                 f"at τ = {exact.fmpq_to_fraction(tau)}")
 
     return prop
@@ -462,11 +553,11 @@ taus = st.one_of(st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1, 2), F
 SPREAD_SPECTRUM_CASE = (("integer", np.array([[1, 0], [3, 4]], dtype=np.int64)), Fraction(1, 2))
 
 
-def soft_rank_search(factor, text: str) -> Check:
+def soft_rank_search(bound: Callable) -> Check:
     return property_search(
         "exact rank_τ against (1−τ)² r(H)",
         st.tuples(nonzero_row_matrices(8, 8), taus),
-        soft_rank_statement(factor, text),
+        soft_rank_statement(bound),
         space="H up to 8×8 of every kind, projected exactly onto 𝓗; τ ∈ {0, 1/4, 1/2, 1} or a fraction "
         "in [0, 1]; rank_τ by exact inertia of HHᵀ − τ diag(HHᵀ), r(H) exact",
         classify=_classify_soft_rank,
@@ -494,7 +585,12 @@ def spectra_on_grid(d: int, denominator: int) -> list[tuple[Fraction, ...]]:
     return [tuple(Fraction(x, denominator) for x in p) for p in parts(d * denominator, d, d * denominator)]
 
 
-def soft_rank_spectral(factor: Callable[[Fraction], Fraction], text: str):
+def spectral_configuration(spectrum: tuple[Fraction, ...], tau: Fraction) -> tuple:
+    """(λ, r = d²/Σλ², τ): r is that of any H ∈ 𝓗 with spectrum λ."""
+    return spectrum, Fraction(len(spectrum) ** 2) / sum(x * x for x in spectrum), tau
+
+
+def soft_rank_spectral(bound: Callable):
     """Lemma 2 on a spectrum (the reduction of its proof, Eq. 19): rank_τ = #{λ_i ≥ τ} (or > τ)
     and r = (Σλ)²/Σλ² = d²/Σλ², under both readings of the indicator."""
 
@@ -502,33 +598,76 @@ def soft_rank_spectral(factor: Callable[[Fraction], Fraction], text: str):
         spectrum, ratio, tau = configuration
         for reading, relation in SOFT_RANK_READINGS.items():
             soft = sum(1 for x in spectrum if relation(x, tau))
-            if soft < factor(tau) * ratio:
+            if soft < bound(tau, ratio):
                 return (f"λ = ({', '.join(map(str, spectrum))}), τ = {tau}, rank_τ read as {reading}: "
-                        f"rank_τ = {soft} < {text} = {factor(tau) * ratio}")
+                        f"rank_τ = {soft} < bound(τ, r) = {bound(tau, ratio)}")
         return None
 
     return decide
 
 
-def soft_rank_sweep(factor: Callable[[Fraction], Fraction], text: str) -> Check:
-    taus = [Fraction(k, 8) for k in range(9)]
+SPECTRUM_DENOMINATOR, TAU_DENOMINATOR = 4, 8
+
+
+def describe_spectral(configuration) -> dict:
+    return {"lambda": [str(x) for x in configuration[0]], "r": str(configuration[1]), "tau": str(configuration[2])}
+
+
+def classify_spectral(configuration) -> str:
+    return "τ equal to an eigenvalue (tie)" if configuration[2] in configuration[0] else "no tie"
+
+
+def soft_rank_sweep_bound(ctx: Context) -> int:
+    return ctx.by_profile(4, 6, 8)
+
+
+def soft_rank_sweep(bound: Callable) -> Check:
+    taus = [Fraction(k, TAU_DENOMINATOR) for k in range(TAU_DENOMINATOR + 1)]
 
     def configurations(ctx: Context):
-        """(λ, r = d²/Σλ², τ): r is computed once per spectrum."""
-        spectra = [s for d in range(1, ctx.by_profile(4, 6, 8) + 1) for s in spectra_on_grid(d, 4)]
-        return [(spectrum, Fraction(len(spectrum) ** 2) / sum(x * x for x in spectrum), tau)
-                for spectrum in spectra for tau in taus]
+        return [spectral_configuration(spectrum, tau) for d in range(1, soft_rank_sweep_bound(ctx) + 1)
+                for spectrum in spectra_on_grid(d, SPECTRUM_DENOMINATOR) for tau in taus]
 
     return exhaustive_sweep(
         "every spectrum on a grid × every τ on a grid",
         configurations,
-        soft_rank_spectral(factor, text),
-        bound=lambda ctx: (f"d ≤ {ctx.by_profile(4, 6, 8)}, every spectrum λ ∈ (1/4)Z^d of M(H), H ∈ 𝓗 "
+        soft_rank_spectral(bound),
+        bound=lambda ctx: (f"d ≤ {soft_rank_sweep_bound(ctx)}, every spectrum λ ∈ (1/4)Z^d of M(H), H ∈ 𝓗 "
                            "(λ ≥ 0 sorted, Σλ = d), τ ∈ {0, 1/8, …, 1}; rank_τ under both readings (≥ τ, > τ)"),
-        describe=lambda configuration: {"lambda": [str(x) for x in configuration[0]], "r": str(configuration[1]),
-                                        "tau": str(configuration[2])},
-        classify=lambda configuration: ("τ equal to an eigenvalue (tie)" if configuration[2] in configuration[0]
-                                        else "no tie"),
+        describe=describe_spectral,
+        classify=classify_spectral,
+    )
+
+
+# Past the largest sweep (d ≤ 8 at the large profile): d from 9 to twice that.
+SPECTRA_BEYOND = (9, 16)
+
+
+def draw_spectrum_beyond(rng: np.random.Generator) -> tuple:
+    """A spectrum λ ∈ (1/4)Z^d with Σλ = d, 9 ≤ d ≤ 16 (4d quarters split at d − 1 uniform cut
+    points), and τ ∈ {0, 1/8, …, 1}."""
+    d = int(rng.integers(SPECTRA_BEYOND[0], SPECTRA_BEYOND[1] + 1))
+    total = SPECTRUM_DENOMINATOR * d
+    cuts = sorted(int(c) for c in rng.integers(0, total + 1, size=d - 1))
+    quarters = sorted((b - a for a, b in itertools.pairwise((0, *cuts, total))), reverse=True)
+    tau = Fraction(int(rng.integers(0, TAU_DENOMINATOR + 1)), TAU_DENOMINATOR)
+    return spectral_configuration(tuple(Fraction(q, SPECTRUM_DENOMINATOR) for q in quarters), tau)
+
+
+def soft_rank_beyond(bound: Callable) -> Check:
+    low, high = SPECTRA_BEYOND
+    return search_beyond_sweep(
+        "random spectra past the sweep",
+        draw_spectrum_beyond,
+        soft_rank_spectral(bound),
+        sweep_bound=lambda ctx: f"d ≤ {soft_rank_sweep_bound(ctx)}",
+        reach=lambda _ctx: f"{low} ≤ d ≤ {high}, λ ∈ (1/4)Z^d with Σλ = d, τ ∈ {{0, 1/8, …, 1}}, both readings",
+        budget=lambda ctx: ctx.by_profile(30, 300, 2000, 5000),
+        # d = 9, λ = (7, 1/4, …, 1/4), τ = 1/4 read as > τ: rank_τ = 1, r = 81/49.5 ≈ 1.64; (1 − τ)²r ≈ 0.92
+        # holds, r and (1 − τ²)r ≈ 1.53 do not.
+        pinned=[spectral_configuration((Fraction(7),) + (Fraction(1, 4),) * 8, Fraction(1, 4))],
+        describe=describe_spectral,
+        classify=classify_spectral,
     )
 
 
@@ -537,22 +676,22 @@ register(
         id="daneshmand2020.lemma2",
         source=f"{SOURCE}, Sec. 2.3, Lemma 2 (proof in App. 7.2)",
         hypotheses=("H ∈ 𝓗: every row has norm √N", "τ ∈ [0, 1]"),
-        checks=(soft_rank_sweep(lambda tau: (1 - tau) ** 2, "(1−τ)² r"),
-                soft_rank_search(lambda tau: (1 - tau) ** 2, "(1−τ)² r(H)")),
+        subject={"bound": soft_rank_bound},
+        checks=(takes("bound", build=soft_rank_sweep), takes("bound", build=soft_rank_beyond),
+                takes("bound", build=soft_rank_search)),
         broken=(
-            Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", (
-                soft_rank_sweep(lambda tau: Fraction(1), "r"),
-                soft_rank_search(lambda tau: flint.fmpq(1), "r(H)"),
-            ), refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < r = 25/17; the sweep's first "
-                          "failing configuration d = 1, λ = (1), τ = 1 under the reading > τ: rank_τ = 0 < r = 1"),
-            Broken("factor (1 − τ²) for (1 − τ)² (a square misplaced)", (
-                soft_rank_sweep(lambda tau: 1 - tau * tau, "(1−τ²) r"),
-                soft_rank_search(lambda tau: 1 - tau * tau, "(1−τ²) r(H)"),
-            ), refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < (3/4)·(25/17) ≈ 1.10; the sweep's "
-                          "first failing configuration d = 2, λ = (7/4, 1/4), τ = 1/4 under the reading > τ: "
-                          "rank_τ = 1 < 6/5"),
+            Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", replaces={"bound": unweighted_soft_rank_bound},
+                   refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < r = 25/17; the sweep's first "
+                              "failing configuration d = 1, λ = (1), τ = 1 under the reading > τ: rank_τ = 0 < r = 1; "
+                              "the pinned d = 9, λ = (7, 1/4, …), τ = 1/4 past the sweep"),
+            Broken("factor (1 − τ²) for (1 − τ)² (a square misplaced)",
+                   replaces={"bound": misplaced_square_soft_rank_bound},
+                   refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < (3/4)·(25/17) ≈ 1.10; "
+                              "the sweep's first failing configuration d = 2, λ = (7/4, 1/4), τ = 1/4 under the "
+                              "reading > τ: rank_τ = 1 < 6/5; the pinned d = 9 spectrum past the sweep (1 < 1.53)"),
         ),
-        notes="Every input is projected onto 𝓗 exactly (the projection is irrational, but rank_τ and r of "
+        notes="For every H ∈ 𝓗 and every τ ∈ [0, 1] (no draw). "
+        "Every input is projected onto 𝓗 exactly (the projection is irrational, but rank_τ and r of "
         "the projection are decided in Q, see the module docstring), so ties τ = λ_i(M) are decided "
         "exactly; structured inputs (identity, Hadamard rows) hit them. rank_τ counts the min(d, N) "
         "singular values of H, as bn_chain.rank_tau does (the two readings differ only at τ = 0, where "
@@ -560,23 +699,28 @@ register(
         "(1/4)Z^d with Σλ = d (every such λ ≥ 0 is the spectrum of some M(H), H ∈ 𝓗, by Schur–Horn) at every "
         "τ ∈ {0, 1/8, …, 1}, d ≤ 6 at ci, with rank_τ read both as printed in Eq. (4) (σ²/N ≥ τ) and as the "
         "following sentence says (σ²/N > τ): both readings hold, as the proof (Σ_{λ_i > τ} λ_i ≥ d(1 − τ), "
-        "then Cauchy–Schwarz) covers both.",
+        "then Cauchy–Schwarz) covers both. A randomized search continues past the sweep: random grid spectra "
+        "with 9 ≤ d ≤ 16, decided exactly. Supported, not certified: the grids do not cover every spectrum and τ.",
     )
 )
 
 
 # --- Lemma 12: the γ² coefficient of E_W‖M₊‖_F² − ‖M‖_F² ---------------------------------
 
-DELTA_F = (2, -2, -8, 8)  # coefficients of d², ‖M‖_F², Tr(M³), Tr(diag(M²)²) in Eq. (48)
+def delta_f(d, frobenius_sq, trace_cube, diag_square):
+    """δ_F(M) = 2d² − 2‖M‖_F² − 8Tr(M³) + 8Tr(diag(M²)²) (Eq. 48) from d and the three invariants of M:
+    the formula Lemma 12 is about. Written for any ring (flint, sympy, torch)."""
+    return 2 * d * d - 2 * frobenius_sq - 8 * trace_cube + 8 * diag_square
 
 
-def delta_f_terms(d, frob_sq, trace_cube, diag_sq_sum) -> tuple:
-    """The four terms d², ‖M‖_F², Tr(M³), Tr(diag(M²)²) of δ_F(M) (Eq. 48)."""
-    return (d * d, frob_sq, trace_cube, diag_sq_sum)
+def delta_f_flipped_diagonal(d, frobenius_sq, trace_cube, diag_square):
+    """A broken δ_F: the sign of the Tr(diag(M²)²) term flipped."""
+    return 2 * d * d - 2 * frobenius_sq - 8 * trace_cube - 8 * diag_square
 
 
-def delta_f(coefficients: Sequence, terms: Sequence):
-    return sum(c * t for c, t in zip(coefficients, terms, strict=True))
+def delta_f_halved_constant(d, frobenius_sq, trace_cube, diag_square):
+    """A broken δ_F: the constant term d² instead of 2d²."""
+    return d * d - 2 * frobenius_sq - 8 * trace_cube + 8 * diag_square
 
 
 def _uniform_moment(k: int):
@@ -616,17 +760,16 @@ def symbolic_gamma_coefficients(d: int) -> tuple[sympy.Expr, sympy.Expr, sympy.M
     return expectation(first), expectation(second), m
 
 
-def symbolic_delta_f(m: sympy.Matrix, coefficients) -> sympy.Expr:
+def symbolic_delta_f(m: sympy.Matrix, formula: Callable) -> sympy.Expr:
     d = m.rows
     m2 = m * m
-    return delta_f(coefficients, delta_f_terms(d, sum(x**2 for x in m), (m2 * m).trace(),
-                                               sum(m2[i, i] ** 2 for i in range(d))))
+    return formula(d, sum(x**2 for x in m), (m2 * m).trace(), sum(m2[i, i] ** 2 for i in range(d)))
 
 
-def lemma12_symbolic(coefficients) -> Check:
+def lemma12_symbolic(formula: Callable) -> Check:
     def build(d: int):
         first, second, m = symbolic_gamma_coefficients(d)
-        return [[first, second]], [[0, symbolic_delta_f(m, coefficients)]]
+        return [[first, second]], [[0, symbolic_delta_f(m, formula)]]
 
     return symbolic_identity(
         "sympy derivation of the γ¹ and γ² coefficients",
@@ -634,6 +777,8 @@ def lemma12_symbolic(coefficients) -> Check:
         build,
         scope=lambda ctx: f"d ≤ {ctx.by_profile(3, 3, 5)}",
         describe_case=lambda d: f"d = {d}: (E_W[γ¹ coeff], E_W[γ² coeff]) = (0, δ_F(M)), M symbolic with unit diagonal",
+        part="statement",
+        relies_on=(SECOND_MOMENTS,),
     )
 
 
@@ -747,32 +892,45 @@ def index_gamma_coefficients(d: sympy.Symbol) -> tuple[dict, dict]:
     return expected_contraction(first, d), expected_contraction(second, d)
 
 
-def index_delta_f(coefficients, d: sympy.Symbol) -> dict:
-    """δ_F(M) of Eq. (48) as index sums: d² = Σ_{p,q} 1, ‖M‖_F² = Σ m_pq², Tr(M³) = Σ m_pq m_qr m_rp,
-    Tr(diag(M²)²) = Σ_p (Σ_q m_pq²)²."""
+def index_delta_f(formula: Callable, d: sympy.Symbol) -> tuple[dict, sympy.Expr]:
+    """A formula δ(d, ‖M‖_F², Tr(M³), Tr(diag(M²)²)) as index sums, for a symbolic d: evaluated at
+    symbols for the invariants, each monomial of degree one is replaced by its index sum (‖M‖_F² =
+    Σ m_pq², Tr(M³) = Σ m_pq m_qr m_rp, Tr(diag(M²)²) = Σ_p (Σ_q m_pq²)²) and collected per
+    contraction graph, the part free of M under the empty graph. Returns the graphs and what is
+    not of degree ≤ 1 in the invariants (0 for Eq. 48; the derived coefficient has no such part)."""
+    invariants = sympy.symbols("F T G")
     p, q, r = 1, 2, 3
-    terms = (
-        [IndexTerm(1, frozenset({p, q}), ())],
-        _times(_m_entry(p, q), _m_entry(p, q)),
-        _times(_m_entry(p, q), _m_entry(q, r), _m_entry(r, p)),
-        _times(_m_entry(p, q), _m_entry(p, q), _m_entry(p, r), _m_entry(p, r)),
-    )
-    return expected_contraction(_plus(*(_plus(t, scale=c) for c, t in zip(coefficients, terms, strict=True))), d)
+    index_sums = {
+        (1, 0, 0): _times(_m_entry(p, q), _m_entry(p, q)),
+        (0, 1, 0): _times(_m_entry(p, q), _m_entry(q, r), _m_entry(r, p)),
+        (0, 0, 1): _times(_m_entry(p, q), _m_entry(p, q), _m_entry(p, r), _m_entry(p, r)),
+    }
+    collected: defaultdict[tuple, sympy.Expr] = defaultdict(lambda: sympy.Integer(0))
+    nonlinear = sympy.Integer(0)
+    for monomial, coefficient in sympy.Poly(sympy.expand(formula(d, *invariants)), *invariants).terms():
+        if not any(monomial):
+            collected[()] += coefficient
+        elif monomial in index_sums:
+            for graph, value in expected_contraction(index_sums[monomial], d).items():
+                collected[graph] += coefficient * value
+        else:
+            nonlinear += coefficient * sympy.prod([x**k for x, k in zip(invariants, monomial, strict=True)])
+    return {graph: value for graph, value in collected.items() if sympy.expand(value) != 0}, nonlinear
 
 
 GRAPH_NAMES = {(): "d^k", ((0, 1), (0, 1)): "‖M‖_F²", ((0, 1), (0, 2), (1, 2)): "Tr(M³)",
                ((0, 1), (0, 1), (0, 2), (0, 2)): "Tr(diag(M²)²)"}
 
 
-def lemma12_index(coefficients) -> Check:
+def lemma12_index(formula: Callable) -> Check:
     d = sympy.Symbol("d", positive=True, integer=True)
 
     def build(_case):
         first, second = index_gamma_coefficients(d)
-        delta = index_delta_f(coefficients, d)
+        delta, nonlinear = index_delta_f(formula, d)
         graphs = sorted(set(first) | set(second) | set(delta))
-        return ([[first.get(g, 0) for g in graphs] + [second.get(g, 0) for g in graphs]],
-                [[0] * len(graphs) + [delta.get(g, 0) for g in graphs]])
+        return ([[first.get(g, 0) for g in graphs] + [second.get(g, 0) for g in graphs] + [0]],
+                [[0] * len(graphs) + [delta.get(g, 0) for g in graphs] + [nonlinear]])
 
     return symbolic_identity(
         "index-sum derivation for symbolic d",
@@ -781,15 +939,18 @@ def lemma12_index(coefficients) -> Check:
         scope=ALL_SIZES,
         describe_case=lambda _: "d symbolic: E_W[γ¹ coeff] = 0 and E_W[γ² coeff] = δ_F(M), coefficients collected "
                                 f"per contraction graph ({', '.join(GRAPH_NAMES.values())})",
+        part="statement",
+        relies_on=(SECOND_MOMENTS,),
     )
 
 
-def torch_delta_f(m: torch.Tensor, coefficients) -> tuple[float, float]:
-    """δ_F(M) and the sum of the absolute values of its terms (the scale of its rounding)."""
+def torch_delta_f(m: torch.Tensor, formula: Callable) -> tuple[float, float]:
+    """The formula at M and the sum of the absolute values of d² and the three invariants (the
+    scale of the rounding of Eq. 48, whose coefficients are at most 8)."""
     m2 = m @ m
-    terms = delta_f_terms(m.shape[-1], (m**2).sum(), torch.trace(m2 @ m), (torch.diagonal(m2) ** 2).sum())
-    value = delta_f(coefficients, terms)
-    return float(value), float(sum(abs(c) * abs(float(t)) for c, t in zip(coefficients, terms, strict=True)))
+    d = m.shape[-1]
+    invariants = [float((m**2).sum()), float(torch.trace(m2 @ m)), float((torch.diagonal(m2) ** 2).sum())]
+    return float(formula(d, *invariants)), d * d + sum(abs(x) for x in invariants)
 
 
 def hessian_gamma2_coefficient(h: torch.Tensor) -> float:
@@ -810,12 +971,12 @@ def hessian_gamma2_coefficient(h: torch.Tensor) -> float:
 HESSIAN_RELATIVE_TOLERANCE = 1e-9
 
 
-def lemma12_hessian(coefficients) -> Check:
+def lemma12_hessian(formula: Callable) -> Check:
     def prop(example) -> str | None:
         _, h = example
         hcal = project_rows(torch.tensor(scaled_exactly(h), dtype=torch.float64))
         coefficient = hessian_gamma2_coefficient(hcal)
-        predicted, scale = torch_delta_f(gram(hcal), coefficients)
+        predicted, scale = torch_delta_f(gram(hcal), formula)
         if abs(coefficient - predicted) <= HESSIAN_RELATIVE_TOLERANCE * scale:
             return None
         return (f"Hessian γ² coefficient {coefficient:.12g} ≠ δ_F(M) = {predicted:.12g} "
@@ -864,7 +1025,7 @@ def _mean_interval(values: np.ndarray, confidence: float = 0.95) -> list[float]:
     return [round_sig(interval.low), round_sig(interval.high)]
 
 
-def lemma12_monte_carlo(coefficients) -> Check:
+def lemma12_monte_carlo(formula: Callable) -> Check:
     """Antithetic Monte Carlo of (E_W‖M₊‖² − ‖M‖²)/γ² at shrinking γ.
 
     μ is symmetric, so averaging W and −W cancels the odd powers of γ: per sample,
@@ -881,7 +1042,7 @@ def lemma12_monte_carlo(coefficients) -> Check:
         for name, h in _mc_inputs(ctx.torch_generator("inputs", device="cpu")).items():
             h = h.to(ctx.torch_device())
             w = sample_weights(h.shape[0], generator, device=ctx.torch_device(), batch=(samples,))
-            predicted, _ = torch_delta_f(gram(h), coefficients)
+            predicted, _ = torch_delta_f(gram(h), formula)
             by_gamma = antithetic_quotients(h, w, MC_GAMMAS)
             extrapolated = (4 * by_gamma[MC_GAMMAS[-1]] - by_gamma[MC_GAMMAS[-2]]) / 3
             test = scipy_stats.ttest_1samp(extrapolated, predicted)
@@ -922,36 +1083,36 @@ def lemma12_monte_carlo(coefficients) -> Check:
     return Check("Monte Carlo at shrinking γ", "randomized", run, corroborating=True)
 
 
-def lemma12_checks(coefficients) -> tuple[Check, ...]:
-    return (lemma12_index(coefficients), lemma12_symbolic(coefficients), lemma12_hessian(coefficients),
-            lemma12_monte_carlo(coefficients))
-
 
 register(
     Claim(
         id="daneshmand2020.lemma12",
         source=f"{SOURCE}, App. 7.5, Lemma 12 (Eq. 48, proof Eq. 68–79)",
         hypotheses=("F linear: H₊ = diag(M(H_γ))^{−1/2} H_γ, H_γ = (I + γW)H", "H ∈ 𝓗", "W ~ μ (Def. 1)"),
-        checks=lemma12_checks(DELTA_F),
+        subject={"delta_f": delta_f},
+        checks=tuple(takes("delta_f", build=check)
+                     for check in (lemma12_index, lemma12_symbolic, lemma12_hessian, lemma12_monte_carlo)),
         broken=(
-            Broken("sign of the Tr(diag(M²)²) term flipped", lemma12_checks((2, -2, -8, -8)),
+            Broken("sign of the Tr(diag(M²)²) term flipped", replaces={"delta_f": delta_f_flipped_diagonal},
                    refuted_by="the symbolic-d derivation (coefficient 8, not −8, of the Tr(diag(M²)²) graph), sympy "
                               "at d = 1 (δ_F = 0, variant −16), the pinned H = 1 (3×4) for the Hessian "
                               "(variant −54 against 0), the fixed input √3·I (d = N = 3) for Monte Carlo "
                               "(24 against −24)"),
-            Broken("constant of the d² term halved: d² instead of 2d²", lemma12_checks((1, -2, -8, 8)),
+            Broken("constant of the d² term halved: d² instead of 2d²", replaces={"delta_f": delta_f_halved_constant},
                    refuted_by="the symbolic-d derivation (2d², not d²), sympy at d = 1 (variant −1 against 0), the "
                               "pinned H = 1 (3×4) for the Hessian (−9 against 0), the fixed input √3·I for Monte "
                               "Carlo (3 against 12)"),
         ),
-        notes="Read as: the γ¹ coefficient of E_W‖M₊‖_F² vanishes and the γ² coefficient is δ_F(M). "
+        notes="Read as: for every H ∈ 𝓗 (every matrix), the γ¹ coefficient of E_W‖M₊‖_F² vanishes and the γ² "
+        "coefficient is δ_F(M), the expectation over the draw W ~ μ. "
         "Certified for every d by a derivation in index notation with d symbolic: ‖M₊‖_F² = Σ_{i,j} "
         "[M_γ]_ij²/([M_γ]_ii[M_γ]_jj) is expanded by long division in γ with [M_γ]_ij = m_ij + γ[WM + MWᵀ]_ij "
         "+ γ²[WMWᵀ]_ij written as sums over fresh indices; the γ² coefficient is quadratic in W, so only "
         "E[w_ab w_ce] = δ_ac δ_be (zero mean, unit variance; the fourth moment of μ plays no role) enters, "
         "merging indices; merged diagonal entries m_aa are 1, and an index left in no factor sums to d. Terms "
         "are collected per isomorphism class of the multigraph of their M-factors, and the collected "
-        "coefficients are compared with those of δ_F (d², ‖M‖_F², Tr(M³), Tr(diag(M²)²)) in sympy. The "
+        "coefficients are compared in sympy with those of the subject's formula δ_F, evaluated at symbols for "
+        "‖M‖_F², Tr(M³), Tr(diag(M²)²) and each invariant replaced by its own index sum. The "
         "derivation with explicit symbolic d × d matrices (d ≤ 3 at ci) checks the same coefficients "
         "independently. The Hessian check confirms the coefficient through bn_chain.fbn_step itself; the Monte "
         "Carlo check (corroborating) shows the remainder. Because μ is symmetric the remainder is in fact "
@@ -1049,8 +1210,19 @@ def spectral_power_sums(atom: EqualRowNormGram) -> tuple[flint.fmpq, flint.fmpq]
     return sum((x**2 for x in atom.eigenvalues), flint.fmpq(0)), sum((x**3 for x in atom.eigenvalues), flint.fmpq(0))
 
 
-def prop13_statement(divisor: Callable[[int], int], text: str):
-    """Tr(M³) = ‖λ‖₃³, Tr(diag(M²)²) = ‖λ‖₂⁴/divisor(d), ‖M‖_F² = ‖λ‖₂², and so δ_F(M) = δ_F(λ)."""
+def diag_square_of_spectrum(l2, d):
+    """Tr(diag(M²)²) = ‖λ‖₂⁴/d (the middle identity of Eq. 49) as a function of ‖λ‖₂² and d: the
+    formula Prop. 13 is about (the outer identities are the spectral theorem)."""
+    return l2**2 / d
+
+
+def diag_square_parenthesised(l2, d):
+    """A broken formula: Eq. (49) parenthesised literally, (Tr diag(M²))² = ‖λ‖₂⁴, the 1/d dropped."""
+    return l2**2
+
+
+def prop13_statement(formula: Callable):
+    """Tr(M³) = ‖λ‖₃³, Tr(diag(M²)²) = formula(‖λ‖₂², d), ‖M‖_F² = ‖λ‖₂², and so δ_F(M) = δ_F(λ)."""
 
     def prop(atom: EqualRowNormGram) -> str | None:
         m, d = atom.matrix, atom.matrix.nrows()
@@ -1060,12 +1232,12 @@ def prop13_statement(divisor: Callable[[int], int], text: str):
         diag_sq = sum((x**2 for x in _row_norms_sq(m)), flint.fmpq(0))
         sides = {
             "Tr(M³) = ‖λ‖₃³": (trace(m * m * m), l3),
-            f"Tr(diag(M²)²) = {text}": (diag_sq, l2**2 / divisor(d)),
+            "Tr(diag(M²)²) = formula(‖λ‖₂², d)": (diag_sq, formula(l2, d)),
             "‖M‖_F² = ‖λ‖₂²": (frobenius_sq(m), l2),
         }
         sides["δ_F(M) = δ_F(λ)"] = (
-            delta_f(DELTA_F, delta_f_terms(d, sides["‖M‖_F² = ‖λ‖₂²"][0], sides["Tr(M³) = ‖λ‖₃³"][0], diag_sq)),
-            delta_f(DELTA_F, delta_f_terms(d, l2, l3, l2**2 / divisor(d))),
+            delta_f(d, sides["‖M‖_F² = ‖λ‖₂²"][0], sides["Tr(M³) = ‖λ‖₃³"][0], diag_sq),
+            delta_f(d, l2, l3, formula(l2, d)),
         )
         for name, (lhs, rhs) in sides.items():
             if lhs != rhs:
@@ -1075,11 +1247,11 @@ def prop13_statement(divisor: Callable[[int], int], text: str):
     return prop
 
 
-def prop13_search(divisor, text: str) -> Check:
+def prop13_search(formula: Callable) -> Check:
     return property_search(
         "exact identities on equal-row-norm M",
         equal_row_norm_grams(unit_diagonal=False),
-        prop13_statement(divisor, text),
+        prop13_statement(formula),
         space="M = Q diag(λ) Qᵀ/d with Q a signed permuted Hadamard matrix (d ∈ {1, 2, 4, 8}, exact known "
         "spectrum: equal, near-equal, general, rank-one λ ≥ 0) and circulant Gram matrices of integer vectors "
         "(d ≤ 7, spectrum through the exact characteristic polynomial); all arithmetic in Q",
@@ -1089,12 +1261,21 @@ def prop13_search(divisor, text: str) -> Check:
     )
 
 
-def row_norm_lagrange(divisor: Callable[[sympy.Symbol], sympy.Expr]) -> Check:
-    """c·Σ r_i² − (Σ r_i)² = ½ Σ_{i,j} (r_i − r_j)² for a symbolic d holds for c = d (Lagrange's
-    identity), with r_i = (M²)_ii = ‖row i‖², so Σ r_i = ‖M‖_F² and Σ r_i² = Tr(diag(M²)²): with
-    equal row norms the right side is 0, which is the middle identity of Eq. (49); the outer
-    two are the spectral theorem."""
-    return lagrange_gap("row-norm identity (sympy)", divisor, "d", "r")
+def row_norm_identity(formula: Callable) -> Check:
+    """d·(Σ r_i² − formula(Σ r_i, d)) = ½ Σ_{i,j} (r_i − r_j)² for a symbolic d, with r_i = (M²)_ii =
+    ‖row i‖²: Σ r_i = Tr(M²) = ‖λ‖₂² (spectral theorem) and Σ r_i² = Tr(diag(M²)²). For the genuine
+    formula it is Lagrange's identity; equal row norms make the right side 0, so Tr(diag(M²)²) =
+    formula(‖λ‖₂², d), the middle identity of Eq. (49), for every d."""
+    d = sympy.Symbol("d", positive=True, integer=True)
+    sums = symbolic_power_sums(d, "r")
+    return symbolic_identity(
+        "row-norm identity (sympy)", lambda ctx: ["symbolic d"],
+        lambda _case: ([[d * (sums(2) - formula(sums(1), d))]], [[weighted_square_gap(lambda x, y: 1, d, "r")]]),
+        scope=ALL_SIZES,
+        describe_case=lambda _: "d symbolic: d·(Σr² − formula(Σr, d)) = ½ Σ_(i,j) (r_i − r_j)², sums over i, j ≤ d as "
+                                "power sums",
+        relies_on=(SPECTRAL_THEOREM,),
+    )
 
 
 register(
@@ -1102,52 +1283,67 @@ register(
         id="daneshmand2020.prop13",
         source=f"{SOURCE}, App. 7.5, Proposition 13 (Eq. 49–50, proof Eq. 80–82)",
         hypotheses=("M = M(H) = HHᵀ/N (so M ⪰ 0)", "all rows of M have the same norm"),
-        checks=(row_norm_lagrange(lambda d: d), prop13_search(lambda d: d, "‖λ‖₂⁴/d")),
-        broken=(Broken("Tr(diag(M²)²) = ‖λ‖₂⁴ (the 1/d dropped: Eq. (49) parenthesised literally)", (
-            row_norm_lagrange(lambda d: 1), prop13_search(lambda d: 1, "‖λ‖₂⁴"),
-        ), refuted_by="the symbolic-d identity (Σr² − (Σr)² differs from ½Σ(r_i − r_j)² by (1 − d)Σr²), and the "
-                      "pinned M = I₂ (λ = (1, 1)): Tr(diag(M²)²) = 2 ≠ ‖λ‖₂⁴ = 4"),),
+        subject={"diag_square": diag_square_of_spectrum},
+        checks=(takes("diag_square", build=row_norm_identity), takes("diag_square", build=prop13_search)),
+        broken=(Broken("Tr(diag(M²)²) = ‖λ‖₂⁴ (the 1/d dropped: Eq. (49) parenthesised literally)",
+                       replaces={"diag_square": diag_square_parenthesised},
+                       refuted_by="the symbolic-d identity (d·(Σr² − (Σr)²) is not ½Σ(r_i − r_j)² = dΣr² − (Σr)²), "
+                                  "and the pinned M = I₂ (λ = (1, 1)): Tr(diag(M²)²) = 2 ≠ ‖λ‖₂⁴ = 4"),),
         notes="Typo: Eq. (49) prints the middle identity as 'Tr(diag(M^2))^2 = ‖λ‖^4/d'. Parenthesised "
         "literally, (Tr diag(M²))² = ‖M‖_F⁴ = ‖λ‖₂⁴, which is not ‖λ‖₂⁴/d for d ≥ 2 (the broken variant "
         "is that reading). The proof (Eq. 82), Lemma 12, Def. 7 and Eq. (50) all mean Tr(diag(M²)²), "
         "which is what is checked. ‖λ‖₃³ = Tr(M³) needs λ ≥ 0, true as M is a Gram matrix. Certified for "
-        "every d: the outer identities of Eq. (49) are Tr(M^k) = Σλ_i^k (spectral theorem, any d), and the middle "
-        "one is Lagrange's identity d·Σr_i² − (Σr_i)² = ½Σ_{i,j}(r_i − r_j)² in the squared row norms "
-        "r_i = (M²)_ii (Σr_i = ‖M‖_F², Σr_i² = Tr(diag(M²)²)), checked in sympy for a symbolic d: equal row norms "
-        "make the right side 0. The exact search checks all three identities on matrices up to d = 8.",
+        "every M = M(H) with equal row norms, every d (no draw): the outer identities of Eq. (49) are "
+        "Tr(M^k) = Σλ_i^k (spectral theorem, cited), and for the middle one sympy evaluates the subject's formula "
+        "at Σr_i for a symbolic d, r_i = (M²)_ii the squared row norms (Σr_i = ‖M‖_F² = ‖λ‖₂², Σr_i² = "
+        "Tr(diag(M²)²)), and checks d·(Σr_i² − formula(Σr_i, d)) = ½Σ_{i,j}(r_i − r_j)² (Lagrange's identity for "
+        "the genuine formula): equal row norms make the right side 0. The exact search checks all three "
+        "identities, and δ_F(M) = δ_F(λ), on matrices up to d = 8.",
     )
 )
 
 
-def regularity_constant(atoms: Sequence[EqualRowNormGram], weights: Sequence[int]) -> flint.fmpq:
-    """α(ν) = E_ν Tr(diag(M²)²) / E_ν Tr(M³) (Def. 7) for ν = Σ_k p_k δ_{H_k} (weights unnormalized)."""
+def mixture_means(atoms: Sequence[EqualRowNormGram], weights: Sequence[int]) -> tuple[flint.fmpq, flint.fmpq]:
+    """(E_ν Tr(diag(M²)²), E_ν Tr(M³)) for ν = Σ_k p_k δ_{H_k} (weights unnormalized: only their ratio matters)."""
     numerator = sum((exact.to_fmpq(p) * sum((x**2 for x in _row_norms_sq(a.matrix)), flint.fmpq(0))
                      for a, p in zip(atoms, weights, strict=True)), flint.fmpq(0))
     denominator = sum((exact.to_fmpq(p) * trace(a.matrix * a.matrix * a.matrix)
                        for a, p in zip(atoms, weights, strict=True)), flint.fmpq(0))
-    return numerator / denominator
+    return numerator, denominator
 
 
-def example16_statement(threshold: Fraction, conclusion: Callable[[flint.fmpq_mat], bool], text: str):
-    """α(ν) ≥ threshold ⇒ every atom of ν satisfies the conclusion."""
+def regularity_constant(diag_square_mean, trace_cube_mean):
+    """α(ν) = E_ν Tr(diag(M²)²) / E_ν Tr(M³) (Def. 7), from the two means: the object Example 16 is about."""
+    return diag_square_mean / trace_cube_mean
+
+
+def inverted_regularity_constant(diag_square_mean, trace_cube_mean):
+    """A broken α: numerator and denominator of Def. 7 swapped (then α ≥ 1 for every ν of Example 16)."""
+    return trace_cube_mean / diag_square_mean
+
+
+EXAMPLE16_THRESHOLD = Fraction(1)
+
+
+def example16_statement(alpha: Callable, threshold: Fraction):
+    """α(ν) ≥ threshold ⇒ every atom of ν has equal nonzero eigenvalues (decided by Tr(M)·M² = ‖M‖_F²·M)."""
 
     def prop(mixture) -> str | None:
-        atoms, weights = mixture
-        alpha = regularity_constant(atoms, weights)
-        if alpha < exact.to_fmpq(threshold):
+        value = alpha(*mixture_means(*mixture))
+        if value < exact.to_fmpq(threshold):
             return None
-        for index, atom in enumerate(atoms):
-            if not conclusion(atom.matrix):
-                return (f"α = {exact.fmpq_to_fraction(alpha)} ≥ {threshold} but atom {index} ({atom.kind}) "
-                        f"does not have {text}")
+        for index, atom in enumerate(mixture[0]):
+            if not equal_nonzero_eigenvalues(atom.matrix):
+                return (f"α = {exact.fmpq_to_fraction(value)} ≥ {threshold} but atom {index} ({atom.kind}) "
+                        "does not have equal nonzero eigenvalues")
         return None
 
     return prop
 
 
 def _classify_mixture(mixture) -> list[str]:
-    atoms, weights = mixture
-    return [f"{len(atoms)} atom(s)", "premise α ≥ 1 holds" if regularity_constant(atoms, weights) >= 1 else "α < 1"]
+    premise = regularity_constant(*mixture_means(*mixture)) >= 1
+    return [f"{len(mixture[0])} atom(s)", "premise α ≥ 1 holds" if premise else "α < 1"]
 
 
 mixtures = st.integers(1, 3).flatmap(
@@ -1158,11 +1354,11 @@ mixtures = st.integers(1, 3).flatmap(
 )
 
 
-def example16_search(threshold: Fraction, conclusion, text: str) -> Check:
+def example16_search(alpha: Callable, threshold: Fraction) -> Check:
     return property_search(
         "exact mixtures of equal-row-norm H ∈ 𝓗",
         mixtures,
-        example16_statement(threshold, conclusion, text),
+        example16_statement(alpha, threshold),
         space="ν = finite mixture (1–3 atoms, integer weights) of H ∈ 𝓗 whose M(H) has equal row norms "
         "(flat-eigenbasis and circulant families scaled to unit diagonal); α and the conclusion in Q",
         classify=_classify_mixture,
@@ -1173,12 +1369,30 @@ def example16_search(threshold: Fraction, conclusion, text: str) -> Check:
     )
 
 
-def spectral_gap_identity(weight: Callable) -> Check:
-    """(Σλ)(Σλ³) − (Σλ²)² = ½ Σ_{i,j} λ_iλ_j(λ_i − λ_j)² for a symbolic d: with λ ≥ 0 and Σλ = d the
-    right side is ≥ 0, so α(δ_H) = ‖λ‖₂⁴/(d‖λ‖₃³) ≤ 1 with equality iff all nonzero λ are equal
-    (Eq. 89–90)."""
-    return power_sum_gap("Cauchy–Schwarz gap of α (sympy)", lambda sums, _: sums(1) * sums(3) - sums(2) ** 2, weight,
-                         "d", "λ", "(Σλ)(Σλ³) − (Σλ²)² = ½ Σ_(i,j) w(λ_i, λ_j)(λ_i − λ_j)²")
+def regularity_gap_identity(alpha: Callable, threshold: Fraction) -> Check:
+    """Two identities, each for every size. One atom, d symbolic: d·Tr(M³) − d·Tr(diag(M²)²) =
+    (Σλ)(Σλ³) − (Σλ²)² = ½ Σ_{i,j} λ_iλ_j(λ_i − λ_j)² ≥ 0, using Σλ = d and Tr(diag(M²)²) = ‖λ‖₂⁴/d
+    (Prop. 13), zero exactly when the nonzero λ_i are equal. The mixture: with Ā = E_ν Tr(diag(M²)²)
+    and B̄ = E_ν Tr(M³) as symbols, B̄·(threshold − α(Ā, B̄)) = B̄ − Ā for the subject's α and
+    threshold, so the premise α(ν) ≥ threshold says E_ν[Tr(M³) − Tr(diag(M²)²)] ≤ 0: a mean of
+    nonnegative per-atom gaps, so every atom's gap is 0 (Eq. 87–90)."""
+    d = sympy.Symbol("d", positive=True, integer=True)
+    sums = symbolic_power_sums(d, "λ")
+    diag_square_mean, trace_cube_mean = sympy.symbols("Abar Bbar", positive=True)
+
+    def build(case: str):
+        if case == "one atom":
+            return [[sums(1) * sums(3) - sums(2) ** 2]], [[weighted_square_gap(lambda x, y: x * y, d, "λ")]]
+        return ([[trace_cube_mean * (threshold - alpha(diag_square_mean, trace_cube_mean))]],
+                [[trace_cube_mean - diag_square_mean]])
+
+    return symbolic_identity(
+        "Cauchy–Schwarz gap of α (sympy)", lambda ctx: ["one atom", "mixture"], build, scope=ALL_SIZES,
+        describe_case=lambda case: ("one atom, d symbolic: (Σλ)(Σλ³) − (Σλ²)² = ½ Σ_(i,j) λ_iλ_j(λ_i − λ_j)², "
+                                    "sums over i, j ≤ d as power sums" if case == "one atom" else
+                                    "mixture: B̄·(threshold − α(Ā, B̄)) = B̄ − Ā for symbolic means Ā, B̄"),
+        relies_on=(NONNEGATIVE_MEAN_ZERO,),
+    )
 
 
 register(
@@ -1186,26 +1400,29 @@ register(
         id="daneshmand2020.example16",
         source=f"{SOURCE}, App. 7.5, Example 16 (details Eq. 87–90)",
         hypotheses=("ν supported on H ∈ 𝓗 whose M(H) has rows of equal norm",),
+        subject={"regularity_constant": regularity_constant, "threshold": EXAMPLE16_THRESHOLD},
         checks=(
-            spectral_gap_identity(lambda x, y: x * y),
-            example16_search(Fraction(1), equal_nonzero_eigenvalues, "equal nonzero eigenvalues"),
+            takes("regularity_constant", "threshold", build=regularity_gap_identity),
+            takes("regularity_constant", "threshold", build=example16_search),
         ),
         broken=(
-            Broken("threshold lowered: α ≥ 9/10 ⇒ equal nonzero eigenvalues", (
-                example16_search(Fraction(9, 10), equal_nonzero_eigenvalues, "equal nonzero eigenvalues"),
-            ), refuted_by="the pinned one-atom ν with λ = (7/5, 3/5): α = 841/925 ≈ 0.909 ≥ 9/10, eigenvalues unequal"),
-            Broken("perturbed gap identity (weights (λ_i + λ_j)²/4 instead of λ_iλ_j)", (
-                spectral_gap_identity(lambda x, y: (x + y) ** 2 / 4),
-            ), refuted_by="the symbolic-d identity: ½Σ_(i,j) (λ_i + λ_j)²(λ_i − λ_j)²/4 = (dΣλ⁴ − (Σλ²)²)/4 is "
-                          "not (Σλ)(Σλ³) − (Σλ²)² (at d = 2: λ₁λ₂(λ₁ − λ₂)², not (λ₁ + λ₂)²(λ₁ − λ₂)²/4)"),
+            Broken("threshold lowered: α ≥ 9/10 ⇒ equal nonzero eigenvalues", replaces={"threshold": Fraction(9, 10)},
+                   refuted_by="the pinned one-atom ν with λ = (7/5, 3/5): α = 841/925 ≈ 0.909 ≥ 9/10, eigenvalues "
+                              "unequal; the mixture identity (B̄·(9/10 − Ā/B̄) ≠ B̄ − Ā)"),
+            Broken("α inverted: E Tr(M³) / E Tr(diag(M²)²)",
+                   replaces={"regularity_constant": inverted_regularity_constant},
+                   refuted_by="the pinned one-atom ν with λ = (7/5, 3/5): inverted α = 925/841 ≥ 1, eigenvalues "
+                              "unequal; the mixture identity (B̄ − B̄²/Ā ≠ B̄ − Ā)"),
         ),
         depends_on=("daneshmand2020.prop13",),
-        notes="For one H, Prop. 13 gives α = ‖λ‖₂⁴/(d‖λ‖₃³) and Σλ = d; the sympy identity, for a symbolic d "
+        notes="For every ν supported on such H (every law, no draw), every d. For one H, Prop. 13 gives "
+        "Tr(diag(M²)²) = ‖λ‖₂⁴/d and Σλ = d; the sympy identity, for a symbolic d "
         "(sums over independent indices factor into power sums), shows the gap d‖λ‖₃³ − ‖λ‖₂⁴ is "
-        "½Σ_(i,j) λ_iλ_j(λ_i − λ_j)² ≥ 0, so α ≤ 1 with equality iff all "
-        "nonzero eigenvalues are equal. For a mixture, α ≥ 1 forces equality for every atom (a.s., hence "
-        "on the support, the equality set being closed). The paper's Eq. (87) writes the expectations as "
-        "if ν were a point mass; the conclusion survives. The search decides the conclusion exactly by "
+        "½Σ_(i,j) λ_iλ_j(λ_i − λ_j)² ≥ 0, zero iff all nonzero eigenvalues are equal. For a mixture, sympy "
+        "evaluates the subject's α and threshold at symbolic means and checks B̄·(threshold − α) = B̄ − Ā, so "
+        "α ≥ 1 says the mean of the nonnegative per-atom gaps is ≤ 0, which forces equality for every atom (a.s., "
+        "hence on the support, the equality set being closed; cited). The paper's Eq. (87) writes the expectations "
+        "as if ν were a point mass; the conclusion survives. The search decides the conclusion exactly by "
         "Tr(M)·M² = ‖M‖_F²·M.",
     )
 )

@@ -15,54 +15,77 @@ import flint
 import numpy as np
 import sympy
 from hypothesis import strategies as st
+from sympy.core.relational import Relational
 
 from theorems.engine.checks import (
+    SCHWARTZ_ZIPPEL,
     determinant_certificate,
     property_search,
+    search_beyond_sweep,
     symbolic_identity,
     symbolic_sizes_identity,
     to_jsonable,
 )
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
-from theorems.maths.index_sums import quotient, with_remainder_below
+from theorems.maths.index_sums import decide_ranges, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
 from theorems.papers.giannou2023 import SOURCE
+from theorems.papers.giannou2023.app_a_linear_algebra import (
+    Entries,
+    delta,
+    khatri_rao_entries,
+    khatri_rao_matrix,
+    kronecker_sum_entries,
+    product_entries,
+    split_index,
+)
 
 # --- Lemma 6 (main text Lemma 2): random Khatri–Rao products are invertible ------------
 
 
-def khatri_rao_factors(n: int, m: int, fill: Callable[[tuple[int, int], str], np.ndarray], variant: str = "as printed"):
-    """(A, B) with A ∈ n×nm and B ∈ m×nm filled by ``fill(shape, name)``, or a broken variant:
-    'B = A' (A ∈ n×n², so A⊙A), 'rank-deficient A' (rank n−1), 'B with m+1 rows'."""
-    if variant == "B = A":
-        a = fill((n, n * n), "a")
-        return a, a
-    rows_b = m + 1 if variant == "B with m+1 rows" else m
-    a, b = fill((n, n * m), "a"), fill((rows_b, n * m), "b")
-    if variant == "rank-deficient A" and n > 1:
-        a = fill((n, n - 1), "u") @ fill((n - 1, n * m), "v")
+def independent_factors(n: int, m: int, fill: Callable[[tuple[int, int], str], np.ndarray]):
+    """The random model of Lemma 6: independent A ∈ n×nm and B ∈ m×nm, each filled by ``fill(shape, name)``."""
+    return fill((n, n * m), "a"), fill((m, n * m), "b")
+
+
+def repeated_factor(n: int, m: int, fill):
+    """Broken (independence dropped): B = A, with A ∈ n×n², so the product is A ⊙ A."""
+    a = fill((n, n * n), "a")
+    return a, a
+
+
+def rank_deficient_first_factor(n: int, m: int, fill):
+    """Broken (continuous distribution dropped): A = UV of rank n − 1."""
+    a, b = independent_factors(n, m, fill)
+    if n > 1:
+        a = exact_matmul(fill((n, n - 1), "u").astype(object), fill((n - 1, n * m), "v").astype(object))
     return a, b
 
 
-def lemma6_witness(n: int, m: int, variant: str):
-    """The proof's witness: A the block indicator (row i is 1 on columns im … im+m−1),
-    B = [I_m … I_m]; claimed to give A ⊙ B = I. Variant 'blocks of width n': A's blocks n wide
-    (n and m confused), besides those of ``khatri_rao_factors``."""
+def factor_with_extra_row(n: int, m: int, fill):
+    """Broken (off by one): B with m + 1 rows, so A ⊙ B is not square."""
+    return fill((n, n * m), "a"), fill((m + 1, n * m), "b")
 
-    def fill(shape, name):
-        rows, cols = shape
-        if name == "a":
-            width = rows if variant == "blocks of width n" else cols // rows
-            return np.array([[int(j // width == i) for j in range(cols)] for i in range(rows)], dtype=object)
-        if name == "b":
-            return np.array([[int(j % rows == i) for j in range(cols)] for i in range(rows)], dtype=object)
-        return np.array([[int(i == j) for j in range(cols)] for i in range(rows)], dtype=object)
 
-    return khatri_rao_factors(n, m, fill, variant)
+def block_witness(n, m):
+    """The proof's witness as entry functions of (row, column), for concrete or symbolic n, m: A the
+    block indicator (row i is 1 on columns im … im+m−1), B = [I_m … I_m]; claimed to give A ⊙ B = I."""
+    return (lambda i, j: delta(i, split_index(j, m)[0]), lambda i, j: delta(i, split_index(j, m)[1]))
+
+
+def witness_blocks_n_wide(n, m):
+    """Broken (n and m confused): A's blocks n wide."""
+    return (lambda i, j: delta(i, split_index(j, n)[0]), lambda i, j: delta(i, split_index(j, m)[1]))
+
+
+def witness_matrices(witness, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The witness's concrete factors A (n×nm) and B (m×nm)."""
+    a_entry, b_entry = witness(n, m)
+    return a_entry(*np.indices((n, n * m))), b_entry(*np.indices((m, n * m)))
 
 
 # The largest Khatri–Rao certificate of the large profile (dimension nm): 8192² on a CPU
@@ -103,22 +126,21 @@ def lemma6_scope(ctx: Context) -> str:
 
 _N, _M = sympy.symbols("n m", integer=True, positive=True)
 _I, _I2, _Q, _R = sympy.symbols("i i' q r", integer=True, nonnegative=True)
+NONZERO_POLYNOMIAL = ("a polynomial that is nonzero at one point is not the zero polynomial, and the zero set of a "
+                      "nonzero polynomial is Lebesgue-null, so it has probability 0 under continuous independent "
+                      "entries (R. Caron and T. Traynor, 'The zero set of a polynomial', 2005; the paper's Lemma 5)")
 
 
-def witness_general_difference(variant: str):
-    """The witness for symbolic n, m: entry (row i·m + i', column j) of A ⊙ B is A[i, j]·B[i', j]
-    (scipy's order) with A[i, j] = δ(i, ⌊j/m⌋) and B[i', j] = δ(i', j mod m). At column j = q·m + r
-    (r < m) sympy reduces it to δ(i, q)·δ(i', r); rows and columns are numbered by the same bijection
-    (a, b) ↦ a·m + b of [0, n) × [0, m) onto [0, nm), so A ⊙ B = I_nm and det(A ⊙ B) = 1 for all n, m.
-    Variants: 'B = A' (A ⊙ A, A ∈ n×n²), 'blocks of width n'."""
+def witness_general_difference(khatri_rao_rule, witness):
+    """The witness for symbolic n, m: entry (row i·m + i', column q·m + r) of A ⊙ B by the Khatri–Rao
+    rule under test, with the witness's entries, reduced given i' < m and r < m, minus δ(i, q)·δ(i', r).
+    Rows and columns are numbered by the same bijection (a, b) ↦ a·m + b of [0, n) × [0, m) onto
+    [0, nm), so a vanishing difference is A ⊙ B = I_nm for all n, m, and det(A ⊙ B) = 1."""
 
     def difference():
-        width = _N if variant == "B = A" else _M
-        column = _Q * width + _R
-        a_width = _N if variant in ("B = A", "blocks of width n") else _M
-        a_entry = sympy.KroneckerDelta(_I, quotient(column, a_width))
-        b_entry = sympy.KroneckerDelta(_I2, quotient(column, width) if variant == "B = A" else sympy.Mod(column, width))
-        entry = with_remainder_below(a_entry * b_entry, width, _R)
+        a_entry, b_entry = witness(_N, _M)
+        entry = khatri_rao_rule(Entries(a_entry), Entries(b_entry), _N, _M, _I * _M + _I2, _Q * _M + _R)
+        entry = with_remainder_below(with_remainder_below(entry, _M, _I2), _M, _R)
         evidence = {"entry": f"(A⊙B)[i·m + i', q·m + r] = {entry}", "rows": "i·m + i', i < n, i' < m",
                     "columns": "q·m + r, q < n, r < m"}
         return sympy.simplify(entry - sympy.KroneckerDelta(_I, _Q) * sympy.KroneckerDelta(_I2, _R)), evidence
@@ -126,39 +148,57 @@ def witness_general_difference(variant: str):
     return difference
 
 
-def lemma6_checks(variant: str) -> tuple[Check, ...]:
-    def witness_sides(case):
-        a, b = lemma6_witness(*case, variant)
-        product = khatri_rao(a, b)
+def witness_sides(khatri_rao_rule, witness):
+    def build(case):
+        product = khatri_rao_matrix(khatri_rao_rule, *witness_matrices(witness, *case))
         return sympy.Matrix(product), sympy.eye(product.shape[0])
 
-    # Products of two points are below 2^62, exact in int64 (four times faster to certify
-    # than Python ints at 4096²); the rank-deficient A = UV sums such products, so it needs ints.
-    dtype = object if variant == "rank-deficient A" else np.int64
+    return build
+
+
+WITNESS_CASES = [(n, m) for n in range(1, 5) for m in range(1, 5)]
+
+
+def describe_size(nm) -> str:
+    return f"n={nm[0]}, m={nm[1]}"
+
+
+def witness_concrete_check(khatri_rao_rule, witness) -> Check:
+    return symbolic_identity("proof witness: A⊙B = I", lambda ctx: WITNESS_CASES,
+                             witness_sides(khatri_rao_rule, witness),
+                             scope="n, m ≤ 4", describe_case=describe_size, part="statement",
+                             relies_on=(NONZERO_POLYNOMIAL,))
+
+
+def witness_sizes_check(khatri_rao_rule, witness) -> Check:
+    return symbolic_sizes_identity("proof witness: A⊙B = I for symbolic n, m (index identity)",
+                                   witness_general_difference(khatri_rao_rule, witness), WITNESS_CASES,
+                                   witness_sides(khatri_rao_rule, witness), describe_size, part="statement",
+                                   relies_on=(NONZERO_POLYNOMIAL,))
+
+
+def random_point(random_factors, khatri_rao_rule):
+    """A ⊙ B at a random integer point of the random model. Products of two points are below 2^62,
+    exact in int64 (four times faster to certify than Python ints at 4096²)."""
 
     def point(rng, size):
-        a, b = khatri_rao_factors(*size, lambda shape, name: exact.random_points(rng, shape).astype(dtype), variant)
-        return khatri_rao(a, b)
+        a, b = random_factors(*size, lambda shape, name: exact.random_points(rng, shape))
+        return khatri_rao_matrix(khatri_rao_rule, a, b)
 
-    witness_cases = [(n, m) for n in range(1, 5) for m in range(1, 5)]
-    witness_checks = (
-        symbolic_identity("proof witness: A⊙B = I", lambda ctx: witness_cases, witness_sides, scope="n, m ≤ 4",
-                          describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}"),
-        symbolic_sizes_identity("proof witness: A⊙B = I for symbolic n, m (index identity)",
-                                witness_general_difference(variant), witness_cases, witness_sides,
-                                lambda nm: f"n={nm[0]}, m={nm[1]}"),
-    )
-    if variant in ("rank-deficient A", "B with m+1 rows"):  # no index model: the concrete witness alone
-        witness_checks = witness_checks[:1]
-    return (
-        *witness_checks,
-        determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes, point,
-                                lambda size: 2 * size[0] * size[1], scope=lemma6_scope,
-                                space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in thorough, "
-                                "nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory"),
-        Check("smallest singular value (float statistics)", "randomized", float_singular_statistics(variant),
-              corroborating=True),
-    )
+    return point
+
+
+def lemma6_certificates(random_factors, khatri_rao_rule) -> Check:
+    return determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes,
+                                   random_point(random_factors, khatri_rao_rule),
+                                   lambda size: 2 * size[0] * size[1], scope=lemma6_scope, part="statement",
+                                   space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in "
+                                   "thorough, nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory")
+
+
+def lemma6_float(random_factors, khatri_rao_rule) -> Check:
+    return Check("smallest singular value (float statistics)", "randomized",
+                 float_singular_statistics(random_factors, khatri_rao_rule), corroborating=True)
 
 
 FLOAT_LAWS = ("gaussian", "uniform", "cauchy", "lognormal")
@@ -177,18 +217,18 @@ def draw_law(law: str, rng: np.random.Generator, shape) -> np.ndarray:
 
 
 def _draw_factor(law: str, rng: np.random.Generator, shape, name: str) -> np.ndarray:
-    """``fill(shape, name)`` of ``khatri_rao_factors`` with every factor drawn from ``law``
+    """``fill(shape, name)`` of a random model with every factor drawn from ``law``
     (bound to ``law`` and ``rng`` by functools.partial)."""
     return draw_law(law, rng, shape)
 
 
-def exact_khatri_rao_rank(a: np.ndarray, b: np.ndarray) -> int:
+def exact_khatri_rao_rank(khatri_rao_rule, a: np.ndarray, b: np.ndarray) -> int:
     """Rank over Q of A ⊙ B for float data taken as the exact rationals they are (the float
     product would round; the rational product does not)."""
-    return exact.rank_exact(khatri_rao(exact.fraction_array(a), exact.fraction_array(b)))
+    return exact.rank_exact(khatri_rao_matrix(khatri_rao_rule, exact.fraction_array(a), exact.fraction_array(b)))
 
 
-def float_singular_statistics(variant: str):
+def float_singular_statistics(random_factors, khatri_rao_rule):
     """s_min / s_max of float A ⊙ B over several laws (torch on the context's device).
     A draw whose condition number exceeds 1e12 is re-examined exactly; the claim is refuted
     only if exactly singular draws are seen, at a Clopper–Pearson lower bound above 0."""
@@ -204,13 +244,14 @@ def float_singular_statistics(variant: str):
             for n, m in sizes:
                 rng = ctx.rng(law, n, m)
                 fill = functools.partial(_draw_factor, law, rng)
-                pairs = [khatri_rao_factors(n, m, fill, variant) for _ in range(draws)]
-                stack = torch.tensor(np.stack([khatri_rao(a, b) for a, b in pairs]), dtype=torch.float64,
-                                     device=ctx.device)
+                pairs = [random_factors(n, m, fill) for _ in range(draws)]
+                products = [khatri_rao_matrix(khatri_rao_rule, a, b).astype(float) for a, b in pairs]
+                stack = torch.tensor(np.stack(products), dtype=torch.float64, device=ctx.device)
                 sv = torch.linalg.svdvals(stack).cpu().numpy()
                 ratio = sv[:, -1] / sv[:, 0]
                 suspicious = np.flatnonzero(ratio < 1e-12)
-                exact_singular = sum(exact_khatri_rao_rank(*pairs[i]) < min(stack.shape[1:]) for i in suspicious)
+                exact_singular = sum(exact_khatri_rao_rank(khatri_rao_rule, *pairs[i]) < min(stack.shape[1:])
+                                     for i in suspicious)
                 singular += exact_singular
                 total += draws
                 table[f"{law} n={n} m={m}"] = {
@@ -237,32 +278,39 @@ register(
         id="giannou2023.lemma6",
         source=f"{SOURCE}, App. A.4, Lemma 6 (main text Lemma 2)",
         hypotheses=("A ∈ R^{n×nm}, B ∈ R^{m×nm} with independent entries from continuous distributions",),
-        checks=lemma6_checks("as printed"),
+        subject={"khatri_rao": khatri_rao_entries, "witness": block_witness, "random_factors": independent_factors},
+        checks=(takes("khatri_rao", "witness", build=witness_concrete_check),
+                takes("khatri_rao", "witness", build=witness_sizes_check),
+                takes("random_factors", "khatri_rao", build=lemma6_certificates),
+                takes("random_factors", "khatri_rao", build=lemma6_float)),
         broken=(
             Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)",
-                   lemma6_checks("B = A"),
-                   refuted_by="the fixed size n = 2, m = 1 of the witness checks (the symbolic-size one falls to "
-                   "it) and the certificate check (rows 2 and 3 of A⊙A "
-                   "coincide) and every float draw at n = m = 2, exactly singular"),
-            # Float statistics cannot see these two: a float product u·v is only approximately
-            # rank-deficient, and a tall product has no singular square to find.
+                   replaces={"random_factors": repeated_factor},
+                   refuted_by="the certificate's size n = 2, m = 1, always visited (rows 2 and 3 of A⊙A coincide), "
+                   "and every float draw at n = m = 2, exactly singular"),
             Broken("A of rank n − 1 (the continuous-distribution hypothesis dropped: A = UV)",
-                   lemma6_checks("rank-deficient A")[:2],
-                   refuted_by="the fixed size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2"),
-            Broken("B with m + 1 rows: A⊙B not square (off by one)", lemma6_checks("B with m+1 rows")[:2],
-                   refuted_by="the first size n = m = 1: A⊙B is 2×1"),
+                   replaces={"random_factors": rank_deficient_first_factor},
+                   refuted_by="the certificate's size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2 "
+                   "(float statistics cannot see it: a float UV is only approximately rank-deficient)"),
+            Broken("B with m + 1 rows: A⊙B not square (off by one)", replaces={"random_factors": factor_with_extra_row},
+                   refuted_by="the certificate's first size n = m = 1: A⊙B is 2×1"),
             # The realistic slip in the witness: n and m confused in A's block width.
-            Broken("witness A with blocks n wide instead of m", lemma6_checks("blocks of width n")[:2],
+            Broken("witness A with blocks n wide instead of m", replaces={"witness": witness_blocks_n_wide},
                    refuted_by="the fixed size n = 1, m = 2 of both witness checks (the symbolic-size entry does not "
                    "reduce to δ(i, q)·δ(i', r) and falls to it): A = [1 0], so column 2 of A⊙B is zero"),
+            Broken("the column-wise Kronecker sum A[⌊ρ/m⌋, j] + B[ρ mod m, j] for the Khatri–Rao product",
+                   replaces={"khatri_rao": kronecker_sum_entries},
+                   refuted_by="the witness checks' first size n = m = 1 (1 + 1 ≠ 1) and the certificate's size "
+                   "n = m = 2, always visited: the rows a_i + b_k satisfy (a_0 + b_0) − (a_0 + b_1) − (a_1 + b_0) "
+                   "+ (a_1 + b_1) = 0, so det ≡ 0"),
         ),
-        notes="det(A⊙B) is a polynomial of degree 2nm in the entries; one nonzero value modulo the prime 2^61 − 1 "
-        "proves it is not the zero polynomial, so A⊙B is invertible with probability 1 (Lemma 5). The proof's "
-        "witness is checked as an index identity in symbolic n, m: its Khatri–Rao product has entries "
-        "δ(i, q)·δ(i', r) at (i·m + i', q·m + r), the identity, so det = 1 and the determinant polynomial is nonzero "
-        "for every n, m (scope all); the concrete witnesses (n, m ≤ 4) and certificates corroborate it. "
-        "Float statistics only corroborate: they can refute (exactly singular "
-        "draws) but cannot certify.",
+        notes="det(A⊙B) is a polynomial of degree 2nm in the entries; it is nonzero, so A⊙B is invertible with "
+        "probability 1 (Lemma 5, cited), as soon as it is nonzero at one point. The proof's witness is that point "
+        "for every n, m: the Khatri–Rao entry rule under test, evaluated at the witness's entries for symbolic n, m, "
+        "gives δ(i, q)·δ(i', r) at (i·m + i', q·m + r), the identity, so det = 1 (scope all). The concrete "
+        "witnesses (n, m ≤ 4) and Schwartz–Zippel certificates at random points of the random model (one nonzero "
+        "value modulo 2^61 − 1) check the same rule on listed sizes. Float statistics only corroborate: they can "
+        "refute (exactly singular draws) but cannot certify.",
     )
 )
 
@@ -270,19 +318,42 @@ register(
 # --- Remark 5: three and four random factors -------------------------------------------
 
 
-def remark5_point(form: str, zero_column: bool = False):
-    """(AB) ⊙ (CD) or A ⊙ (CD) at a random integer point, exactly (object ints).
-    ``zero_column`` breaks the hypotheses: D gets a zero column."""
+def four_factors(n, m, fill):
+    """The random model of Remark 5: independent A ∈ n×nm, B, D ∈ nm×nm, C ∈ m×nm, each ``fill(shape, name)``."""
+    size = n * m
+    return fill((n, size), "a"), fill((size, size), "b"), fill((m, size), "c"), fill((size, size), "d")
+
+
+def last_column_zeroed(matrix, size):
+    """``matrix`` with its last column set to 0: a copy of an array, or an entry function."""
+    if isinstance(matrix, np.ndarray):
+        zeroed = matrix.copy()
+        zeroed[:, -1] = 0
+        return zeroed
+    return Entries(lambda i, j: matrix[i, j] * (1 - delta(j, size - 1)))
+
+
+def four_factors_zero_column_in_d(n, m, fill):
+    """Broken (the 'random D' hypothesis dropped): D has a zero column."""
+    a, b, c, d = four_factors(n, m, fill)
+    return a, b, c, last_column_zeroed(d, n * m)
+
+
+REMARK5_FORMS = {"(AB)⊙(CD)": 4, "A⊙(CD)": 3}  # form: degree of det per unit of nm
+
+
+def remark5_product(form: str, factors, multiply):
+    """The two factors of ``form`` from (A, B, C, D), multiplied by ``multiply(left, right)``."""
+    a, b, c, d = factors
+    return (multiply(a, b) if form == "(AB)⊙(CD)" else a), multiply(c, d)
+
+
+def remark5_point(form: str, random_factors):
+    """The product of ``form`` at a random integer point of the random model, exactly (object ints)."""
 
     def build(rng, size):
-        n, m = size
-        nm = n * m
-        a, c = exact.random_points(rng, (n, nm)), exact.random_points(rng, (m, nm))
-        b, d = exact.random_points(rng, (nm, nm)), exact.random_points(rng, (nm, nm))
-        if zero_column:
-            d[:, -1] = 0
-        left = exact_matmul(a, b) if form == "(AB)⊙(CD)" else a.astype(object)
-        return khatri_rao(left, exact_matmul(c, d))
+        factors = random_factors(*size, lambda shape, name: exact.random_points(rng, shape).astype(object))
+        return khatri_rao_matrix(khatri_rao_entries, *remark5_product(form, factors, exact_matmul))
 
     return build
 
@@ -292,14 +363,71 @@ def remark5_sizes(ctx: Context):
     return sorted(((n, m) for n in range(1, top + 1) for m in range(1, top + 1)), key=lambda nm: (nm[0] * nm[1], nm))
 
 
-def remark5_checks(zero_column: bool) -> tuple[Check, ...]:
-    return tuple(
-        determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, zero_column),
-                                lambda size, k=degree: k * size[0] * size[1],
-                                space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form,
-                                scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}")
-        for form, degree in (("(AB)⊙(CD)", 4), ("A⊙(CD)", 3))
-    )
+def remark5_certificate(form: str):
+    def build(random_factors) -> Check:
+        return determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, random_factors),
+                                       lambda size: REMARK5_FORMS[form] * size[0] * size[1],
+                                       space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form,
+                                       scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}")
+
+    return build
+
+
+# The column j = q·m + r of a product for symbolic n, m is in range because q < n and r < m: with the slacks
+# n = q + 1 + q_s, m = r + 1 + r_s, the range conditions the sums leave are polynomial facts that
+# ``index_sums.decide_ranges`` proves. The row is i·m + i' (i' < m).
+_QS, _RS = sympy.symbols("q_s r_s", integer=True, nonnegative=True)
+_u, _v = sympy.symbols("u v", integer=True, nonnegative=True)
+COLUMN_IN_RANGE = {_N: _Q + 1 + _QS, _M: _R + 1 + _RS}
+
+
+def ranges_decided(expr):
+    """``expr`` with every range condition proved under COLUMN_IN_RANGE replaced by True."""
+    return decide_ranges(expr.replace(lambda e: isinstance(e, Relational), lambda rel: rel.subs(COLUMN_IN_RANGE)))
+
+
+def identity_fill(shape, name):
+    """Symbolic A, C and B = D = I: the specialization of the reduction to Lemma 6."""
+    return Entries(delta) if name in ("b", "d") else sympy.IndexedBase(name)
+
+
+def reduction_difference(form: str, random_factors):
+    """(product of ``form``) − A ⊙ C at B = D = I, entry (i·m + i', q·m + r), for symbolic n, m, with the
+    factors the random model gives under that specialization."""
+
+    def difference():
+        a, b, c, d = random_factors(_N, _M, identity_fill)
+        inner = iter((_u, _v))
+        left, right = remark5_product(form, (a, b, c, d),
+                                      lambda x, y: product_entries(x, y, next(inner), _N * _M))
+        row, column = _I * _M + _I2, _Q * _M + _R
+        specialized = ranges_decided(khatri_rao_entries(left, right, _N, _M, row, column).doit())
+        reduced = with_remainder_below(specialized - khatri_rao_entries(a, c, _N, _M, row, column), _M, _I2)
+        return sympy.simplify(reduced), {"specialized_entry": str(specialized),
+                                         "ranges": "column q·m + r with n = q + 1 + q_s, m = r + 1 + r_s"}
+
+    return difference
+
+
+def remark5_reduction_sides(form: str, random_factors):
+    def build(case):
+        n, m = case
+        symbols = {"a": symbols_matrix("a", n, n * m), "c": symbols_matrix("c", m, n * m)}
+        factors = random_factors(n, m, lambda shape, name: symbols.get(name, np.eye(n * m, dtype=int).astype(object)))
+        specialized = khatri_rao_matrix(khatri_rao_entries, *remark5_product(form, factors, exact_matmul))
+        return sympy.Matrix(specialized), sympy.Matrix(khatri_rao_matrix(khatri_rao_entries, factors[0], factors[2]))
+
+    return build
+
+
+def remark5_reduction(form: str):
+    def build(random_factors) -> Check:
+        return symbolic_sizes_identity(f"{form} at B = D = I is A⊙C for symbolic n, m (reduction to Lemma 6)",
+                                       reduction_difference(form, random_factors), WITNESS_CASES,
+                                       remark5_reduction_sides(form, random_factors), describe_size, part=form,
+                                       relies_on=(NONZERO_POLYNOMIAL,))
+
+    return build
 
 
 register(
@@ -307,12 +435,20 @@ register(
         id="giannou2023.remark5",
         source=f"{SOURCE}, App. A.4, Remark 5",
         hypotheses=("A ∈ R^{n×nm}, B, D ∈ R^{nm×nm}, C ∈ R^{m×nm} random (independent, continuous)",),
-        checks=remark5_checks(False),
-        broken=(Broken("D with a zero column (the 'random D' hypothesis dropped)", remark5_checks(True),
-                       refuted_by="the first size n = m = 1, always visited: D = [0], so both products vanish"),),
+        subject={"random_factors": four_factors},
+        checks=tuple(takes("random_factors", build=build(form)) for form in REMARK5_FORMS
+                     for build in (remark5_reduction, remark5_certificate)),
+        broken=(Broken("D with a zero column (the 'random D' hypothesis dropped)",
+                       replaces={"random_factors": four_factors_zero_column_in_d},
+                       refuted_by="the first size n = m = 1, always visited: D = [0], so both products vanish (the "
+                       "reductions keep the factor 1 − δ(j, nm − 1) and fall to the same size)"),),
         depends_on=("giannou2023.lemma6",),
-        notes="Certified directly, without the proof's reduction (B = D = I): the determinant of the product is a "
-        "polynomial of degree 4nm (3nm) in all four (three) factors, shown nonzero by one evaluation modulo 2^61 − 1.",
+        notes="Reduction to Lemma 6, checked for symbolic n, m: det((AB)⊙(CD)) and det(A⊙(CD)) are polynomials in all "
+        "the factors' entries; at B = D = I (a point of the model's domain) the products are A⊙C, entry by entry "
+        "(sympy sums the Kronecker deltas of the identity factors, the column's range proved from the sizes' "
+        "slacks), and det(A⊙C) ≢ 0 for all n, m is Lemma 6, so both polynomials are nonzero and vanish with "
+        "probability 0 (scope: Lemma 6's). Certified directly besides, without the reduction: one evaluation modulo "
+        "2^61 − 1 of each determinant (degree 4nm, 3nm) for n, m ≤ 5 (ci).",
     )
 )
 
@@ -332,8 +468,6 @@ def adversarial_diagonal(kind: str, size: int, rng: np.random.Generator) -> np.n
         return (1 << 30) - rng.integers(0, 1000, size=size)
     if kind == "random nonzero":
         return rng.integers(1, 10, size=size) * rng.choice([-1, 1], size=size)
-    if kind == "with a zero":  # breaks the hypothesis "D has nonzero elements"
-        return np.concatenate([[0], rng.integers(1, 10, size=size - 1)])
     raise ValueError(f"unknown diagonal kind {kind!r}")
 
 
@@ -378,57 +512,59 @@ def refute_singular(rng, n: int, m: int, diagonal: np.ndarray, label: str) -> Ou
     return None
 
 
-def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
-    """For each size and each row i: γ_i = (B⁻¹ w*)_i ≢ 0 for every unit w* = e_j (all
-    entries of B⁻¹ nonzero) and for the adversarial w* of ``adversarial_targets``.
-    By Cramer's rule γ_i = det(B with column i replaced by w*) / det B, the proof's
-    reduction, so a nonzero residue certifies that determinant polynomial nonzero.
-    ``adapt_target`` breaks the hypothesis "w* fixed": w* = B e_1, chosen after B."""
+def gamma_at_size(rng, n: int, m: int, kind: str, diagonal_model, target_model) -> dict | Outcome | None:
+    """γ_i = (B⁻¹ w*)_i for every row i, every unit w* = e_j (all entries of B⁻¹) and the adversarial
+    w* of ``adversarial_targets`` (through ``target_model``), at one size, modulo p at a point uniform on
+    [0, p): the certificate's entry when all are nonzero, a refuted (or inconclusive) Outcome when one is
+    zero, None when B is singular at this point only (an unlucky draw)."""
+    size = n * m
+    diagonal = diagonal_model(adversarial_diagonal(kind, size, rng))
+    b = lemma8_matrix(rng, n, m, diagonal, points_mod_p=True)
+    modular = exact.nmod_matrix(b)
+    if modular.det() == 0:
+        return refute_singular(rng, n, m, diagonal, f"n={n}, m={m}")
+    inverse = modular.inv()
+    targets = target_model(adversarial_targets(size, rng), np.array([int(x) for x in b[:, 0]], dtype=object))
+    columns = np.column_stack([t.astype(object) for t in targets.values()])
+    gammas = inverse * exact.nmod_matrix(columns)
+    zero_units = sum(int(x) == 0 for x in inverse.entries())
+    zeros = [(name, i) for j, name in enumerate(targets) for i in range(size) if int(gammas[i, j]) == 0]
+    if not (zero_units or zeros):
+        return {"n": n, "m": m, "D": kind, "det_mod_p": int(modular.det()), "targets": size + len(targets)}
+    # At points uniform mod p a nonzero γ-polynomial vanishes with probability
+    # ≤ 2nm/p ≈ 1e-16: confirm over Q before calling the lemma refuted.
+    exact_b = exact.fmpq_matrix(b)
+    if zeros:
+        name, i = zeros[0]
+        w = exact.fmpq_matrix(targets[name].astype(object).reshape(-1, 1))
+    else:
+        flat = next(k for k, x in enumerate(inverse.entries()) if int(x) == 0)
+        i, j = divmod(flat, size)
+        name = f"e_{j}"
+        w = exact.fmpq_matrix(np.eye(size, dtype=np.int64)[:, [j]])
+    if exact_b.solve(w)[i, 0] == 0:
+        return Outcome(Verdict.REFUTED, f"n={n}, m={m}: γ_{i} = 0 exactly for w* = {name}",
+                       counterexample={"n": n, "m": m, "row": i, "w*": name, "diagonal": to_jsonable(diagonal),
+                                       "A_C_point": "exact rational solve at the same point"})
+    # A nonzero γ-polynomial vanished modulo p at this point (probability ≤ 2nm/p).
+    return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}: γ_{i} vanished modulo p but not over Q")
+
+
+def gamma_certificates(diagonal_model, target_model):
+    """For each size and each row i: γ_i ≢ 0 for every unit and adversarial w* (``gamma_at_size``), the
+    diagonal kind cycling with the size. By Cramer's rule γ_i = det(B with column i replaced by w*) / det B,
+    the proof's reduction, so a nonzero residue certifies that determinant polynomial nonzero."""
 
     def run(ctx: Context) -> Outcome:
         entries = []
         for n, m in ctx.progress(lemma8_sizes(ctx.by_profile(3, 6, 16, 20)), "γ certificates"):
-            rng = ctx.rng("gamma", n, m)
-            size = n * m
-            kind = D_KINDS[(n + m) % len(D_KINDS)] if diagonal_kind == "cycle" else diagonal_kind
-            diagonal = adversarial_diagonal(kind, size, rng)
-            b = lemma8_matrix(rng, n, m, diagonal, points_mod_p=True)
-            modular = exact.nmod_matrix(b)
-            if modular.det() == 0:
-                refuted = refute_singular(rng, n, m, diagonal, f"n={n}, m={m}")
-                if refuted:
-                    return refuted
-                continue
-            inverse = modular.inv()
-            targets = adversarial_targets(size, rng)
-            if adapt_target:
-                targets = {"w* = B e_1": np.array([int(x) for x in b[:, 0]], dtype=object)}
-            columns = np.column_stack([t.astype(object) for t in targets.values()])
-            gammas = inverse * exact.nmod_matrix(columns)
-            zero_units = sum(int(x) == 0 for x in inverse.entries())
-            zeros = [(name, i) for j, name in enumerate(targets) for i in range(size) if int(gammas[i, j]) == 0]
-            if zero_units or zeros:
-                # At points uniform mod p a nonzero γ-polynomial vanishes with probability
-                # ≤ 2nm/p ≈ 1e-16: confirm over Q before calling the lemma refuted.
-                exact_b = exact.fmpq_matrix(b)
-                if zeros:
-                    name, i = zeros[0]
-                    w = exact.fmpq_matrix(targets[name].astype(object).reshape(-1, 1))
-                else:
-                    flat = next(k for k, x in enumerate(inverse.entries()) if int(x) == 0)
-                    i, j = divmod(flat, size)
-                    name = f"e_{j}"
-                    w = exact.fmpq_matrix(np.eye(size, dtype=np.int64)[:, [j]])
-                if exact_b.solve(w)[i, 0] == 0:
-                    return Outcome(Verdict.REFUTED, f"n={n}, m={m}: γ_{i} = 0 exactly for w* = {name}",
-                                   {"certified": entries},
-                                   counterexample={"n": n, "m": m, "row": i, "w*": name,
-                                                   "diagonal": to_jsonable(diagonal),
-                                                   "A_C_point": "exact rational solve at the same point"})
-                # A nonzero γ-polynomial vanished modulo p at this point (probability ≤ 2nm/p).
-                return Outcome(Verdict.INCONCLUSIVE, f"n={n}, m={m}: γ_{i} vanished modulo p but not over Q",
-                               {"certified": entries})
-            entries.append({"n": n, "m": m, "D": kind, "det_mod_p": int(modular.det()), "targets": size + len(targets)})
+            found = gamma_at_size(ctx.rng("gamma", n, m), n, m, D_KINDS[(n + m) % len(D_KINDS)], diagonal_model,
+                                  target_model)
+            if isinstance(found, Outcome):
+                found.evidence = {"certified": entries}
+                return found
+            if found is not None:
+                entries.append(found)
         largest = entries[-1]["n"] * entries[-1]["m"]
         return Outcome(
             Verdict.CERTIFIED,
@@ -438,12 +574,32 @@ def gamma_certificates(diagonal_kind: str, adapt_target: bool = False):
             certificate={"method": "all entries of B⁻¹ and of B⁻¹W nonzero modulo p at a point uniform on [0, p)",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
             scope=f"n, m ≤ {ctx.by_profile(3, 6, 16, 20)} (unit, adversarial w*)",
+            relies_on=(SCHWARTZ_ZIPPEL,),
         )
 
     return run
 
 
-def cofactor_independence(diagonal_kind: str):
+def gamma_beyond_sweep(diagonal_model, target_model) -> Check:
+    """Sizes past the γ sweep (n, m ≤ 6 in ci): n, m up to 12, each decided like a sweep size."""
+
+    def draw(rng):
+        return int(rng.integers(1, 13)), int(rng.integers(7, 13)), str(rng.choice(D_KINDS)), int(rng.integers(2**32))
+
+    def decide(configuration):
+        n, m, kind, seed = configuration
+        found = gamma_at_size(np.random.default_rng(seed), n, m, kind, diagonal_model, target_model)
+        return found.summary if isinstance(found, Outcome) and found.verdict is Verdict.REFUTED else None
+
+    return search_beyond_sweep("γ ≢ 0 past the sweep (unit and adversarial w*)", draw, decide,
+                               sweep_bound=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 6, 16, 20)}",
+                               reach=lambda ctx: "n ≤ 12, 7 ≤ m ≤ 12", budget=lambda ctx: ctx.by_profile(1, 4, 20, 40),
+                               pinned=[(1, 7, "ones", 0)], part=UNIT_AND_ADVERSARIAL,
+                               decided="modulo p at a point uniform on [0, p), a zero confirmed over Q",
+                               describe=lambda c: {"n": c[0], "m": c[1], "D": c[2], "seed": c[3]})
+
+
+def cofactor_independence(diagonal_model):
     """For every row i, the polynomials (det B · B⁻¹)_{i,j}, j = 1…nm, are linearly
     independent: evaluated at nm random points they form a matrix of full rank modulo p
     (a rational dependency would survive reduction modulo p). Then Σ_j w*_j (det B · B⁻¹)_{ij}
@@ -457,7 +613,7 @@ def cofactor_independence(diagonal_kind: str):
                 continue
             rng = ctx.rng("cofactors", n, m)
             size = n * m
-            diagonal = adversarial_diagonal(diagonal_kind, size, rng)
+            diagonal = diagonal_model(adversarial_diagonal("random nonzero", size, rng))
             inverses = []
             while len(inverses) < size:
                 modular = exact.nmod_matrix(lemma8_matrix(rng, n, m, diagonal, points_mod_p=True))
@@ -475,7 +631,7 @@ def cofactor_independence(diagonal_kind: str):
                 return Outcome(Verdict.INCONCLUSIVE,
                                f"n={n}, m={m}: cofactor evaluations of rank {min(ranks)} < {size}",
                                {"certified": entries})
-            entries.append({"n": n, "m": m, "D": diagonal_kind, "rows_certified": size})
+            entries.append({"n": n, "m": m, "D": "random nonzero", "rows_certified": size})
         return Outcome(
             Verdict.CERTIFIED,
             f"for every row i and every w* ≠ 0: ⟨(B⁻¹)_i, w*⟩ ≢ 0, {len(entries)} sizes "
@@ -484,12 +640,13 @@ def cofactor_independence(diagonal_kind: str):
             certificate={"method": "rank modulo p of [row i of B(x_k)⁻¹]_k over nm points uniform on [0, p) equals nm",
                          "prime": exact.CERTIFICATE_PRIME, "seed": ctx.seed, "entries": entries},
             scope=f"n, m ≤ {top}" + (f", n·m ≤ {largest}" if largest < top * top else ""),
+            relies_on=(SCHWARTZ_ZIPPEL,),
         )
 
     return run
 
 
-def float_gamma_statistics(adapt_target: bool):
+def float_gamma_statistics(target_model):
     """γ = B⁻¹w* in float64 (torch, context device) for Gaussian, uniform, Cauchy and
     lognormal A, C, adversarial D (±, 1e−8 … 1e8) and w* = e_1. Since B = (A⊙C)D, the
     entry d_i γ_i is computed to about ε·κ(A⊙C)·‖Dγ‖∞ (partial pivoting is blind to column
@@ -512,7 +669,7 @@ def float_gamma_statistics(adapt_target: bool):
                             * rng.choice([-1.0, 1.0], size=(draws, 1, size)))
                 unscaled = np.stack([khatri_rao(a[k], c[k]) for k in range(draws)])
                 b = np.stack([khatri_rao(a[k] * diagonal[k], c[k]) for k in range(draws)])
-                w = b[:, :, 0].copy() if adapt_target else np.eye(size)[[0] * draws]
+                w = target_model(np.eye(size)[[0] * draws], b[:, :, 0].copy())
                 gamma = torch.linalg.solve(torch.tensor(b, device=ctx.device),
                                            torch.tensor(w, device=ctx.device)).cpu().numpy()
                 cond = torch.linalg.cond(torch.tensor(unscaled, device=ctx.device)).cpu().numpy()
@@ -540,33 +697,50 @@ def float_gamma_statistics(adapt_target: bool):
     return run
 
 
-def cramer_numerators(n: int, m: int, diagonal: Callable[[int], list], adapt_target: bool):
-    """For each row i: det(B with column i replaced by w*) for B = (AD) ⊙ C with symbolic A, C,
-    the diagonal ``diagonal(nm)`` and w* symbolic (fixed, independent of A, C) or, breaking
-    the hypothesis 'w* fixed', w* = B e_1. By Cramer's rule this is det B · ⟨(B⁻¹)_i, w*⟩."""
+def cramer_numerators(n: int, m: int, diagonal_model, target_model):
+    """For each row i: det(B with column i replaced by w*) for B = (AD) ⊙ C with symbolic A, C, the
+    diagonal ``diagonal_model`` makes of symbols d_j, and the target ``target_model`` makes of a symbolic w*
+    (fixed, independent of A, C) and B e_1. By Cramer's rule this is det B · ⟨(B⁻¹)_i, w*⟩."""
     size = n * m
     a, c = symbols_matrix("a", n, size), symbols_matrix("c", m, size)
-    b = sympy.Matrix(khatri_rao(a * np.array(diagonal(size), dtype=object), c))
+    b = sympy.Matrix(khatri_rao(a * np.array(diagonal_model(symbolic_diagonal(size)), dtype=object), c))
     w = sympy.Matrix(sympy.symbols(f"w_0:{size}"))
-    target = b[:, 0] if adapt_target else w
+    target = target_model(w, b[:, 0])
     for i in range(size):
         replaced = b.copy()
         replaced[:, i] = target
-        yield i, sympy.expand(replaced.det(method="berkowitz")), list(a.ravel()) + list(c.ravel()), list(w)
+        yield i, sympy.expand(replaced.det(method="berkowitz")), list(a.ravel()) + list(c.ravel()), list(w), target
 
 
 def symbolic_diagonal(size: int) -> list:
     return list(sympy.symbols(f"d_0:{size}"))
 
 
-def diagonal_with_a_zero(size: int) -> list:  # breaks "D has nonzero elements"
-    return [sympy.Integer(0)] + list(sympy.symbols(f"d_1:{size}"))
+def nonzero_diagonal(diagonal):
+    """D as drawn: the hypothesis 'D has nonzero elements' kept."""
+    return diagonal
 
 
-LEMMA8_SYMBOLIC_SIZES = ((1, 2), (2, 1), (1, 3), (3, 1), (2, 2))
+def diagonal_with_a_zero(diagonal):
+    """Broken ('D has nonzero elements' dropped): the first diagonal entry set to 0."""
+    return [sympy.Integer(0), *diagonal[1:]] if isinstance(diagonal, list) else np.concatenate([[0], diagonal[1:]])
 
 
-def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False):
+def fixed_target(targets, first_column_of_b):
+    """w* fixed before A, C are drawn: the targets as given."""
+    return targets
+
+
+def target_chosen_after_b(targets, first_column_of_b):
+    """Broken ('w* fixed' dropped): w* = B e_1, chosen after B, as when a later layer's targets are
+    computed from the same random weights."""
+    return {"w* = B e_1": first_column_of_b} if isinstance(targets, dict) else first_column_of_b
+
+
+LEMMA8_SYMBOLIC_SIZES = ((1, 2), (2, 1), (1, 3), (3, 1), (1, 4), (2, 2), (4, 1))
+
+
+def symbolic_cramer(diagonal_model, target_model):
     """Lemma 8 in full for the smallest sizes, as polynomial algebra: for every row i,
     det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C) with polynomials R_r
     linearly independent over Q (rank of their coefficient matrix = nm). Then for every fixed
@@ -576,15 +750,15 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
     def run(ctx: Context) -> Outcome:
         certified = []
         for n, m in LEMMA8_SYMBOLIC_SIZES:
-            diagonal_symbols = [x for x in diagonal(n * m) if x.is_Symbol]
-            for i, numerator, entries, w in cramer_numerators(n, m, diagonal, adapt_target):
+            diagonal_symbols = [x for x in diagonal_model(symbolic_diagonal(n * m)) if x.is_Symbol]
+            for i, numerator, entries, w, target in cramer_numerators(n, m, diagonal_model, target_model):
                 where = {"n": n, "m": m, "row": i + 1}
                 if numerator == 0:
                     return Outcome(Verdict.REFUTED, f"n={n}, m={m}: det(B with column {i + 1} replaced by w*) ≡ 0, "
                                    f"so ⟨(B⁻¹)_{i + 1}, w*⟩ = 0 for every A, C", {"certified": certified},
                                    counterexample={**where, "numerator": "0 identically"})
-                if adapt_target:
-                    continue  # w* = B e_1 leaves no free target: only "numerator ≢ 0" applies
+                if not set(target.free_symbols) <= set(w):
+                    continue  # a target that depends on A, C leaves no free w*: only "numerator ≢ 0" applies
                 factor = sympy.Mul(*(d for d in diagonal_symbols if str(d) != f"d_{i}"))
                 quotient, remainder = sympy.div(numerator, factor, *diagonal_symbols, *entries, *w)
                 if remainder != 0 or quotient.free_symbols & set(diagonal_symbols):
@@ -608,51 +782,67 @@ def symbolic_cramer(diagonal: Callable[[int], list], adapt_target: bool = False)
     return run
 
 
-def lemma8_checks(diagonal_kind: str = "cycle", adapt_target: bool = False) -> tuple[Check, ...]:
-    return (
-        Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
-              symbolic_cramer(diagonal_with_a_zero if diagonal_kind == "with a zero" else symbolic_diagonal,
-                              adapt_target)),
-        Check("γ ≢ 0 for unit and adversarial w* (certificate)", "certificate",
-              gamma_certificates(diagonal_kind, adapt_target)),
-        Check("every w* ≠ 0: cofactor independence (certificate)", "certificate",
-              cofactor_independence("random nonzero" if diagonal_kind == "cycle" else diagonal_kind)),
-        Check("γ has no zero entry (float statistics)", "randomized", float_gamma_statistics(adapt_target),
-              corroborating=True),
-    )
+def symbolic_cramer_check(diagonal_model, target_model) -> Check:
+    return Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
+                 symbolic_cramer(diagonal_model, target_model), "statement")
 
 
-ADAPTED = lemma8_checks(adapt_target=True)
-ZERO_IN_D = lemma8_checks("with a zero")
+UNIT_AND_ADVERSARIAL = "unit and adversarial w*"
+
+
+def gamma_check(diagonal_model, target_model) -> Check:
+    return Check("γ ≢ 0 for unit and adversarial w* (certificate)", "certificate",
+                 gamma_certificates(diagonal_model, target_model), UNIT_AND_ADVERSARIAL)
+
+
+def cofactor_check(diagonal_model) -> Check:
+    return Check("every w* ≠ 0: cofactor independence (certificate)", "certificate",
+                 cofactor_independence(diagonal_model), "statement")
+
+
+def float_gamma_check(target_model) -> Check:
+    return Check("γ has no zero entry (float statistics)", "randomized", float_gamma_statistics(target_model),
+                 corroborating=True)
+
 
 register(
     Claim(
         id="giannou2023.lemma8",
         source=f"{SOURCE}, App. C, Lemma 8 (main text Lemma 3, with B = A ⊙ (CD))",
         hypotheses=("A ∈ R^{n×nm}, C ∈ R^{m×nm} random", "D ∈ R^{nm×nm} fixed diagonal with nonzero entries",
-                    "w* ≠ 0 fixed", "B = (AD) ⊙ C"),
-        checks=lemma8_checks(),
+                    "w* ≠ 0 fixed before A, C are drawn (each fixed target, almost surely in the draw)",
+                    "B = (AD) ⊙ C"),
+        subject={"diagonal": nonzero_diagonal, "target": fixed_target},
+        checks=(takes("diagonal", "target", build=symbolic_cramer_check),
+                takes("diagonal", "target", build=gamma_check),
+                takes("diagonal", "target", build=gamma_beyond_sweep),
+                takes("diagonal", build=cofactor_check),
+                takes("target", build=float_gamma_check)),
         broken=(
-            # Dropped hypothesis "w* fixed": the target adapted to B, as when the targets of a later
-            # layer are computed from the same random weights.
             Broken("w* = B e_1 chosen after B (not fixed): catches a check blind to the order of quantifiers",
-                   (ADAPTED[0], ADAPTED[1], ADAPTED[3]),
-                   refuted_by="n = 1, m = 2 (the first size every replaced check visits): B⁻¹ B e_1 = e_1, so γ_2 = 0 "
-                   "for every A, C — symbolically, at the certificate's point, and in every float draw "
-                   "(re-solved exactly)"),
-            # Dropped hypothesis "D has nonzero elements": then B is singular.
+                   replaces={"target": target_chosen_after_b},
+                   refuted_by="n = 1, m = 2 (the first size every check taking the target visits; the pinned size "
+                   "n = 1, m = 7 past the sweep): B⁻¹ B e_1 = e_1, so γ_2 = 0 for every A, C — symbolically, at the "
+                   "certificate's point, and in every float draw (re-solved exactly)"),
             Broken("D with a zero diagonal entry: catches a check that never looks at D",
-                   ZERO_IN_D[:3],
-                   refuted_by="n = 1, m = 2 with d_1 = 0 (the first size visited): column 1 of B is zero, so det B ≡ 0 "
-                   "and det(B with column 2 replaced by w*) ≡ 0"),
+                   replaces={"diagonal": diagonal_with_a_zero},
+                   refuted_by="n = 1, m = 2 with d_1 = 0 (the first size visited; n = 1, m = 7 past the sweep): "
+                   "column 1 of B is zero, so det B ≡ 0 and det(B with column 2 replaced by w*) ≡ 0"),
         ),
         depends_on=("giannou2023.lemma6",),
         notes="(AD) ⊙ C = (A ⊙ C) D and A ⊙ (CD) = (A ⊙ C) D (Thm 6 with a diagonal factor), so the main-text and "
         "appendix forms of B differ only by D, and row i of B⁻¹ is row i of (A⊙C)⁻¹ divided by d_i: D cannot "
         "matter, which the certificates confirm for four kinds of D. The symbolic check proves the lemma for every "
-        "nonzero D and every w* ≠ 0 at nm ≤ 4 by exact determinants; the cofactor-independence certificate does the "
-        "same modulo p up to nm = 16 (ci). The proof's two 'without loss of generality' steps are both legitimate "
-        "(one permutes the columns of A and C, the other the rows); see giannou2023.lemma8.proof_witness.",
+        "nonzero D and every w* ≠ 0 at (n, m) = (1, 2), (2, 1), (1, 3), (3, 1), (1, 4), (2, 2), (4, 1) — every "
+        "2 ≤ n·m ≤ 4 — by exact determinants; the cofactor-independence certificate does the same modulo p for "
+        "n, m ≤ 4 (ci), and the γ certificates check unit and adversarial w* for n, m ≤ 6 (ci), with a search "
+        "past that sweep to n ≤ 12, 7 ≤ m ≤ 12. The proof's two 'without loss of generality' steps are both "
+        "legitimate (one permutes the columns of A and C, the other the rows); see giannou2023.lemma8.proof_witness.",
+        general_argument="For all n, m: row i of B⁻¹ is row i of (A⊙C)⁻¹ over d_i, and (A⊙C)⁻¹ is a matrix of "
+        "rational functions whose rows are linearly independent (it is invertible), so ⟨(B⁻¹)_i, w*⟩ ≢ 0 for every "
+        "fixed w* ≠ 0 as soon as no fixed w* ≠ 0 annihilates row i identically; that the cofactors of a row are "
+        "linearly independent polynomials for every n, m is what the proof's permuted witness shows "
+        "(giannou2023.lemma8.proof_witness), checked only for listed sizes.",
     )
 )
 
@@ -660,12 +850,31 @@ register(
 # --- The proof's step: two reductions and the Lemma 6 witness ----------------------------
 
 
-def reduction_sides(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C"):
+def permuted_diagonal(p: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The diagonal after the column reduction B → BP: PᵀDP."""
+    return exact_matmul(p.T, d, p)
+
+
+def unpermuted_diagonal(p: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Broken: D left unpermuted, ((AD)⊙C)P = ((AP)D)⊙(CP)."""
+    return d
+
+
+def kronecker_of_row_permutations(pi_a: np.ndarray, pi_c: np.ndarray) -> np.ndarray:
+    """The permutation the row reduction applies to B: Π_A ⊗ Π_C."""
+    return np.kron(pi_a, pi_c)
+
+
+def swapped_kronecker_of_row_permutations(pi_a: np.ndarray, pi_c: np.ndarray) -> np.ndarray:
+    """Broken: Π_C ⊗ Π_A (the Kronecker factors swapped)."""
+    return np.kron(pi_c, pi_a)
+
+
+def reduction_sides(column_reduction, row_reduction):
     """The two reductions of the proof keep the form B = (AD) ⊙ C:
-    columns: ((AD) ⊙ C) P = ((AP)(PᵀDP)) ⊙ (CP), which moves row i of B⁻¹ to row 1 ((BP)⁻¹ = PᵀB⁻¹);
-    rows: ((Π_A A) D) ⊙ (Π_C C) = (Π_A ⊗ Π_C)((AD) ⊙ C), which moves a support index of w* to 1
-    (⟨e_1, (QB)⁻¹ Q w*⟩ = ⟨e_1, B⁻¹ w*⟩). P, Π_A, Π_C are cyclic shifts; the broken variants
-    keep D unpermuted or swap the Kronecker factors."""
+    columns: ((AD) ⊙ C) P = ((AP) column_reduction(P, D)) ⊙ (CP), which moves row i of B⁻¹ to row 1;
+    rows: ((Π_A A) D) ⊙ (Π_C C) = row_reduction(Π_A, Π_C)((AD) ⊙ C), which moves a support index of w* to 1
+    (⟨e_1, (QB)⁻¹ Q w*⟩ = ⟨e_1, B⁻¹ w*⟩). P, Π_A, Π_C are cyclic shifts."""
 
     def build(case):
         n, m = case
@@ -673,11 +882,10 @@ def reduction_sides(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_
         a, c = symbols_matrix("a", n, size), symbols_matrix("c", m, size)
         d = np.diag(np.array(sympy.symbols(f"d_0:{size}"), dtype=object))
         p, pi_a, pi_c = (np.roll(np.eye(k, dtype=int), 1, axis=0).astype(object) for k in (size, n, m))
-        moved_d = exact_matmul(p.T, d, p) if column_diagonal == "PᵀDP" else d
-        kron = np.kron(pi_a, pi_c) if row_permutation == "Π_A ⊗ Π_C" else np.kron(pi_c, pi_a)
         b = khatri_rao(exact_matmul(a, d), c)
         lhs = np.vstack([exact_matmul(b, p), khatri_rao(exact_matmul(pi_a, a, d), exact_matmul(pi_c, c))])
-        rhs = np.vstack([khatri_rao(exact_matmul(a, p, moved_d), exact_matmul(c, p)), exact_matmul(kron, b)])
+        rhs = np.vstack([khatri_rao(exact_matmul(a, p, column_reduction(p, d)), exact_matmul(c, p)),
+                         exact_matmul(row_reduction(pi_a, pi_c), b)])
         return sympy.Matrix(lhs), sympy.Matrix(rhs)
 
     return build
@@ -686,17 +894,16 @@ def reduction_sides(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_
 REDUCTION_SIZES = [(n, m) for n, m in lemma8_sizes(6) if n * m <= 6]
 
 
-def reductions_check(column_diagonal: str = "PᵀDP", row_permutation: str = "Π_A ⊗ Π_C") -> Check:
+def reductions_check(column_reduction, row_reduction) -> Check:
     return symbolic_identity("both WLOG reductions keep B = (AD) ⊙ C (symbolic)", lambda ctx: REDUCTION_SIZES,
-                             reduction_sides(column_diagonal, row_permutation),
-                             scope="2 ≤ n·m ≤ 6",
-                             describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}")
+                             reduction_sides(column_reduction, row_reduction), scope="2 ≤ n·m ≤ 6",
+                             describe_case=lambda nm: f"n={nm[0]}, m={nm[1]}", part="statement")
 
 
 def witness_row_permutations(n: int, m: int, row: int, support: int, permute: str = "A and C"):
     """Π_A, Π_C with (Π_A ⊗ Π_C) e_row = e_support: transpositions of the A-rows ⌊·/m⌋ and the
     C-rows (· mod m) of the two indices (Π_A ⊗ Π_C is transitive on the nm indices).
-    ``permute`` 'none' is the unpermuted witness, 'A only' permutes A's rows alone."""
+    ``permute`` 'none' (broken) is the unpermuted witness, 'A only' (broken) permutes A's rows alone."""
     pi_a, pi_c = np.eye(n, dtype=int), np.eye(m, dtype=int)
     if permute in ("A and C", "A only"):
         pi_a[:, [row // m, support // m]] = pi_a[:, [support // m, row // m]]
@@ -705,48 +912,70 @@ def witness_row_permutations(n: int, m: int, row: int, support: int, permute: st
     return pi_a.astype(object), pi_c.astype(object)
 
 
-def proof_witness_determinants(permute: str = "A and C"):
-    """For every size nm ≤ 6 (ci; 4 quick, 9 thorough, 12 large), every row i and every support index s:
-    with A, C the Lemma 6 witness with rows permuted (Π_A, Π_C above) and D a nonzero diagonal,
-    row i of B⁻¹ is exactly a nonzero multiple of e_sᵀ. Then ⟨(B⁻¹)_i, w*⟩ = c·w*_s ≠ 0 for
-    EVERY w* with w*_s ≠ 0, and every w* ≠ 0 has such an s: the proof step holds in full."""
+def witness_failure(n: int, m: int, row_permutations) -> Outcome | None:
+    """At one size, for every row i and every support index s: with A, C the Lemma 6 witness with rows
+    permuted by ``row_permutations(n, m, i, s)`` and D a nonzero diagonal, row i of B⁻¹ must be exactly a
+    nonzero multiple of e_sᵀ (then ⟨(B⁻¹)_i, w*⟩ = c·w*_s ≠ 0 for EVERY w* with w*_s ≠ 0). The refuting
+    Outcome of the first pair where it is not, else None."""
+    size = n * m
+    a, c = (factor.astype(object) for factor in witness_matrices(block_witness, n, m))
+    diagonal = np.array([(k + 2) * (-1) ** k for k in range(size)], dtype=object)  # nonzero, mixed signs
+    for i in range(size):
+        for s in range(size):
+            pi_a, pi_c = row_permutations(n, m, i, s)
+            b = khatri_rao(exact_matmul(pi_a, a) * diagonal, exact_matmul(pi_c, c))
+            exact_b = exact.fmpq_matrix(b)
+            inverse = exact_b.inv() if exact_b.det() != 0 else None
+            row = None if inverse is None else [inverse[i, j] for j in range(size)]
+            if row is None or row[s] == 0 or any(row[j] != 0 for j in range(size) if j != s):
+                replaced = b.copy()
+                replaced[:, i] = np.eye(size, dtype=int)[:, s].astype(object)
+                return Outcome(Verdict.REFUTED, f"n={n}, m={m}: the witness for row {i + 1} and support index "
+                               f"{s + 1} gives det(B with column {i + 1} replaced by w* = e_{s + 1}) = "
+                               f"{int(exact.fmpz_matrix(replaced).det())}",
+                               counterexample={"n": n, "m": m, "row": i + 1, "support_index": s + 1,
+                                               "B": to_jsonable(b), "replaced": to_jsonable(replaced)})
+    return None
+
+
+def proof_witness_determinants(row_permutations):
+    """Every size nm ≤ 6 (ci; 4 quick, 9 thorough, 12 large), every row and support index (``witness_failure``):
+    every w* ≠ 0 has a support index, so the proof step holds in full at these sizes."""
 
     def run(ctx: Context) -> Outcome:
-        largest, checked = ctx.by_profile(4, 6, 9, 12), []
-        for n, m in lemma8_sizes(largest):
-            size = n * m
-            if size > largest:
-                continue
-            a, c = lemma6_witness(n, m, "as printed")
-            diagonal = np.array([(k + 2) * (-1) ** k for k in range(size)], dtype=object)  # nonzero, mixed signs
-            for i in range(size):
-                for s in range(size):
-                    pi_a, pi_c = witness_row_permutations(n, m, i, s, permute)
-                    b = khatri_rao(exact_matmul(pi_a, a) * diagonal, exact_matmul(pi_c, c))
-                    exact_b = exact.fmpq_matrix(b)
-                    inverse = exact_b.inv() if exact_b.det() != 0 else None
-                    row = None if inverse is None else [inverse[i, j] for j in range(size)]
-                    if row is None or row[s] == 0 or any(row[j] != 0 for j in range(size) if j != s):
-                        w = np.eye(size, dtype=int)[:, s].astype(object)
-                        replaced = b.copy()
-                        replaced[:, i] = w
-                        return Outcome(Verdict.REFUTED, f"n={n}, m={m}: the witness for row {i + 1} and support index "
-                                       f"{s + 1} gives det(B with column {i + 1} replaced by w* = e_{s + 1}) = "
-                                       f"{int(exact.fmpz_matrix(replaced).det())}",
-                                       {"pairs_checked": len(checked)},
-                                       counterexample={"n": n, "m": m, "row": i + 1, "support_index": s + 1,
-                                                       "permutation": permute, "B": to_jsonable(b),
-                                                       "replaced": to_jsonable(replaced)})
-                    checked.append((n, m, i, s))
-        sizes = sorted({(n, m) for n, m, _, _ in checked})
-        return Outcome(Verdict.CERTIFIED, f"row i of B⁻¹ ∝ e_s (nonzero) for all {len(checked)} (row, support index) "
+        largest = ctx.by_profile(4, 6, 9, 12)
+        sizes = [(n, m) for n, m in lemma8_sizes(largest) if n * m <= largest]
+        for n, m in sizes:
+            failure = witness_failure(n, m, row_permutations)
+            if failure is not None:
+                return failure
+        pairs = sum((n * m) ** 2 for n, m in sizes)
+        return Outcome(Verdict.CERTIFIED, f"row i of B⁻¹ ∝ e_s (nonzero) for all {pairs} (row, support index) "
                        f"pairs, sizes {sizes}: det(B with column i replaced by w*) ≠ 0 for every w* ≠ 0",
-                       {"pairs_checked": len(checked), "sizes": [list(x) for x in sizes]},
+                       {"pairs_checked": pairs, "sizes": [list(x) for x in sizes]},
                        certificate={"method": "exact rational inverse (python-flint fmpq_mat) of the permuted witness",
                                     "D": "diag(2, −3, 4, −5, …)"},
                        scope=f"2 ≤ n·m ≤ {largest}")
 
     return run
+
+
+def witness_check(row_permutations) -> Check:
+    return Check(WITNESS_CHECK, "certificate", proof_witness_determinants(row_permutations), "statement")
+
+
+def witness_beyond_sweep(row_permutations) -> Check:
+    """Sizes past the witness sweep (n·m ≤ 6 in ci): 7 ≤ n·m ≤ 12 (n, m ≤ 12), decided exactly."""
+    beyond = [(n, m) for n in range(1, 13) for m in range(1, 13) if 7 <= n * m <= 12]
+
+    def decide(size):
+        failure = witness_failure(*size, row_permutations)
+        return None if failure is None else failure.summary
+
+    return search_beyond_sweep("permuted witness past the sweep", lambda rng: beyond[int(rng.integers(len(beyond)))],
+                               decide, sweep_bound=lambda ctx: f"2 ≤ n·m ≤ {ctx.by_profile(4, 6, 9, 12)}",
+                               reach=lambda ctx: "7 ≤ n·m ≤ 12", budget=lambda ctx: ctx.by_profile(1, 3, 10, 20),
+                               pinned=[(1, 7)], describe=lambda size: {"n": size[0], "m": size[1]})
 
 
 WITNESS_CHECK = "permuted Lemma 6 witness for every row and support index (certificate)"
@@ -762,22 +991,27 @@ register(
         "for every row i and every w* ≠ 0 some row-permuted Lemma 6 witness makes that determinant nonzero.",
         source=f"{SOURCE}, App. C, proof of Lemma 8, Eq. (36)–(37)",
         hypotheses=("D diagonal with nonzero entries", "w* ≠ 0"),
-        checks=(reductions_check(), Check(WITNESS_CHECK, "certificate", proof_witness_determinants())),
+        subject={"row_permutations": witness_row_permutations, "column_reduction": permuted_diagonal,
+                 "row_reduction": kronecker_of_row_permutations},
+        checks=(takes("column_reduction", "row_reduction", build=reductions_check),
+                takes("row_permutations", build=witness_check),
+                takes("row_permutations", build=witness_beyond_sweep)),
         broken=(
             # The reading under which the step was earlier judged false: both WLOGs taken from the
             # column reduction alone, so the witness is never permuted.
             Broken("the unpermuted witness for every support index (only the column reduction applied)",
-                   (Check(WITNESS_CHECK, "certificate", proof_witness_determinants("none")),),
-                   refuted_by="n = 1, m = 2, row 1, support index 2 (the first non-diagonal pair visited): B = D, "
-                   "row 1 of B⁻¹ is e_1ᵀ/d_1, so w* = e_2 gives det 0"),
+                   replaces={"row_permutations": functools.partial(witness_row_permutations, permute="none")},
+                   refuted_by="n = 1, m = 2, row 1, support index 2 (the first non-diagonal pair visited; the pinned "
+                   "n = 1, m = 7 past the sweep likewise): B = D, row 1 of B⁻¹ is e_1ᵀ/d_1, so w* = e_2 gives det 0"),
             Broken("rows of A permuted but not those of C: Π_A ⊗ I cannot move the C-row index",
-                   (Check(WITNESS_CHECK, "certificate", proof_witness_determinants("A only")),),
-                   refuted_by="n = 1, m = 2, row 1, support index 2: Π_A is 1×1, so the witness is unpermuted"),
+                   replaces={"row_permutations": functools.partial(witness_row_permutations, permute="A only")},
+                   refuted_by="n = 1, m = 2, row 1, support index 2 (and the pinned n = 1, m = 7): Π_A is 1×1, so the "
+                   "witness is unpermuted"),
             Broken("column reduction with D left unpermuted: ((AD)⊙C)P = ((AP)D)⊙(CP)",
-                   (reductions_check(column_diagonal="D"),),
+                   replaces={"column_reduction": unpermuted_diagonal},
                    refuted_by="n = 1, m = 2, the first case: P swaps two columns carrying d_0 and d_1"),
             Broken("row reduction as Π_C ⊗ Π_A (Kronecker factors swapped)",
-                   (reductions_check(row_permutation="Π_C ⊗ Π_A"),),
+                   replaces={"row_reduction": swapped_kronecker_of_row_permutations},
                    refuted_by="n = 2, m = 3 (a case always visited): Π_C ⊗ Π_A ≠ Π_A ⊗ Π_C for the 2- and 3-cycles"),
         ),
         depends_on=("giannou2023.lemma6",),
@@ -848,9 +1082,19 @@ def batchnorm_layers(draw):
     }
 
 
-def batchnorm_statement(fold, with_eps: bool = True):
+def normalization_scale(var, eps):
+    """BatchNorm's scale s = √(var + eps)."""
+    return np.sqrt(var + eps)
+
+
+def scale_without_eps(var, eps):
+    """Broken: s = √var, BatchNorm's eps left out of the folded scale."""
+    return np.sqrt(var)
+
+
+def batchnorm_statement(fold, normalization):
     """torch's BatchNorm1d (eval: running statistics; train: batch statistics) against
-    Γ'Wx + β' with s = √(var + eps) (``with_eps`` False: the near-miss s = √var).
+    Γ'Wx + β' with s = normalization(var, eps)
     Tolerance: 1e3·ε times the magnitude of the terms summed, entrywise."""
 
     def prop(layer):
@@ -870,7 +1114,7 @@ def batchnorm_statement(fold, with_eps: bool = True):
             mu, var = pre.mean(axis=0), pre.var(axis=0)
         else:
             mu, var = layer["mu"], layer["var"]
-        s = np.sqrt(var + norm.eps) if with_eps else np.sqrt(var)
+        s = normalization(var, norm.eps)
         scale, shift = fold(layer["gamma"], mu, s, layer["beta"])
         folded = pre * scale + shift
         magnitude = np.abs(pre * scale) + np.abs(scale * mu) + np.abs(layer["beta"]) + np.abs(scale) * np.sqrt(var)
@@ -890,17 +1134,18 @@ PINNED_LAYER = {"mode": "eval", "W": np.array([[1.0]]), "x": np.array([[1.0], [2
                 "beta": np.array([0.0]), "mu": np.array([1.0]), "var": np.array([1.0]), "law": "gaussian"}
 
 
-def prop1_checks(fold, with_eps: bool = True) -> tuple[Check, ...]:
-    return (
-        symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), "per feature", (2, 2), (3, 2)],
-                          prop1_symbolic_sides(fold), scope=ALL_SIZES,
-                          describe_case=lambda c: c if isinstance(c, str) else "d_out={}, d_in={}".format(*c)),
-        property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(),
-                        batchnorm_statement(fold, with_eps),
-                        space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
-                        classify=lambda layer: f"{layer['mode']}/{layer['law']}",
-                        describe=lambda layer: to_jsonable(layer), pinned=[PINNED_LAYER]),
-    )
+def prop1_symbolic(fold) -> Check:
+    return symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), "per feature", (2, 2), (3, 2)],
+                             prop1_symbolic_sides(fold), scope=ALL_SIZES,
+                             describe_case=lambda c: c if isinstance(c, str) else "d_out={}, d_in={}".format(*c))
+
+
+def prop1_search(fold, scale) -> Check:
+    return property_search("torch BatchNorm1d against the folded layer", batchnorm_layers(),
+                           batchnorm_statement(fold, scale),
+                           space="d ≤ 6, batch ≤ 12, four laws, scales 1e−8 … 1e8, eval and train mode",
+                           classify=lambda layer: f"{layer['mode']}/{layer['law']}",
+                           describe=lambda layer: to_jsonable(layer), pinned=[PINNED_LAYER])
 
 
 register(
@@ -908,12 +1153,12 @@ register(
         id="giannou2023.prop1",
         source=f"{SOURCE}, App. B, Proposition 1",
         hypotheses=("Γ, s, µ, β per-feature (s > 0)", "statistics fixed (eval) or of the current batch (train)"),
-        checks=prop1_checks(folded_batchnorm(-1)),
+        subject={"fold": folded_batchnorm(-1), "scale": normalization_scale},
+        checks=(takes("fold", build=prop1_symbolic), takes("fold", "scale", build=prop1_search)),
         broken=(
-            Broken("β' = β + Γ'µ (sign flipped)", prop1_checks(folded_batchnorm(+1)),
+            Broken("β' = β + Γ'µ (sign flipped)", replaces={"fold": folded_batchnorm(+1)},
                    refuted_by="the first symbolic case d_out = d_in = 1 and the pinned layer PINNED_LAYER (µ = 1)"),
-            Broken("s = √var: BatchNorm's eps left out of the folded scale",
-                   (prop1_checks(folded_batchnorm(-1), with_eps=False)[1],),
+            Broken("s = √var: BatchNorm's eps left out of the folded scale", replaces={"scale": scale_without_eps},
                    refuted_by="the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance of about 1e−12)"),
         ),
         notes="Certified as a rational-function identity (s ≠ 0) for every width: the identity acts feature by "

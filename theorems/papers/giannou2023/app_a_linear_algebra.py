@@ -2,8 +2,14 @@
 Kronecker and Khatri–Rao identities, Rouché–Kronecker–Capelli, full rank of a product.
 
 Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A "Linear Algebra").
-Conventions (CLAIMS.md): ``vec`` is row-major; A ⊙ B is ``scipy.linalg.khatri_rao``
-(column-wise Kronecker product), which also works on sympy and Python-int object arrays.
+Conventions (CLAIMS.md): ``vec`` is row-major; A ⊙ B is the column-wise Kronecker product in
+``scipy.linalg.khatri_rao``'s row order.
+
+The products under test are *entry rules*: ``khatri_rao_entries(a, b, rows_a, rows_b, row, col)``
+gives entry (row, col) of A ⊙ B from indexable factors. The same rule evaluated on numpy index
+arrays is the concrete matrix (``khatri_rao_matrix``), and evaluated on sympy IndexedBase factors
+at symbolic indices it is the entry of the product for symbolic sizes; so a symbolic-size
+certificate and a concrete check both evaluate the object a broken variant replaces.
 """
 
 from __future__ import annotations
@@ -17,15 +23,96 @@ import sympy
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from theorems.engine.checks import property_search, symbolic_identity, symbolic_sizes_identity, to_jsonable
+from theorems.engine.checks import (
+    property_search,
+    search_beyond_sweep,
+    symbolic_identity,
+    symbolic_sizes_identity,
+    to_jsonable,
+)
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.index_sums import quotient, with_remainder_below
-from theorems.maths.khatri_rao import exact_matmul, khatri_rao, symbols_matrix
+from theorems.maths.khatri_rao import exact_matmul, symbols_matrix
 from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
 from theorems.papers.giannou2023 import SOURCE
+
+# --- Entry rules: one definition for concrete matrices and symbolic sizes -----------------
+
+
+def split_index(index, size):
+    """(⌊index/size⌋, index mod size): elementwise on numpy index arrays; on symbolic indices through
+    ``quotient`` and sympy.Mod, which ``with_remainder_below`` reduces."""
+    if isinstance(index, sympy.Basic) or isinstance(size, sympy.Basic):
+        return quotient(index, size), sympy.Mod(index, size)
+    return np.divmod(index, size)
+
+
+def delta(x, y):
+    """The Kronecker delta: elementwise 0/1 on numpy index arrays, sympy.KroneckerDelta on symbols."""
+    if isinstance(x, sympy.Basic) or isinstance(y, sympy.Basic):
+        return sympy.KroneckerDelta(x, y)
+    return (np.asarray(x) == np.asarray(y)).astype(np.int64)
+
+
+class Entries:
+    """A matrix given by its entry function, indexed like an array or a sympy IndexedBase: m[i, j]."""
+
+    def __init__(self, entry: Callable):
+        self.entry = entry
+
+    def __getitem__(self, key):
+        return self.entry(*key)
+
+
+def product_entries(left, right, inner: sympy.Symbol, size) -> Entries:
+    """(left · right)[x, y] = Σ_inner left[x, inner]·right[inner, y], inner < size (symbolic)."""
+    return Entries(lambda x, y: sympy.Sum(left[x, inner] * right[inner, y], (inner, 0, size - 1)))
+
+
+def khatri_rao_entries(a, b, rows_a, rows_b, row, col):
+    """(A ⊙ B)[row, col] = A[⌊row/r⌋, col]·B[row mod r, col], r = rows of B: column j is A[:, j] ⊗ B[:, j]
+    in scipy.linalg.khatri_rao's row order."""
+    high, low = split_index(row, rows_b)
+    return a[high, col] * b[low, col]
+
+
+def kronecker_sum_entries(a, b, rows_a, rows_b, row, col):
+    """Broken: the column-wise Kronecker *sum*, A[⌊row/r⌋, col] + B[row mod r, col]."""
+    high, low = split_index(row, rows_b)
+    return a[high, col] + b[low, col]
+
+
+def kron_entries(a, b, shape_a, shape_b, row, col):
+    """(A ⊗ B)[row, col] = A[⌊row/r⌋, ⌊col/s⌋]·B[row mod r, col mod s], (r, s) the shape of B."""
+    (high_row, low_row), (high_col, low_col) = split_index(row, shape_b[0]), split_index(col, shape_b[1])
+    return a[high_row, high_col] * b[low_row, low_col]
+
+
+def swapped_kron_entries(a, b, shape_a, shape_b, row, col):
+    """Broken: B ⊗ A where A ⊗ B is meant (the factors in the wrong order)."""
+    return kron_entries(b, a, shape_b, shape_a, row, col)
+
+
+def kronecker_sum_entries_full(a, b, shape_a, shape_b, row, col):
+    """Broken: the entrywise Kronecker *sum* A[⌊row/r⌋, ⌊col/s⌋] + B[row mod r, col mod s] for A ⊗ B."""
+    (high_row, low_row), (high_col, low_col) = split_index(row, shape_b[0]), split_index(col, shape_b[1])
+    return a[high_row, high_col] + b[low_row, low_col]
+
+
+def khatri_rao_matrix(rule, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A ⊙ B by the entry rule ``rule`` (numpy fancy indexing: integer, object and sympy arrays)."""
+    row, col = np.indices((a.shape[0] * b.shape[0], a.shape[1]))
+    return rule(a, b, a.shape[0], b.shape[0], row, col)
+
+
+def kron_matrix(rule, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A ⊗ B by the entry rule ``rule``."""
+    row, col = np.indices((a.shape[0] * b.shape[0], a.shape[1] * b.shape[1]))
+    return rule(a, b, a.shape, b.shape, row, col)
+
 
 # --- Theorem 5: Kronecker rank and mixed products -------------------------------------
 
@@ -33,13 +120,13 @@ _small = st.integers(1, 4)
 _exact_matrix = matrices(_small, _small, kinds=EXACT_KINDS)
 
 
-def kron_rank_statement(combine_ranks: Callable[[int, int], int]):
-    """rank(A ⊗ B) == combine_ranks(rank A, rank B), decided exactly over Q."""
+def kron_rank_statement(kron_rule, kron_rank: Callable[[int, int], int]):
+    """rank(A ⊗ B) == kron_rank(rank A, rank B), decided exactly over Q."""
 
     def prop(pair):
         a, b = pair
-        lhs = exact.rank_exact(np.kron(a, b))
-        rhs = combine_ranks(exact.rank_exact(a), exact.rank_exact(b))
+        lhs = exact.rank_exact(kron_matrix(kron_rule, a, b).astype(object))
+        rhs = kron_rank(exact.rank_exact(a), exact.rank_exact(b))
         return None if lhs == rhs else f"rank(A⊗B) = {lhs}, predicted {rhs}"
 
     return prop
@@ -55,15 +142,15 @@ def kron_chain_cases(ctx: Context):
             yield k, a_dims, b_dims
 
 
-def kron_chain_sides(kron_factor: Callable[[np.ndarray, np.ndarray], np.ndarray]):
-    """(A1…Ak) ⊗ (B1…Bk) and the product of kron_factor(Ai, Bi), for generic Ai, Bi."""
+def kron_chain_sides(kron_rule):
+    """(A1…Ak) ⊗ (B1…Bk) and the product of Ai ⊗ Bi, for generic Ai, Bi."""
 
     def build(case):
         k, a_dims, b_dims = case
         a = [symbols_matrix(f"a{i}", a_dims[i], a_dims[i + 1]) for i in range(k)]
         b = [symbols_matrix(f"b{i}", b_dims[i], b_dims[i + 1]) for i in range(k)]
-        lhs = np.kron(exact_matmul(*a), exact_matmul(*b))
-        rhs = exact_matmul(*(kron_factor(ai, bi) for ai, bi in zip(a, b, strict=True)))
+        lhs = kron_matrix(kron_rule, exact_matmul(*a), exact_matmul(*b))
+        rhs = exact_matmul(*(kron_matrix(kron_rule, ai, bi) for ai, bi in zip(a, b, strict=True)))
         return sympy.Matrix(lhs), sympy.Matrix(rhs)
 
     return build
@@ -81,26 +168,31 @@ KRON_RANK_PINNED = [(np.ones((1, 1), dtype=np.int64), np.ones((1, 1), dtype=np.i
                     (np.ones((2, 2), dtype=np.int64), np.eye(2, dtype=np.int64))]
 
 
-def thm5_checks(combine_ranks, kron_factor) -> tuple[Check, ...]:
-    return (
-        property_search(
-            "kron rank (exact search)",
-            kron_pairs,
-            kron_rank_statement(combine_ranks),
-            space="integer, sparse, rank-deficient and structured A, B up to 4×4, ranks over Q",
-            classify=lambda pair: [f"A {classify_matrix(pair[0])}", f"B {classify_matrix(pair[1])}"],
-            pinned=KRON_RANK_PINNED,
-            part="rank",
-        ),
-        symbolic_identity(
-            "mixed product of chains (symbolic)",
-            kron_chain_cases,
-            kron_chain_sides(kron_factor),
-            scope=lambda ctx: f"k ≤ 2, dimensions ≤ {ctx.by_profile(2, 2, 3, 3)}; k = 3, 2×2",
-            describe_case=describe_chain,
-            part="mixed product",
-        ),
+def kron_rank_search(kron_rule, kron_rank) -> Check:
+    return property_search(
+        "kron rank (exact search)",
+        kron_pairs,
+        kron_rank_statement(kron_rule, kron_rank),
+        space="integer, sparse, rank-deficient and structured A, B up to 4×4, ranks over Q",
+        classify=lambda pair: [f"A {classify_matrix(pair[0])}", f"B {classify_matrix(pair[1])}"],
+        pinned=KRON_RANK_PINNED,
+        part="rank",
     )
+
+
+def kron_chain_identity(kron_rule) -> Check:
+    return symbolic_identity(
+        "mixed product of chains (symbolic)",
+        kron_chain_cases,
+        kron_chain_sides(kron_rule),
+        scope=lambda ctx: f"k ≤ 2, dimensions ≤ {ctx.by_profile(2, 2, 3, 3)}; k = 3, 2×2",
+        describe_case=describe_chain,
+        part="mixed product",
+    )
+
+
+def product_of_ranks(rank_a: int, rank_b: int) -> int:
+    return rank_a * rank_b
 
 
 register(
@@ -108,17 +200,22 @@ register(
         id="giannou2023.thm5",
         source=f"{SOURCE}, App. A.2, Theorem 5",
         hypotheses=("A, B any real matrices (part 1)", "A_k, B_k conformable for the products (part 2)"),
-        checks=thm5_checks(lambda ra, rb: ra * rb, np.kron),
+        subject={"kron": kron_entries, "kron_rank": product_of_ranks},
+        checks=(takes("kron", "kron_rank", build=kron_rank_search), takes("kron", build=kron_chain_identity)),
         broken=(
-            Broken("rank(A⊗B) = rank A + rank B (the direct-sum rule); chain with B_i ⊗ A_i (factors swapped)",
-                   thm5_checks(lambda ra, rb: ra + rb, lambda a, b: np.kron(b, a)),
-                   refuted_by="the pinned pair A = B = [[1]] (rank 1, not 2); the chain case k = 1 with 1×2 A and B, "
-                   "always visited, where A⊗B ≠ B⊗A"),
+            Broken("rank(A⊗B) = rank A + rank B (the direct-sum rule)",
+                   replaces={"kron_rank": lambda rank_a, rank_b: rank_a + rank_b},
+                   refuted_by="the pinned pair A = B = [[1]] (rank 1, not 2)"),
+            # A swapped product B ⊗ A satisfies the mixed-product rule too (it is A ⊗ B up to permutations).
+            Broken("the entrywise Kronecker sum a_ij + b_kl for the Kronecker product",
+                   replaces={"kron": kronecker_sum_entries_full},
+                   refuted_by="the first chain case k = 1 with 1×1 factors, always visited: a + b ≠ ab"),
         ),
         notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
         "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
         "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough and large profiles) "
-        "and k = 3 with 2×2 factors.",
+        "and k = 3 with 2×2 factors. Both evaluate the Kronecker product as an entry rule (the object a broken "
+        "variant replaces).",
     )
 )
 
@@ -132,31 +229,29 @@ def thm6_cases(ctx: Context):
     return list(itertools.product(range(1, top + 1), repeat=5))
 
 
-def kr_kron_sides(kron_factor):
-    """(AC) ⊙ (BD) and kron_factor(A, B)·(C ⊙ D) for generic A p×q, C q×N, B r×s, D s×N."""
+def kr_kron_sides(khatri_rao_rule, kron_rule):
+    """(AC) ⊙ (BD) and (A ⊗ B)(C ⊙ D) for generic A p×q, C q×N, B r×s, D s×N."""
 
     def build(case):
         p, q, r, s, n = case
         a, c = symbols_matrix("a", p, q), symbols_matrix("c", q, n)
         b, d = symbols_matrix("b", r, s), symbols_matrix("d", s, n)
-        left = sympy.Matrix(khatri_rao(exact_matmul(a, c), exact_matmul(b, d)))
-        right = sympy.Matrix(exact_matmul(kron_factor(a, b), khatri_rao(c, d)))
-        return left, right
+        left = khatri_rao_matrix(khatri_rao_rule, exact_matmul(a, c), exact_matmul(b, d))
+        right = exact_matmul(kron_matrix(kron_rule, a, b), khatri_rao_matrix(khatri_rao_rule, c, d))
+        return sympy.Matrix(left), sympy.Matrix(right)
 
     return build
 
 
-def kr_hadamard_sides(second_factor, crossed: bool = False):
-    """(A ⊙ B) ∘ (C ⊙ D) and (A ∘ C) ⊙ second_factor(B, D) for generic A, C p×N, B, D r×N;
-    ``crossed``: the near-miss (A ∘ D) ⊙ (B ∘ C) (same shapes, taken with p = r)."""
+def kr_hadamard_sides(khatri_rao_rule):
+    """(A ⊙ B) ∘ (C ⊙ D) and (A ∘ C) ⊙ (B ∘ D) for generic A, C p×N, B, D r×N."""
 
     def build(case):
         p, r, n = case[0], case[1], case[4]
-        r = p if crossed else r
         a, c = symbols_matrix("a", p, n), symbols_matrix("c", p, n)
         b, d = symbols_matrix("b", r, n), symbols_matrix("d", r, n)
-        rhs = khatri_rao(a * d, b * c) if crossed else khatri_rao(a * c, second_factor(b, d))
-        return sympy.Matrix(khatri_rao(a, b) * khatri_rao(c, d)), sympy.Matrix(rhs)
+        left = khatri_rao_matrix(khatri_rao_rule, a, b) * khatri_rao_matrix(khatri_rao_rule, c, d)
+        return sympy.Matrix(left), sympy.Matrix(khatri_rao_matrix(khatri_rao_rule, a * c, b * d))
 
     return build
 
@@ -175,12 +270,6 @@ _P, _Q, _R, _S = sympy.symbols("p q r s", integer=True, positive=True)
 _I, _KR, _U, _V, _J = sympy.symbols("i k u v j", integer=True, nonnegative=True)
 
 
-def kron_entry(first, second, rows_second, cols_second, row, col):
-    """(first ⊗ second)[row, col] for flat indices, first and second sympy IndexedBases."""
-    return (first[quotient(row, rows_second), quotient(col, cols_second)]
-            * second[sympy.Mod(row, rows_second), sympy.Mod(col, cols_second)])
-
-
 def as_product_of_sums(total: sympy.Sum):
     """Σ_u Σ_v f(u) g(v) as (Σ_u f)(Σ_v g); unchanged when the summand does not separate."""
     (inner, *inner_range), (outer, *outer_range) = total.limits
@@ -190,18 +279,23 @@ def as_product_of_sums(total: sympy.Sum):
     return sympy.Sum(free_of_inner, (outer, *outer_range)) * sympy.Sum(with_inner, (inner, *inner_range))
 
 
-def kr_kron_difference(swap_kron: bool):
-    """(AC)⊙(BD) − (A⊗B)(C⊙D) at row ρ = i·r + k, column j, for symbolic p, q, r, s, N. The sum over
-    the flat inner index w < qs is taken as the double sum over w = u·s + v (Euclidean division is a
-    bijection [0, q) × [0, s) → [0, qs)). ``swap_kron``: B ⊗ A instead of A ⊗ B."""
+def khatri_rao_entries_of(khatri_rao_rule, a, b, row):
+    """Entry (row, j) of A ⊙ B with A p×·, B r×· (the symbolic sizes of Thm 6)."""
+    return khatri_rao_rule(a, b, _P, _R, row, _J)
+
+
+def kr_kron_difference(khatri_rao_rule, kron_rule):
+    """(AC)⊙(BD) − (A⊗B)(C⊙D) at row ρ = i·r + k, column j, for symbolic p, q, r, s, N, both sides
+    evaluated by the entry rules. The sum over the flat inner index w < qs is taken as the double sum
+    over w = u·s + v (Euclidean division is a bijection [0, q) × [0, s) → [0, qs))."""
 
     def difference():
         a, b, c, d = (sympy.IndexedBase(x) for x in "abcd")
         row, inner = _I * _R + _KR, _U * _S + _V
-        lhs = (sympy.Sum(a[quotient(row, _R), _U] * c[_U, _J], (_U, 0, _Q - 1))
-               * sympy.Sum(b[sympy.Mod(row, _R), _V] * d[_V, _J], (_V, 0, _S - 1)))
-        kron = kron_entry(b, a, _P, _Q, row, inner) if swap_kron else kron_entry(a, b, _R, _S, row, inner)
-        summand = kron * c[quotient(inner, _S), _J] * d[sympy.Mod(inner, _S), _J]
+        lhs = khatri_rao_entries_of(khatri_rao_rule, product_entries(a, c, _U, _Q), product_entries(b, d, _V, _S),
+                                    row)
+        summand = (kron_rule(a, b, (_P, _Q), (_R, _S), row, inner)
+                   * khatri_rao_rule(c, d, _Q, _S, inner, _J))
         summand = with_remainder_below(with_remainder_below(summand, _R, _KR), _S, _V)
         rhs = as_product_of_sums(sympy.Sum(summand, (_V, 0, _S - 1), (_U, 0, _Q - 1)))
         lhs = with_remainder_below(lhs, _R, _KR)
@@ -210,17 +304,15 @@ def kr_kron_difference(swap_kron: bool):
     return difference
 
 
-def kr_hadamard_difference(second_factor, crossed: bool = False):
-    """(A⊙B)∘(C⊙D) − (A∘C)⊙second_factor(B, D) at row ρ = i·r + k, column j, for symbolic sizes;
-    ``crossed``: (A∘D)⊙(B∘C)."""
+def kr_hadamard_difference(khatri_rao_rule):
+    """(A⊙B)∘(C⊙D) − (A∘C)⊙(B∘D) at row ρ = i·r + k, column j, for symbolic sizes."""
 
     def difference():
         a, b, c, d = (sympy.IndexedBase(x) for x in "abcd")
         row = _I * _R + _KR
-        top, bottom = quotient(row, _R), sympy.Mod(row, _R)
-        lhs = a[top, _J] * b[bottom, _J] * c[top, _J] * d[bottom, _J]
-        rhs = (a[top, _J] * d[top, _J] * b[bottom, _J] * c[bottom, _J] if crossed
-               else a[top, _J] * c[top, _J] * second_factor(b[bottom, _J], d[bottom, _J]))
+        lhs = khatri_rao_entries_of(khatri_rao_rule, a, b, row) * khatri_rao_entries_of(khatri_rao_rule, c, d, row)
+        rhs = khatri_rao_entries_of(khatri_rao_rule, Entries(lambda x, y: a[x, y] * c[x, y]),
+                                    Entries(lambda x, y: b[x, y] * d[x, y]), row)
         lhs, rhs = (with_remainder_below(side, _R, _KR) for side in (lhs, rhs))
         return sympy.expand(lhs - rhs), {"lhs": str(lhs), "rhs": str(rhs), "row": "ρ = i·r + k, k < r"}
 
@@ -229,22 +321,29 @@ def kr_hadamard_difference(second_factor, crossed: bool = False):
 
 # The concrete shapes a failed symbolic-size identity falls back to, smallest first.
 THM6_FALLBACK = list(itertools.product(range(1, 3), repeat=5))
+KRONECKER_PART, HADAMARD_PART = "Khatri–Rao/Kronecker", "Khatri–Rao/Hadamard"
 
 
-def thm6_checks(swap_kron: bool, second_factor, crossed: bool = False) -> tuple[Check, ...]:
-    kron_factor = (lambda a, b: np.kron(b, a)) if swap_kron else np.kron
-    return (
-        symbolic_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) (symbolic)", thm6_cases, kr_kron_sides(kron_factor),
-                          scope=thm6_scope, describe_case=describe_dims, part="Khatri–Rao/Kronecker"),
-        symbolic_sizes_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) for symbolic sizes (index identity)",
-                                kr_kron_difference(swap_kron), THM6_FALLBACK, kr_kron_sides(kron_factor),
-                                describe_dims, part="Khatri–Rao/Kronecker"),
-        symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(second_factor, crossed),
-                          scope=thm6_scope, describe_case=describe_dims, part="Khatri–Rao/Hadamard"),
-        symbolic_sizes_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) for symbolic sizes (index identity)",
-                                kr_hadamard_difference(second_factor, crossed), THM6_FALLBACK,
-                                kr_hadamard_sides(second_factor, crossed), describe_dims, part="Khatri–Rao/Hadamard"),
-    )
+def thm6_kron_concrete(khatri_rao_rule, kron_rule) -> Check:
+    return symbolic_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) (symbolic)", thm6_cases, kr_kron_sides(khatri_rao_rule, kron_rule),
+                             scope=thm6_scope, describe_case=describe_dims, part=KRONECKER_PART)
+
+
+def thm6_kron_sizes(khatri_rao_rule, kron_rule) -> Check:
+    return symbolic_sizes_identity("(AC)⊙(BD) = (A⊗B)(C⊙D) for symbolic sizes (index identity)",
+                                   kr_kron_difference(khatri_rao_rule, kron_rule), THM6_FALLBACK,
+                                   kr_kron_sides(khatri_rao_rule, kron_rule), describe_dims, part=KRONECKER_PART)
+
+
+def thm6_hadamard_concrete(khatri_rao_rule) -> Check:
+    return symbolic_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) (symbolic)", thm6_cases, kr_hadamard_sides(khatri_rao_rule),
+                             scope=thm6_scope, describe_case=describe_dims, part=HADAMARD_PART)
+
+
+def thm6_hadamard_sizes(khatri_rao_rule) -> Check:
+    return symbolic_sizes_identity("(A⊙B)∘(C⊙D) = (A∘C)⊙(B∘D) for symbolic sizes (index identity)",
+                                   kr_hadamard_difference(khatri_rao_rule), THM6_FALLBACK,
+                                   kr_hadamard_sides(khatri_rao_rule), describe_dims, part=HADAMARD_PART)
 
 
 register(
@@ -252,21 +351,29 @@ register(
         id="giannou2023.thm6",
         source=f"{SOURCE}, App. A.2, Theorem 6, Eq. (13)–(14)",
         hypotheses=("A p×q, C q×N, B r×s, D s×N (Eq. 13)", "A, C p×N and B, D r×N (Eq. 14)"),
-        checks=thm6_checks(False, lambda b, d: b * d),
+        subject={"khatri_rao": khatri_rao_entries, "kron": kron_entries},
+        checks=(takes("khatri_rao", "kron", build=thm6_kron_concrete),
+                takes("khatri_rao", "kron", build=thm6_kron_sizes),
+                takes("khatri_rao", build=thm6_hadamard_concrete),
+                takes("khatri_rao", build=thm6_hadamard_sizes)),
         broken=(
-            Broken("(AC)⊙(BD) = (B⊗A)(C⊙D) (Kronecker factors in the wrong order); (A⊙B)∘(C⊙D) = (A∘C)⊙(B∘B)",
-                   thm6_checks(True, lambda b, d: b * b),
-                   refuted_by="the fixed shape cases p,q,r,s,N = 1,2,1,2,1 (first case) and 1,1,1,1,1 (first case); "
-                   "the symbolic-size checks do not vanish and fall to the same cases"),
-            Broken("(A⊙B)∘(C⊙D) = (A∘D)⊙(B∘C) (Hadamard partners crossed)",
-                   thm6_checks(False, lambda b, d: b * d, crossed=True)[2:],
-                   refuted_by="the fixed shape case p = 2, N = 1 (r taken equal to p; always visited): entry (1, 0) is "
-                   "a_0 c_0 b_1 d_1 on the left and a_0 d_0 b_1 c_1 on the right; the symbolic-size check falls to it"),
+            Broken("the Kronecker product with its factors swapped (B ⊗ A)", replaces={"kron": swapped_kron_entries},
+                   refuted_by="the shape case p,q,r,s,N = 1,2,1,2,1 (always visited; the symbolic-size check does not "
+                   "vanish and falls to it): A⊗B ≠ B⊗A for 1×2 factors"),
+            # Every product of one entry of each factor, whatever its index map, satisfies the Hadamard
+            # identity (entrywise products commute with any such map): only a rule that is not a product
+            # of single entries can fail it, as the Kronecker-sum confusion does.
+            Broken("the column-wise Kronecker sum A[⌊ρ/r⌋, j] + B[ρ mod r, j] for the Khatri–Rao product",
+                   replaces={"khatri_rao": kronecker_sum_entries},
+                   refuted_by="the first shape case p,q,r,s,N = 1,1,1,1,1, always visited by all four checks (the "
+                   "symbolic-size differences do not vanish and fall to it): ac + bd ≠ ab(c + d) and "
+                   "(a + b)(c + d) ≠ ac + bd"),
         ),
         notes="Both identities are certified for symbolic sizes p, q, r, s, N as index identities: entry "
-        "(ρ = i·r + k, j) of each side, with ⌊ρ/r⌋ and ρ mod r reduced by sympy given k < r and the inner flat index "
-        "w < qs summed as w = u·s + v (scope all). They are also checked as polynomial identities in the entries for "
-        "every shape with all dimensions ≤ 2 (≤ 3 in the thorough and large profiles), which pins scipy's row order.",
+        "(ρ = i·r + k, j) of each side evaluated by the Khatri–Rao and Kronecker entry rules under test, with "
+        "⌊ρ/r⌋ and ρ mod r reduced given k < r and the inner flat index w < qs summed as w = u·s + v (scope all). "
+        "The same rules are checked as polynomial identities in the entries for every shape with all dimensions "
+        "≤ 2 (≤ 3 in the thorough and large profiles), and the rule is scipy.linalg.khatri_rao's order (unit test).",
     )
 )
 
@@ -279,7 +386,23 @@ def lemma4_cases(ctx: Context):
     return list(itertools.product(range(1, top + 1), repeat=2))
 
 
-def lemma4_sides(vec: Callable[[np.ndarray], np.ndarray]):
+def row_major_position(position, shape):
+    """The entry (i, j) of an r×c matrix that vec places at ``position``: row-major, (⌊position/c⌋, position mod c)."""
+    return split_index(position, shape[1])
+
+
+def column_major_position(position, shape):
+    """Broken: the column-major vec, (position mod r, ⌊position/r⌋)."""
+    column, row = split_index(position, shape[0])
+    return row, column
+
+
+def vec_of(vec_rule, w: np.ndarray) -> np.ndarray:
+    """vec(W) as a column, by the position rule ``vec_rule``."""
+    return w[vec_rule(np.arange(w.size), w.shape)].reshape(-1, 1)
+
+
+def lemma4_sides(vec_rule, khatri_rao_rule):
     """vec(C X B) and (C ⊙ Bᵀ) vecd(X) for generic C n×nm, diagonal X, B nm×m."""
 
     def build(case):
@@ -287,27 +410,14 @@ def lemma4_sides(vec: Callable[[np.ndarray], np.ndarray]):
         c, b = symbols_matrix("c", n, n * m), symbols_matrix("b", n * m, m)
         x = np.array(sympy.symbols(f"x_0:{n * m}"), dtype=object)
         cxb = exact_matmul(c, np.diag(x), b)
-        return sympy.Matrix(vec(cxb)), sympy.Matrix(exact_matmul(khatri_rao(c, b.T), x.reshape(-1, 1)))
+        rhs = exact_matmul(khatri_rao_matrix(khatri_rao_rule, c, b.T), x.reshape(-1, 1))
+        return sympy.Matrix(vec_of(vec_rule, cxb)), sympy.Matrix(rhs)
 
     return build
 
 
-def row_major_vec(w: np.ndarray) -> np.ndarray:
-    return w.reshape(-1, 1)
-
-
-def column_major_vec(w: np.ndarray) -> np.ndarray:
-    return w.T.reshape(-1, 1)
-
-
-# Entry (a, b) of W ∈ R^{n×m} that each vec places at position a·m + b — the row index of
-# C ⊙ Bᵀ (scipy.linalg.khatri_rao) for the pair (row a of C, row b of Bᵀ) — in symbolic sizes.
 _N, _M = sympy.symbols("n m", integer=True, positive=True)
 _A, _B, _K, _L = sympy.symbols("a b k l", integer=True, nonnegative=True)
-VEC_POSITION = {
-    row_major_vec: (_A, _B),
-    column_major_vec: (sympy.Mod(_A * _M + _B, _N), sympy.floor((_A * _M + _B) / _N)),
-}
 
 
 def summation_ranges_applied(expr):
@@ -323,33 +433,39 @@ def summation_ranges_applied(expr):
     return expr.replace(lambda e: isinstance(e, sympy.Sum), resolve)
 
 
-def lemma4_general_difference(vec):
-    """The identity for symbolic n, m as an index identity: at position a·m + b, vec(CXB) holds
-    (CXB)_{ij} = Σ_k Σ_l c_{ik} δ_{kl} x_k b_{lj} at (i, j) = VEC_POSITION[vec], and (C ⊙ Bᵀ)vecd(X)
-    holds Σ_k c_{ak} b_{kb} x_k (k < nm)."""
+def lemma4_general_difference(vec_rule, khatri_rao_rule):
+    """The identity for symbolic n, m as an index identity at position a·m + b (b < m): vec(CXB) holds
+    (CXB)_{ij} = Σ_k Σ_l c_{ik} δ_{kl} x_k b_{lj} at (i, j) = vec_rule(a·m + b), and (C ⊙ Bᵀ)vecd(X)
+    holds Σ_k (C ⊙ Bᵀ)[a·m + b, k] x_k, both by the rules under test, k < nm."""
 
     def difference():
         c, b, x = sympy.IndexedBase("c"), sympy.IndexedBase("b"), sympy.IndexedBase("x")
-        size = _N * _M
-        i, j = VEC_POSITION[vec]
+        size, position = _N * _M, _A * _M + _B
+        i, j = (with_remainder_below(index, _M, _B) for index in vec_rule(position, (_N, _M)))
         cxb = sympy.Sum(sympy.Sum(c[i, _K] * sympy.KroneckerDelta(_K, _L) * x[_K] * b[_L, j], (_L, 0, size - 1)),
                         (_K, 0, size - 1))
-        khatri_rao_side = sympy.Sum(c[_A, _K] * b[_K, _B] * x[_K], (_K, 0, size - 1))
-        evidence = {"lhs": "vec(CXB) at position a·m + b", "rhs": str(khatri_rao_side)}
+        transposed = Entries(lambda row, col: b[col, row])
+        entry = with_remainder_below(khatri_rao_rule(c, transposed, _N, _M, position, _K), _M, _B)
+        khatri_rao_side = sympy.Sum(entry * x[_K], (_K, 0, size - 1))
+        evidence = {"lhs": f"vec(CXB) at position a·m + b: (CXB)[{i}, {j}]", "rhs": str(khatri_rao_side)}
         return sympy.expand(summation_ranges_applied(cxb.doit()) - khatri_rao_side), evidence
 
     return difference
 
 
-def lemma4_checks(vec) -> tuple[Check, ...]:
-    return (
-        symbolic_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) (symbolic)", lemma4_cases, lemma4_sides(vec),
-                          scope=lambda ctx: f"n, m ≤ {ctx.by_profile(2, 3, 3, 4)}",
-                          describe_case=lambda case: f"n={case[0]}, m={case[1]}"),
-        symbolic_sizes_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) for symbolic n, m (index identity)",
-                                lemma4_general_difference(vec), list(itertools.product(range(1, 4), repeat=2)),
-                                lemma4_sides(vec), lambda case: f"n={case[0]}, m={case[1]}"),
-    )
+def lemma4_concrete(vec_rule, khatri_rao_rule) -> Check:
+    return symbolic_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) (symbolic)", lemma4_cases,
+                             lemma4_sides(vec_rule, khatri_rao_rule),
+                             scope=lambda ctx: f"n, m ≤ {ctx.by_profile(2, 3, 3, 4)}",
+                             describe_case=lambda case: f"n={case[0]}, m={case[1]}", part="statement")
+
+
+def lemma4_sizes(vec_rule, khatri_rao_rule) -> Check:
+    return symbolic_sizes_identity("vec(CXB) = (C⊙Bᵀ)vecd(X) for symbolic n, m (index identity)",
+                                   lemma4_general_difference(vec_rule, khatri_rao_rule),
+                                   list(itertools.product(range(1, 4), repeat=2)),
+                                   lemma4_sides(vec_rule, khatri_rao_rule),
+                                   lambda case: f"n={case[0]}, m={case[1]}", part="statement")
 
 
 register(
@@ -357,15 +473,21 @@ register(
         id="giannou2023.lemma4",
         source=f"{SOURCE}, App. A.3, Lemma 4 (main text Lemma 1)",
         hypotheses=("C ∈ R^{n×nm}, X ∈ R^{nm×nm} diagonal, B ∈ R^{nm×m}, W* ∈ R^{n×m}; vec row-major",),
-        checks=lemma4_checks(row_major_vec),
-        broken=(Broken("column-major vec instead of row-major (the other common convention)",
-                       lemma4_checks(column_major_vec),
-                       refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree); "
-                                  "the symbolic-size check does not vanish and falls to the same concrete case"),),
+        subject={"vec": row_major_position, "khatri_rao": khatri_rao_entries},
+        checks=(takes("vec", "khatri_rao", build=lemma4_concrete), takes("vec", "khatri_rao", build=lemma4_sizes)),
+        broken=(
+            Broken("column-major vec instead of row-major (the other common convention)",
+                   replaces={"vec": column_major_position},
+                   refuted_by="the fixed case n = m = 2, always visited (for n or m = 1 both conventions agree); "
+                   "the symbolic-size check does not vanish and falls to the same concrete case"),
+            Broken("the column-wise Kronecker sum for the Khatri–Rao product",
+                   replaces={"khatri_rao": kronecker_sum_entries},
+                   refuted_by="the first case n = m = 1, always visited by both checks: c x b ≠ (c + b) x"),
+        ),
         notes="The equivalence CXB = W* ⇔ (C⊙Bᵀ)vecd(X) = vec(W*) follows from the identity "
-        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified for symbolic n, m as an index identity (sympy Sum and KroneckerDelta: "
-        "scope all), and as a polynomial identity on concrete matrices for n, m ≤ 2 "
-        "(≤ 3 from the ci profile, ≤ 4 large), which pins the Khatri–Rao row order the index identity assumes. "
+        "vec(CXB) = (C⊙Bᵀ)vecd(X), certified for symbolic n, m as an index identity (sympy Sum and KroneckerDelta, "
+        "the vec and Khatri–Rao entry rules evaluated at position a·m + b: scope all), and as a polynomial identity "
+        "on concrete matrices for n, m ≤ 2 (≤ 3 from the ci profile, ≤ 4 large). "
         "Typo noted: main-text Lemma 1 prints C ∈ R^{n×m}, which cannot multiply X ∈ R^{nm×nm}; "
         "the appendix's C ∈ R^{n×nm} is checked.",
     )
@@ -436,18 +558,16 @@ def rkc_statement(predict: Callable[[int, int, int], str]):
     return prop
 
 
-def thm7_checks(predict) -> tuple[Check, ...]:
-    return (
-        property_search(
-            "trichotomy against exact witnesses",
-            linear_systems(),
-            rkc_statement(predict),
-            space="A up to 4×4 (integer, sparse, rank-deficient, structured), b in col(A) or arbitrary",
-            classify=lambda system: solution_count_by_witness(*system),
-            describe=lambda system: {"A": to_jsonable(system[0]), "b": to_jsonable(system[1].ravel())},
-            # A unique solution (rank A = n = 1) and an underdetermined consistent system (rank 1 < n = 2).
-            pinned=[(np.array([[1]]), np.array([[1]])), (np.array([[1, 1]]), np.array([[2]]))],
-        ),
+def rkc_search(predict) -> Check:
+    return property_search(
+        "trichotomy against exact witnesses",
+        linear_systems(),
+        rkc_statement(predict),
+        space="A up to 4×4 (integer, sparse, rank-deficient, structured), b in col(A) or arbitrary",
+        classify=lambda system: solution_count_by_witness(*system),
+        describe=lambda system: {"A": to_jsonable(system[0]), "b": to_jsonable(system[1].ravel())},
+        # A unique solution (rank A = n = 1) and an underdetermined consistent system (rank 1 < n = 2).
+        pinned=[(np.array([[1]]), np.array([[1]])), (np.array([[1, 1]]), np.array([[2]]))],
     )
 
 
@@ -462,8 +582,9 @@ register(
         id="giannou2023.thm7",
         source=f"{SOURCE}, App. A.3, Theorem 7",
         hypotheses=("A ∈ R^{m×n}, x ∈ R^n, b ∈ R^m (printed: b ∈ R^n)",),
-        checks=thm7_checks(rkc_prediction),
-        broken=(Broken("unique solution iff rank = n − 1 (off by one)", thm7_checks(_off_by_one_rkc),
+        subject={"prediction": rkc_prediction},
+        checks=(takes("prediction", build=rkc_search),),
+        broken=(Broken("unique solution iff rank = n − 1 (off by one)", replaces={"prediction": _off_by_one_rkc},
                        refuted_by="the pinned system A = [[1]], b = [1]: rank 1 = n, one solution, "
                                   "predicted infinitely many"),),
         notes="Each predicted case is compared with a solution count proven by witnesses checked by exact "
@@ -475,6 +596,10 @@ register(
 
 
 # --- Fact 1 and Remark 4: full rank of a product ----------------------------------------
+#
+# The objects under test are the predicted rank of AB (a function of n, l) and the condition
+# (a function of n, l and the two intersection dimensions k = dim(null A ∩ col B) and
+# k_left = dim(null Bᵀ ∩ col Aᵀ)), both written so that they also take sympy symbols.
 
 
 @st.composite
@@ -485,47 +610,55 @@ def full_rank_pairs(draw):
     n, l = draw(st.integers(1, m - 1)), draw(st.integers(1, m - 1))
     a = draw(matrices(n, m, kinds=("integer", "sparse", "structured"))
              .filter(lambda x: exact.rank_exact(x) == x.shape[0]))
-    kernel, nullity = exact.fmpz_matrix(a).nullspace()
-    kernel = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(m)],
-                      dtype=np.int64).reshape(m, nullity)
-    shared = draw(st.integers(0, min(l, nullity)))
+    kernel = kernel_basis(a)
+    shared = draw(st.integers(0, min(l, kernel.shape[1])))
     rest = draw(matrices(m, l - shared, kinds=("integer", "sparse")))
     b = np.hstack([kernel[:, :shared], rest])
     assume(exact.rank_exact(b) == l)
     return a, b
 
 
+def kernel_basis(a: np.ndarray) -> np.ndarray:
+    """An integer basis of null(A), as the columns of an object array."""
+    kernel, nullity = exact.fmpz_matrix(a).nullspace()
+    return np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(a.shape[1])],
+                    dtype=object).reshape(a.shape[1], nullity)
+
+
 def null_col_intersection(a: np.ndarray, b: np.ndarray) -> int:
     """dim(null(A) ∩ col(B)) = dim null A + rank B − rank [N | B], with N a basis of null A."""
-    kernel, nullity = exact.fmpz_matrix(a).nullspace()
-    basis = np.array([[int(kernel[i, j]) for j in range(nullity)] for i in range(a.shape[1])], dtype=object)
-    basis = basis.reshape(a.shape[1], nullity)
-    return nullity + exact.rank_exact(b) - exact.rank_exact(np.hstack([basis, b.astype(object)]))
+    basis = kernel_basis(a)
+    return basis.shape[1] + exact.rank_exact(b) - exact.rank_exact(np.hstack([basis, b.astype(object)]))
+
+
+def pair_dimensions(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int, int]:
+    """(n, l, k, k_left): the sizes and both intersection dimensions, computed from kernel bases,
+    independently of rank(AB)."""
+    return a.shape[0], b.shape[1], null_col_intersection(a, b), null_col_intersection(b.T, a.T)
 
 
 def product_is_full_rank(a: np.ndarray, b: np.ndarray) -> bool:
     return exact.rank_exact(exact_matmul(a, b)) == min(a.shape[0], b.shape[1])
 
 
-def fact1_sufficiency(target_rank: Callable[[int, int], int]):
+def holds(condition, a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(condition(*pair_dimensions(a, b)))
+
+
+def fact1_statement(rank_formula, condition):
+    """rank(AB) = rank_formula(n, l) ⇔ condition, on one pair, decided exactly: Fact 1 is the direction
+    ⇐ (sufficiency), Remark 4 adds ⇒ (necessity)."""
+
     def prop(pair):
         a, b = pair
-        if null_col_intersection(a, b) != 0:
-            return None
-        rank = exact.rank_exact(exact_matmul(a, b))
-        expected = target_rank(a.shape[0], b.shape[1])
-        return None if rank == expected else f"null(A) ∩ col(B) = {{0}} but rank(AB) = {rank} ≠ {expected}"
-
-    return prop
-
-
-def remark4_necessity(condition: Callable[[np.ndarray, np.ndarray], bool]):
-    def prop(pair):
-        a, b = pair
-        if not product_is_full_rank(a, b) or condition(a, b):
-            return None
         n, m, l = a.shape[0], a.shape[1], b.shape[1]
-        return f"n={n}, m={m}, l={l}: AB has full rank {min(n, l)} but the stated condition fails"
+        rank, predicted = exact.rank_exact(exact_matmul(a, b)), int(rank_formula(n, l))
+        condition_holds = holds(condition, a, b)
+        if condition_holds and rank != predicted:
+            return f"n={n}, m={m}, l={l}: the condition holds but rank(AB) = {rank} ≠ {predicted} (sufficiency fails)"
+        if rank == predicted and not condition_holds:
+            return f"n={n}, m={m}, l={l}: rank(AB) is the predicted {rank} but the condition fails (necessity fails)"
+        return None
 
     return prop
 
@@ -562,18 +695,30 @@ def canonical_pairs(n: int, m: int, l: int):
         yield k, a, b
 
 
+def sweep_configurations(bound: int) -> list[tuple[int, int, int]]:
+    """Every (n, m, l) with n, l < m ≤ bound, smallest m first (then n, l)."""
+    return sorted(((n, m, l) for m in range(2, bound + 1) for n in range(1, m) for l in range(1, m)),
+                  key=lambda nml: (nml[1], nml[0], nml[2]))
+
+
+def rank_nullity_failure(a: np.ndarray, b: np.ndarray) -> str | None:
+    """The reduction the symbolic check rests on, checked on the pair: rank(AB) = l − k = n − k_left."""
+    n, l, k, k_left = pair_dimensions(a, b)
+    rank = exact.rank_exact(exact_matmul(a, b))
+    return None if rank == l - k == n - k_left else f"rank(AB) = {rank}, l − k = {l - k}, n − k_left = {n - k_left}"
+
+
 def fact1_sweep(statement, top: Callable[[Context], int]):
-    """Every (n, m, l) with n, l < m ≤ top, smallest m first (then n, l), and each of its canonical
-    pairs, decided exactly (ranks over Q); the first failure is the minimal counterexample."""
+    """Every (n, m, l) with n, l < m ≤ top and each of its canonical pairs, decided exactly (ranks
+    over Q); the first failure is the minimal counterexample."""
 
     def run(ctx: Context) -> Outcome:
         bound = top(ctx)
-        configurations = sorted(((n, m, l) for m in range(2, bound + 1) for n in range(1, m) for l in range(1, m)),
-                                key=lambda nml: (nml[1], nml[0], nml[2]))
+        configurations = sweep_configurations(bound)
         pairs = 0
         for n, m, l in configurations:
             for k, a, b in canonical_pairs(n, m, l):
-                if exact.rank_exact(b) != l or null_col_intersection(a, b) != k:
+                if exact.rank_exact(b) != l or null_col_intersection(a, b) != k or rank_nullity_failure(a, b):
                     raise AssertionError(f"canonical pair n={n}, m={m}, l={l}, k={k} is not what it should be")
                 pairs += 1
                 failure = statement((a, b))
@@ -583,7 +728,8 @@ def fact1_sweep(statement, top: Callable[[Context], int]):
                                    counterexample={"n": n, "m": m, "l": l, "intersection_dimension": k,
                                                    **describe_pair((a, b))})
         evidence = {"bound": f"n, l < m ≤ {bound}", "configurations": len(configurations), "canonical_pairs": pairs,
-                    "reduction": "one pair per orbit of (A, B) ↦ (G A P⁻¹, P B H), indexed by dim(null A ∩ col B)"}
+                    "reduction": "one pair per orbit of (A, B) ↦ (G A P⁻¹, P B H), indexed by dim(null A ∩ col B); "
+                    "rank(AB) = l − k = n − k_left checked on every pair"}
         return Outcome(Verdict.CERTIFIED, f"all {len(configurations)} size triples ({pairs} orbits of full-rank pairs) "
                        "decided exactly", evidence, scope=f"n, l < m ≤ {bound}")
 
@@ -594,62 +740,187 @@ def fact1_sweep_top(ctx: Context) -> int:
     return ctx.by_profile(6, 6, 8, 8)
 
 
-def fact1_checks(target_rank, condition) -> tuple[Check, ...]:
-    space = "full-rank integer A (n×m), B (m×l), n, l < m ≤ 5, B sharing 0…min(l, m−n) directions with null(A)"
-    return (
-        Check("Fact 1: exhaustive sweep over (n, m, l) on canonical pairs", "certificate",
-              fact1_sweep(fact1_sufficiency(target_rank), fact1_sweep_top), "Fact 1 (sufficiency)"),
-        property_search("Fact 1: trivial intersection ⇒ rank(AB) = min{n,l}", full_rank_pairs(),
-                        fact1_sufficiency(target_rank), space=space, classify=fact1_regime,
-                        describe=describe_pair, pinned=[TRIVIAL_PAIR], part="Fact 1 (sufficiency)"),
-        Check("Remark 4: exhaustive sweep over (n, m, l) on canonical pairs", "certificate",
-              fact1_sweep(remark4_necessity(condition), fact1_sweep_top), "Remark 4 (necessity)"),
-        property_search("Remark 4: full rank ⇒ trivial intersection", full_rank_pairs(),
-                        remark4_necessity(condition), space=space, classify=fact1_regime,
-                        describe=describe_pair, pinned=[TRIVIAL_PAIR, WIDE_PAIR], part="Remark 4 (necessity)"),
-    )
+RANK_NULLITY = ("rank–nullity theorem, applied to A on col(B) and to Bᵀ on col(Aᵀ): for full-column-rank B, "
+                "rank(AB) = l − dim(null A ∩ col B), and rank(AB) = rank(BᵀAᵀ) = n − dim(null Bᵀ ∩ col Aᵀ) "
+                "(e.g. S. Axler, Linear Algebra Done Right, 3rd ed., Thm 3.22)")
+# Symbols of the reduction: the sizes, the regime's slack t, and the intersection dimensions.
+_n, _l = sympy.symbols("n l", integer=True, positive=True)
+_t, _k, _k_left = sympy.symbols("t k k_left", integer=True, nonnegative=True)
+# Each regime writes every admissible (n, l, k, k_left) through free nonnegative symbols, with
+# rank(AB) = l − k = n − k_left: l ≤ n: n = l + t, k ≥ 0 free, k_left = t + k; l > n: l = n + 1 + t,
+# k = t + 1 + k_left (k ≥ l − n, since dim null A + l ≤ m + k), k_left ≥ 0 free.
+FACT1_REGIMES = {
+    "l ≤ n": {"n": _l + _t, "l": _l, "k": _k, "k_left": _t + _k},
+    "l > n": {"n": _n, "l": _n + 1 + _t, "k": _t + 1 + _k_left, "k_left": _k_left},
+}
 
 
-def trivial_intersection(a, b) -> bool:
-    return null_col_intersection(a, b) == 0
+def fact1_reduced(rank_formula, condition, top: Callable[[Context], int]):
+    """The statement for all sizes: by rank–nullity (cited) it depends on (A, B) only through
+    (n, l, k, k_left), with rank(AB) = l − k = n − k_left. For each regime sympy decides both
+    implications (condition ⇒ rank(AB) = rank_formula(n, l), Fact 1; the converse, Remark 4) with
+    symbolic n, l, k, k_left, evaluating both objects under test. Where one is not identically true,
+    the canonical pairs are searched in sweep order up to ``top`` for the counterexample."""
+
+    def run(ctx: Context) -> Outcome:
+        decided = {}
+        for regime, values in FACT1_REGIMES.items():
+            n, l, k, k_left = values["n"], values["l"], values["k"], values["k_left"]
+            rank_claim, given = sympy.Eq(l - k, rank_formula(n, l)), condition(n, l, k, k_left)
+            decided[f"{regime}, sufficiency"] = sympy.simplify(sympy.Implies(given, rank_claim))
+            decided[f"{regime}, necessity"] = sympy.simplify(sympy.Implies(rank_claim, given))
+        evidence = {"parametrization": {regime: {key: str(value) for key, value in values.items()}
+                                        for regime, values in FACT1_REGIMES.items()},
+                    "decided": {case: str(value) for case, value in decided.items()}}
+        if all(value is sympy.true for value in decided.values()):
+            return Outcome(Verdict.CERTIFIED, "both directions hold for symbolic n, l, k, k_left in both regimes",
+                           evidence, scope=ALL_SIZES, relies_on=(RANK_NULLITY,))
+        statement, bound = fact1_statement(rank_formula, condition), top(ctx)
+        open_cases = [case for case, value in decided.items() if value is not sympy.true]
+        for n, m, l in sweep_configurations(bound):
+            for k, a, b in canonical_pairs(n, m, l):
+                failure = statement((a, b))
+                if failure:
+                    return Outcome(Verdict.REFUTED, f"{failure} (canonical pair, k = {k}); symbolically open: "
+                                   f"{', '.join(open_cases)}", evidence,
+                                   counterexample={"n": n, "m": m, "l": l, "intersection_dimension": k,
+                                                   **describe_pair((a, b))})
+        return Outcome(Verdict.INCONCLUSIVE, f"{', '.join(open_cases)} do not simplify to True and no canonical pair "
+                       f"with n, l < m ≤ {bound} fails", evidence)
+
+    return run
 
 
-def corrected_condition(a, b) -> bool:
+def random_full_rank_pair(rng: np.random.Generator, bound: int):
+    """A full-rank integer pair past the sweep: n, l < m with bound < m ≤ 2·bound, B sharing a random
+    number of directions with null(A) (mixed with random columns, so not a canonical pair)."""
+    m = int(rng.integers(bound + 1, 2 * bound + 1))
+    n, l = (int(x) for x in rng.integers(1, m, size=2))
+    while True:
+        a = rng.integers(-3, 4, size=(n, m)).astype(object)
+        if exact.rank_exact(a) == n:
+            break
+    kernel = kernel_basis(a)
+    shared = int(rng.integers(max(0, l - n), min(l, m - n) + 1))
+    while True:
+        b = np.hstack([exact_matmul(kernel, rng.integers(-2, 3, size=(m - n, shared)).astype(object)),
+                       rng.integers(-3, 4, size=(m, l - shared)).astype(object)])
+        if exact.rank_exact(b) == l:
+            return a, b
+
+
+def fact1_beyond(statement, top: Callable[[Context], int]) -> Check:
+    def decide(pair):
+        return rank_nullity_failure(*pair) or statement(pair)
+
+    return search_beyond_sweep(
+        "full-rank pairs past the sweep", lambda rng: random_full_rank_pair(rng, 6), decide,
+        sweep_bound=lambda ctx: f"n, l < m ≤ {top(ctx)}", reach=lambda ctx: "n, l < m, 6 < m ≤ 12",
+        budget=lambda ctx: ctx.by_profile(8, 40, 200, 400), pinned=BEYOND_PINNED, describe=describe_pair,
+        classify=lambda pair: fact1_regime(pair)[0])
+
+
+def canonical_pair(n: int, m: int, l: int, k: int):
+    return next((a, b) for kk, a, b in canonical_pairs(n, m, l) if kk == k)
+
+
+# Past the sweep, pinned so that a wrong rank formula or condition fails at every seed: a trivial and
+# a nontrivial intersection with l ≤ n, and a nontrivial one with l > n (where the printed Remark 4 fails).
+BEYOND_PINNED = [canonical_pair(7, 12, 6, 0), canonical_pair(7, 12, 6, 1), canonical_pair(6, 12, 7, 1)]
+
+
+def fact1_reduction_check(rank_formula, condition) -> Check:
+    return Check("reduction to (n, l, k, k_left) for symbolic sizes", "symbolic",
+                 fact1_reduced(rank_formula, condition, fact1_sweep_top), "statement")
+
+
+def fact1_sweep_check(rank_formula, condition) -> Check:
+    return Check("exhaustive sweep over (n, m, l) on canonical pairs", "certificate",
+                 fact1_sweep(fact1_statement(rank_formula, condition), fact1_sweep_top), "statement")
+
+
+def fact1_beyond_check(rank_formula, condition) -> Check:
+    return fact1_beyond(fact1_statement(rank_formula, condition), fact1_sweep_top)
+
+
+def fact1_search_check(rank_formula, condition) -> Check:
+    return property_search("rank(AB) = min{n,l} ⇔ condition (exact search)", full_rank_pairs(),
+                           fact1_statement(rank_formula, condition),
+                           space="full-rank integer A (n×m), B (m×l), n, l < m ≤ 5, B sharing 0…min(l, m−n) "
+                           "directions with null(A)", classify=fact1_regime, describe=describe_pair,
+                           pinned=[TRIVIAL_PAIR, WIDE_PAIR])
+
+
+FACT1_CHECKS = tuple(takes("rank_formula", "condition", build=build)
+                     for build in (fact1_reduction_check, fact1_sweep_check, fact1_beyond_check, fact1_search_check))
+
+
+def min_rank(n, l):
+    """The predicted rank of AB, min{n, l} (sympy.Min: also on symbols)."""
+    return sympy.Min(n, l)
+
+
+def one_short_of_min(n, l):
+    return sympy.Min(n, l) - 1
+
+
+def trivial_intersection(n, l, k, k_left):
+    """The printed condition of Fact 1 and Remark 4: null(A) ∩ col(B) = {0}."""
+    return sympy.Eq(k, 0)
+
+
+def nontrivial_intersection(n, l, k, k_left):
+    return sympy.Ne(k, 0)
+
+
+def corrected_condition(n, l, k, k_left):
     """The reading Remark 4 hints at: null(A) ∩ col(B) = {0} when l ≤ n, and the
-    transposed condition null(Bᵀ) ∩ col(Aᵀ) = {0} when n ≤ l."""
-    if b.shape[1] <= a.shape[0]:
-        return null_col_intersection(a, b) == 0
-    return null_col_intersection(b.T, a.T) == 0
+    transposed condition null(Bᵀ) ∩ col(Aᵀ) = {0} when n < l."""
+    return sympy.Piecewise((sympy.Eq(k, 0), sympy.Le(l, n)), (sympy.Eq(k_left, 0), True))
+
+
+def corrected_condition_negated(n, l, k, k_left):
+    return sympy.Not(corrected_condition(n, l, k, k_left))
+
 
 
 register(
     Claim(
         id="giannou2023.fact1",
         source=f"{SOURCE}, App. A.1, Fact 1 and Remark 4",
-        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
-        checks=fact1_checks(min, trivial_intersection),
-        broken=(Broken("rank(AB) = min{n,l} − 1 (off by one); necessity with the condition negated",
-                       fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not trivial_intersection(a, b)),
-                       refuted_by="the pinned TRIVIAL_PAIR A = [1 0], B = [1 0]ᵀ: rank(AB) = 1, not 0, and AB has full "
-                       "rank with a trivial intersection; the sweeps' first pair (n, m, l) = (1, 2, 1) is the same"),),
+        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m (every such pair)",),
+        subject={"rank_formula": min_rank, "condition": trivial_intersection},
+        checks=FACT1_CHECKS,
+        broken=(
+            Broken("rank(AB) = min{n,l} − 1 (off by one)", replaces={"rank_formula": one_short_of_min},
+                   refuted_by="the first canonical pair (n, m, l) = (1, 2, 1), k = 0 (= the pinned TRIVIAL_PAIR): "
+                   "rank(AB) = 1, not 0; the pinned pairs past the sweep likewise"),
+            Broken("the condition negated (null(A) ∩ col(B) ≠ {0})", replaces={"condition": nontrivial_intersection},
+                   refuted_by="the canonical pair (n, m, l) = (1, 2, 1), k = 1: the negated condition holds, "
+                   "rank(AB) = 0; TRIVIAL_PAIR for necessity; past the sweep the pinned (7, 12, 6) pairs with "
+                   "k = 1 and k = 0"),
+        ),
         erratum=Erratum(
             "as-printed",
             "Fact 1 holds; Remark 4's claim that its condition is also necessary is false whenever l > n: A = [1 0 0], "
             "B = [e_1 e_2] give AB = [1 0] of full rank 1 although e_2 ∈ null(A) ∩ col(B). Remark 4's own last "
             "sentence ('the same argument through the left nullspace and the row space') supplies the repair — use "
             "null(A) ∩ col(B) when l ≤ n and null(Bᵀ) ∩ col(Aᵀ) when n ≤ l — "
-            "and that two-sided reading is supported. "
+            "and that two-sided reading is certified for all sizes. "
             "The only later use (proof of Thm 9, Eq. (55)–(56)) needs the sufficient direction for a square "
             "product and concludes full rank from Remark 5, so nothing rests on the false necessity for l > n.",
             corrected=("giannou2023.fact1.corrected",),
         ),
-        notes="Exhaustive sweep first: every (n, m, l) with n, l < m ≤ 6 (≤ 8 thorough, large), one canonical pair per "
-        "orbit of (A, B) ↦ (GAP⁻¹, PBH), decided by exact ranks (55 triples, 125 pairs in ci); its first "
-        "counterexample to Remark 4 is n = 1, m = 3, l = 2 (smallest m, then n, l). "
-        "Intersection dimensions are computed independently of rank(AB), from a kernel basis of A. "
-        "Fact 1 holds (when l > n its hypothesis can never hold, since dim null A + l > m). Remark 4's claim that "
-        "the condition is also necessary is false whenever l > n: AB can have full rank n while null(A) ∩ col(B) "
-        "is nontrivial. See giannou2023.fact1.corrected for the two-sided reading.",
+        notes="By rank–nullity (cited) rank(AB) = l − k = n − k_left with k = dim(null A ∩ col B) and k_left = "
+        "dim(null Bᵀ ∩ col Aᵀ), so the statement depends on (A, B) only through (n, l, k, k_left); sympy decides it "
+        "for symbolic n, l, k, k_left in the regimes l ≤ n and l > n, evaluating the rank formula and the condition "
+        "under test. Fact 1 (sufficiency) holds for all sizes (when l > n its hypothesis can never hold, since "
+        "dim null A + l > m). Remark 4's necessity fails for l > n; the exhaustive sweep over every (n, m, l) with "
+        "n, l < m ≤ 6 (≤ 8 thorough, large), one canonical pair per orbit of (A, B) ↦ (GAP⁻¹, PBH), gives the "
+        "minimal counterexample n = 1, m = 3, l = 2, and the search past the sweep (6 < m ≤ 12) draws non-canonical "
+        "pairs. Intersection dimensions are computed from kernel bases, independently of rank(AB), and the "
+        "reduction rank(AB) = l − k = n − k_left is checked exactly on every pair decided. See "
+        "giannou2023.fact1.corrected for the two-sided reading.",
     )
 )
 
@@ -661,19 +932,28 @@ register(
         statement="For full-rank A ∈ R^{n×m}, B ∈ R^{m×l}, n < m, l < m: rank(AB) = min{n,l} ⇔ null(A) ∩ col(B) = {0} "
         "when l ≤ n, and ⇔ null(Bᵀ) ∩ col(Aᵀ) = {0} when n ≤ l (Remark 4's 'left nullspace and row space').",
         source=f"{SOURCE}, App. A.1, Remark 4 (last sentence)",
-        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m",),
-        checks=fact1_checks(min, corrected_condition),
+        hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m (every such pair)",),
+        subject={"rank_formula": min_rank, "condition": corrected_condition},
+        checks=FACT1_CHECKS,
         broken=(
-            Broken("rank(AB) = min{n,l} − 1; the two-sided condition negated",
-                   fact1_checks(lambda n, l: min(n, l) - 1, lambda a, b: not corrected_condition(a, b)),
-                   refuted_by="the pinned TRIVIAL_PAIR A = [1 0], B = [1 0]ᵀ in both searches"),
+            Broken("rank(AB) = min{n,l} − 1", replaces={"rank_formula": one_short_of_min},
+                   refuted_by="the first canonical pair (n, m, l) = (1, 2, 1), k = 0 (= TRIVIAL_PAIR) and the pinned "
+                   "(7, 12, 6), k = 0 pair past the sweep"),
+            Broken("the two-sided condition negated", replaces={"condition": corrected_condition_negated},
+                   refuted_by="the canonical pair (n, m, l) = (1, 2, 1), k = 1 for sufficiency, TRIVIAL_PAIR for "
+                   "necessity; past the sweep the pinned (7, 12, 6) pairs with k = 1 and k = 0"),
             # The realistic near-miss: Remark 4 as printed, one condition for both regimes.
             Broken("Remark 4 as printed: null(A) ∩ col(B) = {0} necessary also when l > n",
-                   fact1_checks(min, trivial_intersection)[2:],
-                   refuted_by="the pinned WIDE_PAIR A = [1 0 0], B = [e_1 e_2]: AB = [1 0] has full rank, "
-                              "e_2 ∈ null(A) ∩ col(B); the sweep's first failure is this pair (n, m, l) = (1, 3, 2)"),
+                   replaces={"condition": trivial_intersection},
+                   refuted_by="WIDE_PAIR A = [1 0 0], B = [e_1 e_2] (pinned, and the sweep's first failure "
+                   "(n, m, l) = (1, 3, 2)): AB = [1 0] has full rank, e_2 ∈ null(A) ∩ col(B); past the sweep the "
+                   "pinned (6, 12, 7), k = 1 pair"),
         ),
-        notes="The same sweeps and searches as giannou2023.fact1, with the necessity condition chosen by regime: the "
-        "sweep certifies both directions for n, l < m ≤ 6 (canonical pairs represent every real pair of those sizes).",
+        notes="Certified for all sizes: by rank–nullity (cited) rank(AB) = l − k = n − k_left, so the statement "
+        "depends on (A, B) only through (n, l, k, k_left), every admissible value of which the regimes l ≤ n "
+        "(n = l + t, k_left = t + k) and l > n (l = n + 1 + t, k = t + 1 + k_left) parametrize by free nonnegative "
+        "symbols; sympy decides both implications in each regime, evaluating the rank formula and the condition "
+        "under test. The exhaustive sweep (n, l < m ≤ 6: canonical pairs, one per orbit, with the reduction "
+        "checked exactly on each) and the search past it (6 < m ≤ 12, non-canonical pairs) corroborate it.",
     )
 )

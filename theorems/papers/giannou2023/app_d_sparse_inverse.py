@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -19,14 +20,14 @@ import sympy
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from theorems.engine.checks import property_search, symbolic_identity
+from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.boolean_determinant import (
+    boolean_matrix,
     detbool,
-    detbool_recursive,
     frobenius_konig_block,
     has_unique_perfect_matching,
     perfect_matching,
@@ -41,8 +42,6 @@ DetBool = Callable[[np.ndarray], int]
 
 
 # --- mask generators: every density, and the boundary of having a perfect matching -----
-
-SQUARE_KINDS = ("drawn", "bernoulli", "unique_matching", "one_missing", "hidden_block")
 
 
 def square_mask(kind: str, n: int, rng: np.random.Generator, density: float) -> np.ndarray:
@@ -69,18 +68,6 @@ def square_mask(kind: str, n: int, rng: np.random.Generator, density: float) -> 
         mask[np.ix_(rng.permutation(n)[:rows], rng.permutation(n)[: n + 1 - rows])] = False
         return mask
     raise ValueError(f"unknown square mask kind {kind!r}")
-
-
-@st.composite
-def square_masks(draw, max_size: int):
-    """(kind, mask) with mask n×n, 1 ≤ n ≤ max_size. "drawn" masks come straight from
-    Hypothesis and shrink entry by entry; the other kinds are built from a drawn seed."""
-    n = draw(st.sampled_from(range(1, max_size + 1)))
-    kind = draw(st.sampled_from(SQUARE_KINDS))
-    if kind == "drawn":
-        return kind, draw(hnp.arrays(np.bool_, (n, n)))
-    density = draw(st.floats(0.0, 1.0))
-    return kind, square_mask(kind, n, np.random.default_rng(draw(st.integers(0, 2**32 - 1))), density)
 
 
 PAIR_KINDS = ("drawn", "bernoulli", "unique_matching", "one_missing", "witness", "ones")
@@ -162,19 +149,136 @@ def mask_pairs_with_submatrix(draw, max_d: int):
 
 
 # --- Definition 8 -------------------------------------------------------------------------
+# --- Definition 8 as data: the DetBool it defines and the induction over n read one object --
+#
+# Claim at size n: DetBool(B) = 1 iff some permutation σ has B[σ(c), c] = 1 for every column c
+# (the permanent of B has a nonzero term). The permutations of an n×n mask split by i = σ(0)
+# into classes; the class of i is in bijection with the permutations τ of the minor B_-(i,0)
+# (τ(c) = the minor's row of σ(c + 1)), and σ's term is B[i, 0] times τ's term. So B has a
+# nonzero term iff OR_i (B[i, 0] AND the minor has one). Definition 8 computes
+# fold(combine, [term(B[i, 0], DetBool(B_-(i,0))) for i = 0, …, last_row(n)], empty); it
+# equals that OR for every n, by induction, exactly when: the base case is right on both 1×1
+# masks; term is AND and combine is OR on {0, 1} with empty = 0 (a fold of OR from 0 is the OR
+# of the terms, whatever their number); the rows 0, …, last_row(n) make n classes of (n − 1)!
+# permutations, all of S_n (symbolic in n); and the minor's rows are relabelled bijectively
+# (symbolic in i and the offset from i). Every one of these reads the object under test.
+
+SIZE = sympy.Symbol("n", integer=True, positive=True)
+REMOVED_ROW, CLASS, OFFSET = sympy.symbols("i i_max t", integer=True, nonnegative=True)
+BITS = (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))
 
 
-def def8_disagreement(implementations: tuple[tuple[str, DetBool], ...], mask: np.ndarray, terms: int) -> str | None:
-    """Why the Definition 8 statement fails on ``mask`` (whose permanent has ``terms``
-    nonzero terms), or None: every implementation's DetBool must be in {0, 1} and be 1
-    exactly when terms > 0."""
-    for name, implementation in implementations:
-        value = implementation(mask)
-        if value not in (0, 1):
-            return f"{name} = {value!r} is not in {{0, 1}}"
-        if value != int(terms > 0):
-            return f"{name} = {value}, but the permanent has {terms} nonzero terms"
-    return None
+@dataclass(frozen=True)
+class FirstColumnRecursion:
+    """A DetBool defined by expansion along the first column: DetBool([b]) = base(b) and, for
+    n > 1, the fold with ``combine``, from ``empty``, of term(B[i, 0], DetBool(B_-(i,0))) over
+    the rows i = 0, …, last_row(n). Calling it evaluates that recursion; the induction check
+    reads the same fields. The rules act elementwise on integer arrays, so a batch of masks is
+    evaluated at once (the exhaustive check runs all 2^16 masks of size 4 together)."""
+
+    label: str
+    base: Callable[[np.ndarray], np.ndarray]
+    last_row: Callable[[sympy.Expr], sympy.Expr]
+    term: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    empty: int
+
+    def evaluate(self, masks: np.ndarray) -> np.ndarray:
+        """DetBool of each n×n mask of a (count, n, n) batch."""
+        masks = np.asarray(masks, dtype=np.int64)
+        n = masks.shape[-1]
+
+        @cache
+        def expand(rows: tuple[int, ...]) -> np.ndarray:
+            # After removing the first n − len(rows) columns the submatrix is fixed by its rows.
+            column = n - len(rows)
+            if len(rows) == 1:
+                return np.broadcast_to(self.base(masks[:, rows[0], column]), len(masks))
+            last = int(self.last_row(len(rows)))
+            if last >= len(rows):
+                raise ValueError(f"{self.label}: row {last} of a {len(rows)}-row submatrix does not exist")
+            value = np.full(len(masks), self.empty, dtype=np.int64)
+            for i in range(last + 1):
+                # Row s of the minor is row s + [s ≥ i] of the submatrix (row_of_minor_row).
+                minor = expand(rows[:i] + rows[i + 1 :])
+                value = np.broadcast_to(self.combine(value, self.term(masks[:, rows[i], column], minor)), len(masks))
+            return value
+
+        return np.array(expand(tuple(range(n))))
+
+    def __call__(self, mask) -> int:
+        return int(self.evaluate(boolean_matrix(mask)[None])[0])
+
+
+# Printed {0, …, d}: row d does not exist (0-based rows, footnote 6); read as {0, …, d − 1}.
+DEFINITION_8 = FirstColumnRecursion("Definition 8 (max over rows 0, …, n − 1)", base=lambda b: b,
+                                    last_row=lambda n: n - 1, term=np.multiply, combine=np.maximum, empty=0)
+# Broken versions: an off-by-one in the row range, and the audit's mutant (1 for every n ≥ 2).
+SHORT_ROW_RANGE = FirstColumnRecursion("max over rows 0, …, n − 2", base=lambda b: b, last_row=lambda n: n - 2,
+                                       term=np.multiply, combine=np.maximum, empty=0)
+ONE_ABOVE_SIZE_ONE = FirstColumnRecursion("1 for every n ≥ 2 (combine ignores the terms)", base=lambda b: b,
+                                          last_row=lambda n: n - 1, term=np.multiply,
+                                          combine=lambda value, term: np.ones_like(term), empty=1)
+
+
+def row_of_minor_row(s, i):
+    """Row s of B_-(i,0) is row s of B above the removed row i, row s + 1 from i on."""
+    return sympy.Piecewise((s, s < i), (s + 1, True))
+
+
+def minor_row_of_row(r, i):
+    """The inverse on the rows r ≠ i of B."""
+    return sympy.Piecewise((r, r < i), (r - 1, True))
+
+
+def induction_step(definition: FirstColumnRecursion):
+    """Build (lhs, rhs) for ``symbolic_identity``, one fact of the induction per case."""
+    below, above = REMOVED_ROW - 1 - OFFSET, REMOVED_ROW + 1 + OFFSET  # every row r ≠ i, by its side of i
+
+    def build(case):
+        if case == "base":
+            masks = all_masks(1, 1)
+            return [definition.evaluate(masks).tolist()], [[int(t > 0) for t in permanent_term_counts(masks)]]
+        if case == "term":
+            return [np.broadcast_to(definition.term(*BITS), 4).tolist()], [(BITS[0] & BITS[1]).tolist()]
+        if case == "combine":
+            folded = np.broadcast_to(definition.combine(*BITS), 4).tolist()
+            return [[*folded, definition.empty]], [[*(BITS[0] | BITS[1]).tolist(), 0]]
+        if case == "classes":
+            # Σ over the fold's rows of (n − 1)! (one class each) against n! = |S_n|, divided by (n − 1)!.
+            classes = sympy.Sum(1, (CLASS, 0, definition.last_row(SIZE))).doit()
+            return [classes], [sympy.gammasimp(sympy.factorial(SIZE) / sympy.factorial(SIZE - 1))]
+        i = REMOVED_ROW
+        lhs = [minor_row_of_row(row_of_minor_row(below, i), i), minor_row_of_row(row_of_minor_row(i + OFFSET, i), i),
+               row_of_minor_row(minor_row_of_row(below, i), i), row_of_minor_row(minor_row_of_row(above, i), i)]
+        return lhs, [below, i + OFFSET, below, above]
+
+    return build
+
+
+INDUCTION_CASES = {
+    "base": "base n = 1: DetBool([b]) = [the one term is 1] = b, b = 0, 1",
+    "term": "step: term(B[i, 0], DetBool(minor)) is AND on {0, 1}²",
+    "combine": "step: combine is OR on {0, 1}² and the fold starts from 0, so it is the OR of the terms",
+    "classes": "step, symbolic in n: the fold's rows 0, …, last_row(n) give one class σ(0) = i of (n − 1)! "
+               "permutations each; together they must make up S_n: n!/(n − 1)! = n classes",
+    "relabelling": "step, symbolic in i and t ≥ 0: minor row s ↦ row s + [s ≥ i] of B and row r ≠ i ↦ "
+                   "r − [r > i] are inverse (s = i − 1 − t, i + t; r = i − 1 − t, i + 1 + t)",
+}
+INDUCTION_RELIES_ON = (
+    "induction on n, and on the number of terms folded (a fold of OR from 0 is the OR of the terms)",
+    "the permanent's first-column expansion: the permutations σ with σ(0) = i correspond one to one to those of "
+    "the minor B_-(i,0), σ's term being B[i,0] times the minor's (the Laplace expansion of the permanent, "
+    "H. Minc, Permanents, Addison–Wesley 1978); "
+    "the class count and the relabelling are checked symbolically",
+)
+
+
+def def8_induction(definition: FirstColumnRecursion) -> Check:
+    return symbolic_identity(
+        "induction on n (symbolic step)", lambda ctx: list(INDUCTION_CASES), induction_step(definition),
+        scope=ALL_SIZES, describe_case=INDUCTION_CASES.__getitem__, part="statement", relies_on=INDUCTION_RELIES_ON,
+    )
 
 
 def all_masks(rows: int, cols: int) -> np.ndarray:
@@ -183,36 +287,50 @@ def all_masks(rows: int, cols: int) -> np.ndarray:
     return ((codes[:, None] >> np.arange(rows * cols)) & 1).astype(bool).reshape(-1, rows, cols)
 
 
-def def8_exhaustive(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
+def _disagreement(name: str, value: int, nonzero_term: int) -> str | None:
+    """Why DetBool = ``value`` is wrong for a mask whose permanent has a nonzero term iff
+    ``nonzero_term``, or None."""
+    if value not in (0, 1):
+        return f"{name} = {value!r} is not in {{0, 1}}"
+    if value != nonzero_term:
+        return f"{name} = {value}, but the permanent {'has' if nonzero_term else 'has no'} nonzero term"
+    return None
+
+
+def exhaustive_bound(ctx: Context) -> int:
+    # Stops at 4 in every profile from ci on: n = 5 would be 2^25 masks.
+    return ctx.by_profile(3, 4, 4, 4)
+
+
+def def8_exhaustive(definition: FirstColumnRecursion) -> Check:
     """The Definition 8 statement on every n×n 0/1 matrix, n = 1, 2, …, smallest first."""
 
     def run(ctx: Context) -> Outcome:
         table = []
-        # Stops at 4 in every profile from ci on: n = 5 would be 2^25 masks.
-        for n in range(1, ctx.by_profile(3, 4, 4, 4) + 1):
+        for n in range(1, exhaustive_bound(ctx) + 1):
             masks = all_masks(n, n)
             term_counts = permanent_term_counts(masks)
-            for mask, terms in zip(ctx.progress(masks, f"n={n}"), term_counts, strict=True):
-                reason = def8_disagreement(implementations, mask, int(terms))
-                if reason is not None:
-                    return Outcome(
-                        Verdict.REFUTED,
-                        f"{n}×{n} counterexample: {reason}",
-                        {"sizes_completed": table},
-                        counterexample={"mask": mask.astype(int).tolist(), "reason": reason},
-                    )
+            values = definition.evaluate(masks)
+            for index in np.flatnonzero(values != (term_counts > 0)):
+                reason = _disagreement(definition.label, int(values[index]), int(term_counts[index] > 0))
+                return Outcome(
+                    Verdict.REFUTED,
+                    f"{n}×{n} counterexample (mask {index + 1} of {len(masks)} in bit order): {reason}",
+                    {"sizes_completed": table},
+                    counterexample={"mask": masks[index].astype(int).tolist(), "reason": reason},
+                )
             table.append({"n": n, "matrices": len(masks), "detbool_zero": int(np.count_nonzero(term_counts == 0))})
         return Outcome(
             Verdict.CERTIFIED,
             f"holds for all {sum(row['matrices'] for row in table)} 0/1 matrices "
             f"up to {table[-1]['n']}×{table[-1]['n']}",
-            {"implementations": [name for name, _ in implementations], "table": table,
-             "bound": f"n ≤ {table[-1]['n']}", "configurations": sum(row["matrices"] for row in table)},
+            {"definition": definition.label, "table": table, "bound": f"n ≤ {table[-1]['n']}",
+             "configurations": sum(row["matrices"] for row in table)},
             certificate={"method": "exhaustive enumeration; permanent terms by enumerating all n! permutations"},
             scope=f"n ≤ {table[-1]['n']}",
         )
 
-    return Check("exhaustive (all small masks)", "certificate", run)
+    return Check("exhaustive (all small masks)", "certificate", run, "statement")
 
 
 LARGE_KINDS = ("bernoulli", "unique_matching", "one_missing", "hidden_block")
@@ -281,7 +399,7 @@ def def8_large(implementation: DetBool) -> Check:
             scope=f"the {len(instances)} sampled masks, {instances[0]['n']} ≤ n ≤ {instances[-1]['n']}",
         )
 
-    return Check("large masks against verified witnesses", "certificate", run)
+    return Check("large masks against verified witnesses", "certificate", run, "statement")
 
 
 def pinned_large_masks(n: int) -> tuple[tuple[str, np.ndarray], ...]:
@@ -326,101 +444,56 @@ def no_zero_line(mask) -> int:
     return int(mask.any(axis=0).all() and mask.any(axis=1).all())
 
 
-DEF8_IMPLEMENTATIONS = (("detbool_recursive (Definition 8)", detbool_recursive), ("detbool (matching)", detbool))
-RECURSIVE_IGNORING_LAST_ROW = (("recursive, last row ignored", ignoring_last_row(detbool_recursive)),)
+
+def one_above_size_one(implementation: DetBool) -> DetBool:
+    """A broken DetBool: 1 for every mask of size n ≥ 2, ``implementation`` at n = 1."""
+
+    def broken(mask):
+        return 1 if np.shape(mask)[0] >= 2 else implementation(mask)
+
+    return broken
 
 
-# Always checked first: [[0]] (a zero last row is all there is), and a 3×3 mask with no zero line
-# whose rows 1 and 2 meet only column 0 (no perfect matching).
-DEF8_PINNED = [("drawn", np.zeros((1, 1), dtype=bool)),
-               ("drawn", np.array([[1, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool))]
-
-# The name of def8's and lemma9's searches: random masks at every density, and boundary cases.
-MASK_SEARCH = "masks at every density and on the boundary"
+def anti_identity(n: int) -> np.ndarray:
+    """The reversed identity: column 0's only one is in the last row, so a row range that
+    stops one short misses the only perfect matching."""
+    return np.eye(n, dtype=bool)[::-1]
 
 
-def def8_search(implementations: tuple[tuple[str, DetBool], ...]) -> Check:
-    def prop(example):
-        _, mask = example
-        return def8_disagreement(implementations, mask, len(perfect_matchings(mask)))
+# Past the sweep: n from 4 (the quick profile's first unswept size) to 8, twice the bound of 4.
+SEARCH_SIZES = (4, 8)
+# Always decided first, at n = 5: the pinned large masks (DetBool 0) and the reversed identity (DetBool 1).
+DEF8_PINNED = (*pinned_large_masks(5), ("pinned: reversed identity", anti_identity(5)))
 
-    return property_search(
-        MASK_SEARCH,
-        square_masks(8),
-        prop,
-        space="n×n masks, n ≤ 8: entrywise drawn, Bernoulli at every density, exactly one perfect "
-        "matching, one missing, hidden Frobenius–König block",
-        classify=lambda example: [f"n={example[1].shape[0]}", f"{example[0]}/DetBool={detbool(example[1])}"],
+
+def def8_search(definition: FirstColumnRecursion, matching_detbool: DetBool) -> Check:
+    """Definition 8 and the matching-based detbool against a verified witness on random masks
+    of every kind and density, past the exhaustive sweep."""
+
+    def draw(rng: np.random.Generator):
+        kind = str(rng.choice(LARGE_KINDS))
+        return kind, square_mask(kind, int(rng.integers(SEARCH_SIZES[0], SEARCH_SIZES[1] + 1)), rng, rng.random())
+
+    def decide(configuration) -> str | None:
+        _, mask = configuration
+        truth = _verified_detbool(mask)
+        if truth is None:
+            return "neither witness verified (a perfect matching or a Frobenius–König zero block)"
+        for name, implementation in ((definition.label, definition), ("detbool (matching)", matching_detbool)):
+            reason = _disagreement(name, implementation(mask), truth)
+            if reason is not None:
+                return reason
+        return None
+
+    return search_beyond_sweep(
+        "masks past the exhaustive sweep", draw, decide,
+        sweep_bound=lambda ctx: f"n ≤ {exhaustive_bound(ctx)}",
+        reach=lambda ctx: f"{SEARCH_SIZES[0]} ≤ n ≤ {SEARCH_SIZES[1]}",
+        budget=lambda ctx: ctx.by_profile(10, 200, 1000, 2000),
         pinned=DEF8_PINNED,
-    )
-
-
-# --- Definition 8 for every n: induction along the first-column expansion ------------------
-#
-# Claim at size n: DetBool(B) = 1 iff some permutation σ has B[σ(c), c] = 1 for every column c.
-# The permutations of an n×n mask split by i = σ(0) into classes; the class of i is in
-# bijection with the permutations τ of the minor B_-(i,0) (τ(c) = the minor's row of σ(c + 1)),
-# and σ's term is B[i, 0] times τ's term. So if the claim holds at size n − 1, then
-# max_i B[i,0]·DetBool(B_-(i,0)) = 1 iff some class holds a nonzero term, i.e. the claim holds
-# at size n — provided the max runs over classes that make up all of S_n (n of them, (n − 1)!
-# permutations each) and the relabelling of the minor's rows is a bijection. Those two facts
-# are checked symbolically in n, i and the row offsets; the base case n = 1 on both masks.
-
-SIZE = sympy.Symbol("n", integer=True, positive=True)
-REMOVED_ROW, CLASS, OFFSET = sympy.symbols("i i_max t", integer=True, nonnegative=True)
-
-
-@dataclass(frozen=True)
-class FirstColumnExpansion:
-    """The max of Definition 8's recursion as data: it runs over rows 0, …, last_row(n)."""
-
-    label: str
-    last_row: Callable[[sympy.Expr], sympy.Expr]
-
-
-# Printed {0, …, d}: row d does not exist (0-based rows, footnote 6); read as {0, …, d − 1}.
-READ_EXPANSION = FirstColumnExpansion("max over rows 0, …, n − 1", lambda n: n - 1)
-SHORT_EXPANSION = FirstColumnExpansion("max over rows 0, …, n − 2", lambda n: n - 2)
-
-
-def row_of_minor_row(s, i):
-    """Row s of B_-(i,0) is row s of B above the removed row i, row s + 1 from i on."""
-    return sympy.Piecewise((s, s < i), (s + 1, True))
-
-
-def minor_row_of_row(r, i):
-    """The inverse on the rows r ≠ i of B."""
-    return sympy.Piecewise((r, r < i), (r - 1, True))
-
-
-def def8_induction(implementations: tuple[tuple[str, DetBool], ...], expansion: FirstColumnExpansion) -> Check:
-    below, above = REMOVED_ROW - 1 - OFFSET, REMOVED_ROW + 1 + OFFSET  # every row r ≠ i, by its side of i
-
-    def build(case):
-        if case == "base":
-            masks = all_masks(1, 1)
-            lhs = [[implementation(mask) for mask in masks] for _, implementation in implementations]
-            return lhs, [[int(terms > 0) for terms in permanent_term_counts(masks)]] * len(implementations)
-        if case == "classes":
-            # Σ over the max's rows of (n − 1)! (one class each) against n! = |S_n|, divided by (n − 1)!.
-            classes = sympy.Sum(1, (CLASS, 0, expansion.last_row(SIZE))).doit()
-            return [classes], [sympy.gammasimp(sympy.factorial(SIZE) / sympy.factorial(SIZE - 1))]
-        i = REMOVED_ROW
-        lhs = [minor_row_of_row(row_of_minor_row(below, i), i), minor_row_of_row(row_of_minor_row(i + OFFSET, i), i),
-               row_of_minor_row(minor_row_of_row(below, i), i), row_of_minor_row(minor_row_of_row(above, i), i)]
-        return lhs, [below, i + OFFSET, below, above]
-
-    descriptions = {
-        "base": "base n = 1: DetBool([b]) = b = [the one term is 1], b = 0, 1 (" + ", ".join(
-            name for name, _ in implementations) + ")",
-        "classes": f"step, symbolic in n: the {expansion.label} gives one class σ(0) = i of (n − 1)! permutations "
-                   "per row; together they must make up S_n: n!/(n − 1)! = n classes",
-        "relabelling": "step, symbolic in i and t ≥ 0: minor row s ↦ row s + [s ≥ i] of B and row r ≠ i ↦ "
-                       "r − [r > i] are inverse (s = i − 1 − t, i + t; r = i − 1 − t, i + 1 + t)",
-    }
-    return symbolic_identity(
-        "induction on n (symbolic step)", lambda ctx: ["base", "classes", "relabelling"], build,
-        scope=ALL_SIZES, describe_case=descriptions.__getitem__,
+        decided="exactly: against a perfect matching or a Frobenius–König zero block, verified entry by entry",
+        describe=lambda configuration: {"kind": configuration[0], "mask": configuration[1].astype(int).tolist()},
+        classify=lambda configuration: f"{configuration[0]}/DetBool={detbool(configuration[1])}",
     )
 
 
@@ -429,34 +502,39 @@ register(
         id="giannou2023.def8",
         source=f"{SOURCE}, App. D, Definition 8",
         hypotheses=("B a d×d Boolean matrix, d ≥ 1",),
+        subject={"definition": DEFINITION_8, "matching_detbool": detbool},
         checks=(
-            def8_exhaustive(DEF8_IMPLEMENTATIONS[:1]),
-            def8_search(DEF8_IMPLEMENTATIONS),
-            def8_large(detbool),
-            def8_induction(DEF8_IMPLEMENTATIONS, READ_EXPANSION),
+            takes("definition", build=def8_exhaustive),
+            takes("definition", "matching_detbool", build=def8_search),
+            takes("matching_detbool", build=def8_large),
+            takes("definition", build=def8_induction),
         ),
         broken=(
             Broken(
-                "a DetBool that ignores the last row (an off-by-one in the row range of the recursion)",
-                (
-                    def8_exhaustive(RECURSIVE_IGNORING_LAST_ROW),
-                    def8_search(RECURSIVE_IGNORING_LAST_ROW),
-                    def8_large(ignoring_last_row(detbool)),
-                    def8_induction(RECURSIVE_IGNORING_LAST_ROW, SHORT_EXPANSION),
-                ),
-                refuted_by="the 1×1 mask [[0]] (first exhaustive mask, pinned in the search, and the induction's base "
-                "case), the pinned large identity with its last row zeroed, and the induction step: a max over rows "
-                "0, …, n − 2 has n − 1 classes, not n (symbolic in n)",
+                "an off-by-one in the recursion's row range (rows 0, …, n − 2)",
+                replaces={"definition": SHORT_ROW_RANGE},
+                refuted_by="the 2×2 mask [[0, 1], [1, 0]] (in the exhaustive range), the pinned 5×5 reversed "
+                "identity, and the induction's class count: n − 1 classes, not n (symbolic in n)",
+            ),
+            Broken(
+                "DetBool = 1 for every n ≥ 2, otherwise Definition 8 (the audit's mutant), as the recursion and as "
+                "the matching-based detbool",
+                replaces={"definition": ONE_ABOVE_SIZE_ONE, "matching_detbool": one_above_size_one(detbool)},
+                refuted_by="the 2×2 zero mask (first 2×2 exhaustive mask), the induction's combine table "
+                "(combine(0, 0) = 1), and the pinned masks of the search (5×5) and of the large check (smallest "
+                "size), which have DetBool 0",
+            ),
+            Broken(
+                "a matching-based detbool that ignores the last row",
+                replaces={"matching_detbool": ignoring_last_row(detbool)},
+                refuted_by="the pinned identity with its last row zeroed (first pinned mask of the search, n = 5, "
+                "and of the large check)",
             ),
             Broken(
                 "DetBool = 1 iff no row or column is zero (Hall's condition for single lines only)",
-                (
-                    def8_exhaustive((("no zero line", no_zero_line),)),
-                    def8_search((("no zero line", no_zero_line),)),
-                    def8_large(no_zero_line),
-                ),
-                refuted_by="the 3×3 mask [[1,1,1],[1,0,0],[1,0,0]] (in the exhaustive range and pinned in the search) "
-                "and the pinned large mask whose first two columns meet only row 0",
+                replaces={"matching_detbool": no_zero_line},
+                refuted_by="the pinned mask whose first two columns meet only row 0 (search, n = 5, and the large "
+                "check's smallest size)",
             ),
         ),
         notes=(
@@ -464,18 +542,19 @@ register(
             "for d = 1, compared with the existence of a nonzero permanent term (all n! permutations "
             "enumerated). Typo: the printed range i ∈ {0, …, d} has one index too many (rows are "
             "0, …, d − 1 by the paper's footnote); read as {0, …, d − 1}, the only meaningful reading. "
-            "Exhaustive check: the recursive definition on every 0/1 matrix up to 4×4 (3×3 at quick). "
-            "Search: both the recursive definition and the matching-based detbool, masks up to 8×8. "
-            "Large masks (up to 1024×1024 at ci, 4096×4096 at thorough, 8192×8192 at large): "
-            "the matching-based detbool against witnesses verified entry by entry. "
-            "Full counts (n ≤ 5): `theorems enumerate boolean`. "
-            "For every n (scope 'all'): induction on n along the first-column expansion. The permutations σ of "
-            "an n×n mask split by i = σ(0) into classes, each in bijection with the permutations of the minor "
-            "B_-(i,0) (rows relabelled s ↦ s + [s ≥ i]), and σ's term is B[i,0] times the minor's term; so "
-            "max_i B[i,0]·DetBool(B_-(i,0)) = 1 iff some term of B is 1 once it holds at size n − 1. Checked "
-            "symbolically: the max's n classes of (n − 1)! permutations make up S_n (the printed range "
-            "{0, …, d} would give n + 1, one for a row that does not exist), the relabelling is a bijection "
-            "(symbolic in i and the offset from i), and the base case n = 1 on both masks."
+            "The object under test is the recursion itself (base rule, row range as a function of n, term and "
+            "combine rules): the exhaustive check and the search evaluate it, the induction reads its fields. "
+            "Exhaustive check: every 0/1 matrix up to 4×4 (3×3 at quick). Past it, a search on masks 4 ≤ n ≤ 8 "
+            "of every kind and density, Definition 8 and the matching-based detbool against a witness verified "
+            "entry by entry. Large masks (up to 1024×1024 at ci, 4096×4096 at thorough, 8192×8192 at large): "
+            "the matching-based detbool against verified witnesses. Full counts (n ≤ 5): "
+            "`theorems enumerate boolean`. "
+            "For every n (scope 'all'): induction on n along the first-column expansion, every step read off the "
+            "recursion under test: the base case evaluated on both 1×1 masks; term = AND and combine = OR from 0 "
+            "(tables on {0, 1}²), so the fold is the OR of the terms; the fold's rows make up n classes of "
+            "(n − 1)! permutations, all of S_n (symbolic in n; the printed range {0, …, d} would give n + 1, one "
+            "for a row that does not exist); the relabelling of the minor's rows is a bijection (symbolic in i "
+            "and the offset from i). The permanent's first-column expansion is cited."
         ),
     )
 )
@@ -483,24 +562,26 @@ register(
 
 # --- Lemma 9 ------------------------------------------------------------------------------
 
-Predicate = Callable[[np.ndarray], bool]
-# Up to this size Lemma 9 is tested against Definition 8 literally; beyond it, against the
-# matching-based detbool (equal to it by giannou2023.def8, certified up to 4×4 exhaustively
-# and searched up to 8×8).
+# Up to this size Lemma 9's DetBool is the object under test, evaluated (Definition 8 visits 2^n
+# row sets); beyond it, the matching-based detbool, equal to Definition 8 by giannou2023.def8.
 RECURSIVE_UP_TO = 9
 
 
-def detbool_of_definition(mask: np.ndarray) -> bool:
-    return bool((detbool_recursive if mask.shape[0] <= RECURSIVE_UP_TO else detbool)(mask))
+def predicts_invertible(detbool_under_test: DetBool, mask: np.ndarray) -> bool:
+    return bool((detbool_under_test if mask.shape[0] <= RECURSIVE_UP_TO else detbool)(mask))
+
+
+def batch_detbool(detbool_under_test: DetBool, masks: np.ndarray) -> list[bool]:
+    """DetBool of each mask of a (count, n, n) batch, n ≤ RECURSIVE_UP_TO: a recursion evaluates the
+    whole batch at once (10,000 patterns at d = 2), any other DetBool one mask at a time."""
+    if isinstance(detbool_under_test, FirstColumnRecursion):
+        return [bool(value) for value in detbool_under_test.evaluate(masks)]
+    return [bool(detbool_under_test(mask)) for mask in masks]
 
 
 def nonsingular_over_q(mask: np.ndarray) -> bool:
     """The ordinary determinant of the 0/1 matrix is nonzero (a broken stand-in for DetBool)."""
     return exact.rank_exact(mask.astype(np.int64)) == mask.shape[0]
-
-
-def detbool_ignoring_last_row(mask: np.ndarray) -> bool:
-    return bool(ignoring_last_row(detbool_of_definition)(mask))
 
 
 def decide_det_polynomial(sample: Callable[[], np.ndarray], mask: np.ndarray) -> tuple[bool, str]:
@@ -545,9 +626,9 @@ def _mismatch(nonzero: bool, how: str, predicted: bool) -> str:
             f"but the prediction is {int(predicted)}")
 
 
-def lemma9_statement(predicted_invertible: Predicate, submatrix: bool):
+def lemma9_statement(detbool_under_test: DetBool, submatrix: bool):
     """det((P∘A)⊙(Q∘B)) is a nonzero polynomial in (P, Q) — i.e. the product is invertible
-    with probability 1 for continuous P, Q — exactly when predicted_invertible(A ⊙ B);
+    with probability 1 for continuous P, Q — exactly when DetBool(A ⊙ B) = 1;
     with ``submatrix``, the same for the rows I and columns J of the proof's induction."""
 
     def prop(example):
@@ -558,7 +639,7 @@ def lemma9_statement(predicted_invertible: Predicate, submatrix: bool):
             mask = mask[np.ix_(rows, cols)]
         sample = sparsified_product_sampler(a, b, np.random.default_rng(point_seed), rows, cols)
         nonzero, how = decide_det_polynomial(sample, mask)
-        predicted = predicted_invertible(mask)
+        predicted = predicts_invertible(detbool_under_test, mask)
         return None if nonzero == predicted else _mismatch(nonzero, how, predicted)
 
     return prop
@@ -575,34 +656,60 @@ def _classify_pair(example) -> list[str]:
     return labels + [f"{kind}/DetBool={detbool(mask)}"]
 
 
-# Always checked first: d = 1 with B = [0] (A⊙B = [0]: a zero last row alone makes it singular)
-# and d = 2 all ones (A⊙B all ones: singular over Q, yet DetBool = 1 and invertible w.p. 1); in the
-# submatrix form, I = J = {0} of the first and I = J = {0, 1} of the second.
-LEMMA9_PINNED = [("drawn", np.ones((1, 1), dtype=bool), np.zeros((1, 1), dtype=bool), 0),
-                 ("ones", np.ones((2, 4), dtype=bool), np.ones((2, 4), dtype=bool), 0)]
-LEMMA9_PINNED_SUBMATRICES = [(*LEMMA9_PINNED[0], [0], [0]), (*LEMMA9_PINNED[1], [0, 1], [0, 1])]
+def reversed_pair(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Masks A, B ∈ {0,1}^{d×d²} with A ⊙ B the reversed identity (column c's one in row d² − 1 − c)."""
+    rows = d * d - 1 - np.arange(d * d)
+    a, b = np.zeros((d, d * d), dtype=bool), np.zeros((d, d * d), dtype=bool)
+    a[rows // d, np.arange(d * d)] = True
+    b[rows % d, np.arange(d * d)] = True
+    return a, b
 
 
-def lemma9_search(predicted_invertible: Predicate, submatrix: bool = False) -> Check:
-    max_d = 5  # A ⊙ B up to 25×25
-    if submatrix:
-        return property_search(
-            "proof's submatrix form (I, J)",
-            mask_pairs_with_submatrix(max_d),
-            lemma9_statement(predicted_invertible, submatrix=True),
-            space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}, all mask kinds; row set I and column set J of one size",
-            classify=_classify_pair,
-            pinned=LEMMA9_PINNED_SUBMATRICES,
-            part="proof (submatrices)",
-        )
+ONES_2 = ("ones", np.ones((2, 4), dtype=bool), np.ones((2, 4), dtype=bool), 0)
+# The submatrix form's pinned cases: A⊙B all ones at d = 2 with I = J = {0, 1} (singular over Q,
+# yet DetBool = 1 and invertible w.p. 1), and the whole reversed identity at d = 2.
+LEMMA9_PINNED_SUBMATRICES = [(*ONES_2, [0, 1], [0, 1]), ("reversed", *reversed_pair(2), 0, [0, 1, 2, 3], [0, 1, 2, 3])]
+SUBMATRIX_MAX_D = 5  # A ⊙ B up to 25×25
+
+
+def lemma9_submatrix_search(detbool_under_test: DetBool) -> Check:
     return property_search(
-        MASK_SEARCH,
-        mask_pairs(max_d),
-        lemma9_statement(predicted_invertible, submatrix=False),
-        space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {max_d}: entrywise drawn, Bernoulli at every density, "
-        "exactly one perfect matching in A⊙B, one missing, perturbed Lemma 6 witness, all ones",
+        "proof's submatrix form (I, J)",
+        mask_pairs_with_submatrix(SUBMATRIX_MAX_D),
+        lemma9_statement(detbool_under_test, submatrix=True),
+        space=f"A, B ∈ {{0,1}}^{{d×d²}}, d ≤ {SUBMATRIX_MAX_D}, all mask kinds; row set I and column set J of one "
+        "size",
         classify=_classify_pair,
+        pinned=LEMMA9_PINNED_SUBMATRICES,
+        part="proof (submatrices)",
+    )
+
+
+# Past the sweep d ≤ 2: d = 3 (9×9, DetBool evaluated by the object under test) to 5 (25×25).
+BEYOND_D = (3, 5)
+# Always decided first, at d = 3: A⊙B all ones (singular over Q, yet DetBool = 1 and invertible
+# w.p. 1) and the reversed identity (column 0's only one in the last row).
+LEMMA9_PINNED = (("ones", np.ones((3, 9), dtype=bool), np.ones((3, 9), dtype=bool), 0),
+                 ("reversed", *reversed_pair(3), 0))
+
+
+def lemma9_beyond_sweep(detbool_under_test: DetBool) -> Check:
+    def draw(rng: np.random.Generator):
+        kind = str(rng.choice(PAIR_KINDS[1:]))
+        d = int(rng.integers(BEYOND_D[0], BEYOND_D[1] + 1))
+        return (kind, *mask_pair(kind, d, rng, rng.random()), int(rng.integers(2**32)))
+
+    return search_beyond_sweep(
+        "mask pairs past the exhaustive sweep", draw, lemma9_statement(detbool_under_test, submatrix=False),
+        sweep_bound=lambda ctx: "d ≤ 2",
+        reach=lambda ctx: f"{BEYOND_D[0]} ≤ d ≤ {BEYOND_D[1]} (A⊙B up to {BEYOND_D[1] ** 2}×{BEYOND_D[1] ** 2})",
+        budget=lambda ctx: ctx.by_profile(6, 60, 200, 400),
         pinned=LEMMA9_PINNED,
+        decided="exactly: a nonzero determinant modulo p at a random point, or a Frobenius–König zero block "
+        "(Schwartz–Zippel at further points only if neither applies)",
+        describe=lambda example: {"kind": example[0], "A": example[1].astype(int).tolist(),
+                                  "B": example[2].astype(int).tolist(), "point_seed": example[3]},
+        classify=lambda example: _classify_pair(example)[-1],
     )
 
 
@@ -618,7 +725,7 @@ def _shared_point_sampler(first: np.ndarray, mask: np.ndarray, d: int, rng: np.r
     return sample
 
 
-def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
+def lemma9_exhaustive(detbool_under_test: DetBool) -> Check:
     """Every pair of masks A, B ∈ {0,1}^{d×d²} for d = 1, 2 (65,536 pairs at d = 2).
 
     With one random point (P, Q) shared by all pairs, (P∘A)⊙(Q∘B) = (P⊙Q)∘(A⊙B) (Theorem 6,
@@ -642,10 +749,11 @@ def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
             at_point = khatri_rao(exact.random_points(rng, (d, d * d)), exact.random_points(rng, (d, d * d)))
             methods: Counter[str] = Counter()
             invertible_pairs = 0
-            for pattern, pair, count in zip(ctx.progress(patterns, f"d={d}"), first_pair, pair_counts, strict=True):
-                mask = pattern.reshape(d * d, d * d)
+            masks_of_patterns = patterns.reshape(-1, d * d, d * d).astype(bool)
+            predictions = batch_detbool(detbool_under_test, masks_of_patterns)
+            for mask, predicted, pair, count in zip(ctx.progress(masks_of_patterns, f"d={d}"), predictions, first_pair,
+                                                    pair_counts, strict=True):
                 nonzero, how = decide_det_polynomial(_shared_point_sampler(at_point * mask, mask, d, rng), mask)
-                predicted = predicted_invertible(mask)
                 if nonzero != predicted:
                     a, b = masks[pair // len(masks)], masks[pair % len(masks)]
                     reason = _mismatch(nonzero, how, predicted)
@@ -686,7 +794,7 @@ def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
             scope="d ≤ 2",
         )
 
-    return Check("exhaustive d ≤ 2", "certificate", run)
+    return Check("exhaustive d ≤ 2", "certificate", run, "statement")
 
 
 # The proof's structure, symbolically: det((P∘A)⊙(Q∘B))_{I,J} = Σ over perfect matchings σ of
@@ -694,12 +802,22 @@ def lemma9_exhaustive(predicted_invertible: Predicate) -> Check:
 # (the monomial names, for each column c, the P and Q rows j, l of its matched row jd + l).
 
 
-def symbolic_khatri_rao(a: np.ndarray, b: np.ndarray) -> sympy.Matrix:
-    """(P∘A)⊙(Q∘B) with symbols p_j_c, q_l_c for the entries of P and Q."""
-    d_b = b.shape[0]
-    p = sympy.Matrix(*a.shape, lambda j, c: sympy.Symbol(f"p_{j}_{c}") * int(a[j, c]))
-    q = sympy.Matrix(*b.shape, lambda l, c: sympy.Symbol(f"q_{l}_{c}") * int(b[l, c]))
-    return sympy.Matrix(a.shape[0] * d_b, a.shape[1], lambda r, c: p[r // d_b, c] * q[r % d_b, c])
+def symbolic_product(entry: SparsifiedEntry, a: np.ndarray, b: np.ndarray) -> sympy.Matrix:
+    """(P∘A)⊙(Q∘B) built entry by entry from ``entry`` at the masks a, b: symbols p_j_c, q_l_c for
+    the weights P[j, c], Q[l, c] (p_j, q_l for weights that carry no column)."""
+    masks = {A_MASK: a, B_MASK: b}
+
+    def value(indexed: sympy.Indexed):
+        indices = tuple(int(i) for i in indexed.indices)
+        if indexed.base in masks:
+            return int(masks[indexed.base][indices])
+        return sympy.Symbol("_".join([str(indexed.base).lower(), *map(str, indices)]))
+
+    def at(r: int, c: int) -> sympy.Expr:
+        concrete = entry(sympy.Integer(r), sympy.Integer(c)).subs(B_ROWS, b.shape[0])
+        return concrete.replace(lambda e: isinstance(e, sympy.Indexed), value)
+
+    return sympy.Matrix(a.shape[0] * b.shape[0], a.shape[1], at)
 
 
 def _term_count(polynomial) -> int:
@@ -707,22 +825,40 @@ def _term_count(polynomial) -> int:
     return 0 if polynomial == 0 else len(sympy.Add.make_args(polynomial))
 
 
-def matching_expansion(signed: bool):
+MatchingExpansion = Callable[[sympy.Matrix, np.ndarray], sympy.Expr]
+
+
+def _sum_over_matchings(matrix: sympy.Matrix, matchings: np.ndarray, signs) -> sympy.Expr:
+    return sympy.Add(*(int(sign) * sympy.Mul(*(matrix[row, column] for column, row in enumerate(matching)))
+                       for sign, matching in zip(signs, matchings, strict=True)))
+
+
+def signed_expansion(matrix: sympy.Matrix, matchings: np.ndarray) -> sympy.Expr:
+    """Leibniz's formula restricted to the perfect matchings: Σ_σ sign(σ)·Π_c matrix[σ(c), c]."""
+    return _sum_over_matchings(matrix, matchings, permutation_signs(matchings))
+
+
+def unsigned_expansion(matrix: sympy.Matrix, matchings: np.ndarray) -> sympy.Expr:
+    """The proof's first-column expansion as printed: the same sum without cofactor signs."""
+    return _sum_over_matchings(matrix, matchings, np.ones(len(matchings), dtype=int))
+
+
+def matching_expansion(entry: SparsifiedEntry, expansion: MatchingExpansion):
     """Build (lhs, rhs) for ``symbolic_identity``: lhs = [det of the symbolic submatrix, its
-    number of monomials]; rhs = [Σ_σ sign(σ)·monomial(σ) over the perfect matchings σ of
-    (A⊙B)_{I,J}, the number of those matchings]. Equal sides certify both the expansion and
-    that matchings and monomials correspond one to one (no two merge or cancel)."""
+    number of monomials]; rhs = [the expansion over the perfect matchings σ of (A⊙B)_{I,J},
+    the number of those matchings]. Equal sides certify both the expansion and that matchings
+    and monomials correspond one to one (no two merge or cancel)."""
+    products: dict[bytes, sympy.Matrix] = {}  # the cases share a few mask pairs
 
     def build(case):
         _, a, b, rows, cols = case
-        matrix = symbolic_khatri_rao(a, b).extract(rows, cols)
+        key = a.tobytes() + b.tobytes() + bytes(a.shape)
+        if key not in products:
+            products[key] = symbolic_product(entry, a, b)
+        matrix = products[key].extract(rows, cols)
         matchings = perfect_matchings(khatri_rao(a, b)[np.ix_(rows, cols)])
-        signs = permutation_signs(matchings) if signed else np.ones(len(matchings), dtype=int)
-        expansion = sympy.Integer(0)
-        for sign, matching in zip(signs, matchings, strict=True):
-            expansion += int(sign) * sympy.Mul(*(matrix[row, column] for column, row in enumerate(matching)))
         determinant = matrix.det(method="berkowitz")
-        return [determinant, _term_count(determinant)], [expansion, len(matchings)]
+        return [determinant, _term_count(determinant)], [expansion(matrix, matchings), len(matchings)]
 
     return build
 
@@ -762,9 +898,9 @@ def symbolic_scope(ctx: Context) -> str:
     return f"d = 2 (every square submatrix), d = 3 (sampled submatrices up to {largest}×{largest})"
 
 
-def lemma9_symbolic(signed: bool) -> Check:
+def lemma9_symbolic(entry: SparsifiedEntry, expansion: MatchingExpansion) -> Check:
     return symbolic_identity(
-        "monomials ↔ perfect matchings (symbolic)", symbolic_cases, matching_expansion(signed),
+        "monomials ↔ perfect matchings (symbolic)", symbolic_cases, matching_expansion(entry, expansion),
         scope=symbolic_scope, describe_case=_describe_symbolic_case, part="proof (submatrices)",
     )
 
@@ -842,13 +978,38 @@ GENERAL_NAMES = {"statement": "distinct monomial per matching, symbolic in d",
                  "proof (submatrices)": "distinct monomial per matching of (A⊙B)_{I,J}, symbolic in d"}
 
 
-def lemma9_general(entry: SparsifiedEntry, part: str) -> Check:
+LEMMA9_RELIES_ON = (
+    "Leibniz's formula det M = Σ_σ sign(σ)·Π_c M[σ(c), c]",
+    "a polynomial that is not identically zero vanishes on a Lebesgue-null set, so P, Q with a continuous joint "
+    "density avoid its zeros almost surely (R. Caron, T. Traynor, The zero set of a polynomial, 2005)",
+    *INDUCTION_RELIES_ON,
+)
+
+
+def lemma9_general(entry: SparsifiedEntry, detbool_under_test: DetBool, part: str) -> Check:
     """The general argument, for every d (k = d rows of B; the rows of A never enter) and,
-    in the proof part, for every row set I and column set J (the argument is entrywise)."""
+    in the proof part, for every row set I and column set J (the argument is entrywise): the
+    entry's three facts give one distinct monomial, coefficient ±1, per perfect matching, and
+    Definition 8's induction (``induction_step``, read off the DetBool under test) gives
+    DetBool = 1 iff a perfect matching exists. A DetBool given only as a function has no
+    recursion to read: nothing is certified for all sizes."""
+    if not isinstance(detbool_under_test, FirstColumnRecursion):
+        def run(ctx: Context) -> Outcome:
+            return Outcome(Verdict.INCONCLUSIVE, "the DetBool under test is not a first-column recursion: the "
+                           "general argument has no rule to read", {"detbool": repr(detbool_under_test)})
+
+        return Check(GENERAL_NAMES[part], "symbolic", run, part)
+    induction = induction_step(detbool_under_test)
+    cases = {**GENERAL_DESCRIPTIONS, **{f"DetBool {case}": text for case, text in INDUCTION_CASES.items()}}
+
+    def build(case):
+        return distinct_monomials(entry)(case) if case in GENERAL_DESCRIPTIONS else induction(case.split()[-1])
+
     return symbolic_identity(
-        GENERAL_NAMES[part], lambda ctx: list(GENERAL_DESCRIPTIONS), distinct_monomials(entry),
-        scope=ALL_SIZES, describe_case=GENERAL_DESCRIPTIONS.__getitem__, part=part,
+        GENERAL_NAMES[part], lambda ctx: list(cases), build,
+        scope=ALL_SIZES, describe_case=cases.__getitem__, part=part, relies_on=LEMMA9_RELIES_ON,
     )
+
 
 
 register(
@@ -856,50 +1017,47 @@ register(
         id="giannou2023.lemma9",
         source=f"{SOURCE}, App. D, Lemma 9 and its proof",
         hypotheses=(
-            "A, B ∈ {0,1}^{d×d²} masks (printed: 'd² × d² Bernoulli matrices', see notes)",
-            "P, Q ∈ R^{d×d²} with iid entries from a continuous distribution",
+            "A, B ∈ {0,1}^{d×d²} masks, every pair (printed: 'd² × d² Bernoulli matrices', see notes)",
+            "P, Q ∈ R^{d×d²} with iid entries from a continuous distribution: 'invertible' holds almost surely in "
+            "(P, Q), for each fixed pair of masks",
         ),
+        subject={"detbool": DEFINITION_8, "entry": sparsified_entry, "expansion": signed_expansion},
         checks=(
-            lemma9_exhaustive(detbool_of_definition),
-            lemma9_search(detbool_of_definition),
-            lemma9_symbolic(signed=True),
-            lemma9_search(detbool_of_definition, submatrix=True),
-            *(lemma9_general(sparsified_entry, part) for part in GENERAL_NAMES),
+            takes("detbool", build=lemma9_exhaustive),
+            takes("detbool", build=lemma9_beyond_sweep),
+            takes("entry", "expansion", build=lemma9_symbolic),
+            takes("detbool", build=lemma9_submatrix_search),
+            *(takes("entry", "detbool", build=lambda entry, rule, part=part: lemma9_general(entry, rule, part))
+              for part in GENERAL_NAMES),
         ),
         broken=(
             Broken(
                 "DetBool replaced by the ordinary determinant of the 0/1 matrix A⊙B (cancellation ignored)",
-                (
-                    lemma9_exhaustive(nonsingular_over_q),
-                    lemma9_search(nonsingular_over_q),
-                    lemma9_search(nonsingular_over_q, submatrix=True),
-                ),
-                refuted_by="the all-ones pair at d = 2 (in the exhaustive range; pinned in the search, and with "
-                "I = J = {0, 1} in the submatrix search): det of the 0/1 matrix is 0, the polynomial is not",
+                replaces={"detbool": nonsingular_over_q},
+                refuted_by="A⊙B all ones: at d = 2 (in the exhaustive range; pinned in the submatrix search with "
+                "I = J = {0, 1}) and at d = 3 (pinned past the sweep): det of the 0/1 matrix is 0, the polynomial "
+                "is not",
             ),
             Broken(
-                "a DetBool that ignores the last row of A⊙B",
-                (
-                    lemma9_exhaustive(detbool_ignoring_last_row),
-                    lemma9_search(detbool_ignoring_last_row),
-                    lemma9_search(detbool_ignoring_last_row, submatrix=True),
-                ),
-                refuted_by="d = 1, A = [1], B = [0] (first exhaustive pair; pinned in both searches, I = J = {0}): "
-                "A⊙B = [0] is singular, the last-row-blind DetBool says 1",
+                "Definition 8 with an off-by-one in the recursion's row range (rows 0, …, n − 2)",
+                replaces={"detbool": SHORT_ROW_RANGE},
+                refuted_by="the reversed identity as A⊙B (in the exhaustive range at d = 2, pinned in the submatrix "
+                "search at d = 2 and past the sweep at d = 3), and the general argument's class count: n − 1 "
+                "classes, not n",
             ),
             Broken(
                 "the proof's first-column expansion as printed, without cofactor signs",
-                (lemma9_symbolic(signed=False),),
+                replaces={"expansion": unsigned_expansion},
                 refuted_by="the fixed case d = 2, all ones, I = J = {0, 1} (always visited): "
                            "det = ad − bc, not ad + bc",
             ),
             Broken(
                 "one weight per row of A and of B, shared by every column (iid entries dropped; a normalization "
                 "layer's row scaling)",
-                tuple(lemma9_general(row_scaled_entry, part) for part in GENERAL_NAMES),
-                refuted_by="the symbolic case 'column' (always checked): P[⌊r/k⌋] carries no column index, so all "
-                "Leibniz monomials coincide (concretely, A⊙B all ones at d = 2 gives diag(p⊗q)·ones, singular "
-                "although DetBool = 1)",
+                replaces={"entry": row_scaled_entry},
+                refuted_by="the symbolic case 'column' of the general argument (always checked): P[⌊r/k⌋] carries no "
+                "column index, so all Leibniz monomials coincide; and the fixed symbolic case d = 2, all ones, "
+                "I = J = {0, 1}: the 2×2 determinant vanishes although A⊙B has two matchings",
             ),
         ),
         notes=(
@@ -909,17 +1067,20 @@ register(
             "modulo p = 2^61 − 1 at a random integer point proves nonzero; a zero block of r rows and c "
             "columns of A⊙B with r + c > n proves identically zero; only if neither applies is the "
             "determinant evaluated over Z at 4 more points (Schwartz–Zippel bound in the reason). "
-            "DetBool is Definition 8 literally for A⊙B up to 9×9, the matching-based detbool beyond "
-            "(equal by giannou2023.def8). Certified for every mask pair with d ≤ 2 (65,540 pairs); searched up to "
-            "d = 5 (25×25). Proof part: the submatrix form for row set I and column set J, searched, "
-            "and symbolically the expansion det = Σ over perfect matchings of sign·Π p q with one "
-            "distinct monomial per matching (all submatrices for d = 2, random ones for d = 3). "
+            "DetBool is the object under test, Definition 8's recursion (giannou2023.def8), evaluated for A⊙B up "
+            "to 9×9; beyond, the matching-based detbool (equal by giannou2023.def8). Certified for every mask pair "
+            "with d ≤ 2 (65,540 pairs); past it, a search over pairs with 3 ≤ d ≤ 5 (25×25). Proof part: the "
+            "submatrix form for row set I and column set J, searched, and symbolically the expansion det = Σ over "
+            "perfect matchings of sign·Π p q with one distinct monomial per matching (all submatrices for d = 2, "
+            "random ones for d = 3), the symbolic matrix built from the entry under test. "
             "For every d (scope 'all', both parts): entry (r, c) of (P∘A)⊙(Q∘B) is (A⊙B)[r, c] times "
             "P[⌊r/d⌋, c]·Q[r mod d, c]; these weights carry the column c and name the row r = d·⌊r/d⌋ + r mod d "
-            "(identities in symbolic r, c, d), so by Leibniz the determinant of any square submatrix is a sum "
-            "of one distinct monomial per perfect matching of (A⊙B)_{I,J}, coefficient ±1, with nothing to "
-            "cancel: nonzero iff a matching exists iff DetBool = 1 (giannou2023.def8, certified for every n). "
-            "The argument never uses the rows of A, so it holds for A with any number of rows. "
+            "(identities in symbolic r, c, d, read off the entry under test), so by Leibniz the determinant of any "
+            "square submatrix is a sum of one distinct monomial per perfect matching of (A⊙B)_{I,J}, coefficient "
+            "±1, with nothing to cancel: nonzero iff a matching exists; and DetBool = 1 iff a matching exists by "
+            "Definition 8's induction, whose steps the same check reads off the DetBool under test (as in "
+            "giannou2023.def8, on which the scope also rests). Leibniz's formula and the null zero set of a nonzero "
+            "polynomial are cited. The argument never uses the rows of A, so it holds for A with any number of rows. "
             "This is a proof the paper's induction also reaches once its signs are restored. "
             "Typos: the statement calls A, B 'd² × d² Bernoulli matrices', but P∘A needs A of P's "
             "shape d × d² (and the proof indexes A_{⌊i/d⌋,0}); read as d × d². The proof's expansion "

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from ...engine.context import Context
-from ...engine.registry import Broken, Check, Claim, register
+from ...engine.registry import Broken, Check, Claim, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 
@@ -200,13 +200,16 @@ register(Claim(
     source=f"{SOURCE}, App. E, Fig. 4 (left) and Fig. 5",
     hypotheses=("teacher: one hidden ReLU layer of width d, output the sum of hidden units", "Gaussian inputs",
                 "source of Thm 1 (widths d², d, d, 1)",
-                "equal SGD budgets for the dense copy and the BN-only baseline"),
-    checks=(fig4_check(), fig5_check()),
-    broken=(Broken("construction on the unit ball only (radius 1) applied to Gaussian data", (fig4_check("unit ball"),),
+                "equal SGD budgets for the dense copy and the BN-only baseline",
+                "quantifier: the drawn teacher and data at each width (one draw each; an experiment, not a theorem)"),
+    subject={"construction radius": "data", "sparse ordering": "sgd first"},
+    checks=(takes("construction radius", build=fig4_check), takes("sparse ordering", build=fig5_check)),
+    broken=(Broken("construction on the unit ball only (radius 1) applied to Gaussian data",
+                   {"construction radius": "unit ball"},
                    refuted_by="the pinned instance d = 4, seed 4: inputs of norm > 1 switch hidden ReLUs off, "
                               "test MSE ≫ 1e-10"),
             Broken("Fig. 4's ordering carried over to 5% sparse frozen weights (f3 below f1)",
-                   (fig5_check("constructions first"),),
+                   {"sparse ordering": "constructions first"},
                    refuted_by="the pinned instance p = 0.05, d = 4, seed 4: f3 ≈ 3.2 against f1 ≈ 1.2 "
                               "(SGD on BN wins)"),),
     notes="Small scale (d ≤ 6 at ci, ≤ 16 at thorough; 2·10³–2·10⁴ samples instead of 10⁶; one repetition). The "

@@ -41,9 +41,9 @@ from scipy.sparse import csr_array
 from scipy.sparse.csgraph import structural_rank
 from scipy.stats import quantile_test
 
-from theorems.engine.checks import property_search, symbolic_identity
+from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context, seeded_rng
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
@@ -431,6 +431,54 @@ def exhaustive_small_n(statement: SingularityStatement) -> Check:
                        scope=f"n ≤ {largest}")
 
     return Check("exhaustive n ≤ 4", "certificate", run, part="singularity probability, n ≤ 4 (exact)")
+
+
+def equal_rows_probability(n: int, rho):
+    """P(rows 1 and 2 of an iid Bern(ρ) n×n matrix are equal, and it has no zero row or column), a
+    lower bound on P(singular, no zero row or column): with v = row 1 = row 2 of weight w ≥ 1, the
+    other n − 2 rows are nonzero and cover the n − w columns where v is zero (inclusion–exclusion
+    over the uncovered set T: each row is zero on T and nonzero elsewhere). Exact for Fractions."""
+    n = _check_size(n, "n")
+    q = 1 - rho
+    return sum(math.comb(n, w) * rho ** (2 * w) * q ** (2 * (n - w))
+               * sum((-1) ** t * math.comb(n - w, t) * (q**t * (1 - q ** (n - t))) ** (n - 2) for t in range(n - w + 1))
+               for w in range(1, n + 1))
+
+
+SINGULARITY_LOWER_BOUNDS = {"singular": zero_line_probability,
+                            "singular, no zero row or column": equal_rows_probability}
+# Past the exhaustive sweep (n ≤ 4): n up to twice its bound, ρ anywhere in the hypothesis range.
+BEYOND_N = (5, 8)
+
+
+def beyond_sweep_singularity(statement: SingularityStatement) -> Check:
+    """(n, u) past the exhaustive sweep, ρ = ρ₀ + u(ρ_max − ρ₀) with ρ₀ just above the hypothesis
+    boundary, decided exactly by a closed-form lower bound on P(event) (a zero line for
+    'singular'; two equal rows with no zero line otherwise), in rationals: refuted where it is 1
+    (no c > 0 works) or, for a stated c, above n^(−c). A lower bound never supports more."""
+
+    def decide(configuration) -> str | None:
+        n, u = configuration
+        low = hypothesis_boundary(n)[1]
+        rho = low + u * (statement.rho_max - low)
+        bound = SINGULARITY_LOWER_BOUNDS[statement.event](n, rho)
+        if bound == 1:
+            return f"n = {n}, ρ = {rho}: P({statement.event}) = 1 exactly, above ε + n^(−c) for every c > 0"
+        if statement.exponent is not None and bound > Fraction(n) ** -Fraction(statement.exponent):
+            return (f"n = {n}, ρ = {float(rho):.4g}: P({statement.event}) ≥ {float(bound):.4g} > "
+                    f"n^(−{statement.exponent}) (exact lower bound)")
+        return None
+
+    def draw(rng: np.random.Generator):
+        return int(rng.integers(BEYOND_N[0], BEYOND_N[1] + 1)), Fraction(int(rng.integers(0, 65)), 64)
+
+    return search_beyond_sweep(
+        "exact lower bound past the sweep", draw, decide,
+        sweep_bound=lambda ctx: f"n ≤ {ctx.by_profile(3, EXHAUSTIVE_MAX_N)}",
+        reach=lambda ctx: f"{BEYOND_N[0]} ≤ n ≤ {BEYOND_N[1]}, ρ on a grid of 65 points of the hypothesis range",
+        budget=lambda ctx: ctx.by_profile(4, 20, 100, 200), pinned=[(BEYOND_N[0], Fraction(1))],
+        decided="exactly (closed-form lower bound in rationals)", describe=lambda c: {"n": c[0], "u": str(c[1])},
+        part="singularity probability")
 
 
 ZERO_LINE_FORMULAS: dict[str, Callable] = {"zero row": zero_row_probability,
@@ -960,6 +1008,8 @@ def zero_column_formula(formula: Callable = ZERO_COLUMN_FORMULA) -> Check:
 
 THM10_FAMILIES = (BOUNDARY, log_density(1), log_density(2), constant_density(Fraction(1, 2)))
 THM10 = SingularityStatement("singular, no zero row or column", THM10_FAMILIES + (constant_density(1),))
+SINGULARITY_CHECKS = (takes("statement", build=exhaustive_small_n), takes("statement", build=singularity_monte_carlo),
+                      takes("statement", build=beyond_sweep_singularity))
 THM10_SPARSE = SingularityStatement("singular, no zero row or column", THM10_FAMILIES, rho_max=Fraction(1, 2))
 
 register(
@@ -967,14 +1017,15 @@ register(
         id="giannou2023.thm10",
         source=f"{SOURCE}, App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ with nρ ≥ log(1/ρ) (no upper limit printed)", "any ε > 0"),
-        checks=(exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
+        subject={"statement": THM10},
+        checks=SINGULARITY_CHECKS,
         broken=(Broken("the Ω0^c restriction dropped (the paper's own misuse) and c = 1 stated "
-                       "(P(singular) ≤ 1/n), ρ ≤ 1/2", (
-            exhaustive_small_n(replace(THM10_SPARSE, event="singular", exponent=1.0)),
-            singularity_monte_carlo(replace(THM10_SPARSE, event="singular", exponent=1.0)),
-        ), refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration) and the Monte Carlo "
-           "point (boundary ρ ≈ 0.128, n = 16), always visited, "
-           "where a zero row alone has probability ≈ 0.85 ≫ 1/16"),),
+                       "(P(singular) ≤ 1/n), ρ ≤ 1/2",
+                       {"statement": replace(THM10_SPARSE, event="singular", exponent=1.0)},
+                       refuted_by="n = 2 at the hypothesis boundary (exact, first size of the enumeration), the Monte "
+                       "Carlo point (boundary ρ ≈ 0.128, n = 16), always visited, where a zero row alone has "
+                       "probability ≈ 0.85 ≫ 1/16, and the pinned n = 5, ρ = 1/2 past the sweep (P(zero line) ≈ 0.27 "
+                       "> 1/5)"),),
         erratum=Erratum(
             "as-printed",
             "As printed the density hypothesis nρ ≥ log(1/ρ) has no upper limit, and ρ = 1 satisfies it: the matrix is "
@@ -998,7 +1049,9 @@ register(
             "is written A ∈ R^{d×d} but its size is n, entries 'Ber(p)' but the density is ρ. The exhaustive check "
             "scans the hypothesis range exactly for n ≤ 4; the Monte Carlo check samples ρ at the hypothesis "
             "boundary, log n/n, 2 log n/n and (n ≤ 64) 1/2 and 1, n = 16…1024 (thorough), deciding singularity "
-            "exactly per matrix."
+            "exactly per matrix. Past the exhaustive sweep, n = 5…8 over the hypothesis range is searched with an "
+            "exact closed-form lower bound (two equal rows, no zero line), which refutes only a probability of 1 "
+            "or one above a stated n^(−c)."
         ),
     )
 )
@@ -1012,15 +1065,17 @@ register(
                   "column) ≤ n^(−c) for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
         source=f"{SOURCE}, App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
-        checks=(exhaustive_small_n(THM10_SPARSE), singularity_monte_carlo(THM10_SPARSE)),
-        broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", (
-            exhaustive_small_n(THM10), singularity_monte_carlo(THM10)),
-            refuted_by="ρ = 1, a fixed point of both checks (n = 2 exactly; n = 16 in the Monte Carlo): every matrix "
-            "is all-ones, singular with no zero line"),),
+        subject={"statement": THM10_SPARSE},
+        checks=SINGULARITY_CHECKS,
+        broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", {"statement": THM10},
+                       refuted_by="ρ = 1, a fixed point of every check (n = 2 exactly; n = 16 in the Monte Carlo; the "
+                       "pinned n = 5, u = 1 past the sweep): every matrix is all-ones, singular with no zero line"),),
         notes=(
             "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), Monte Carlo for n = 16…1024 "
             f"with 'universal c > 0' read as c ≥ {DECAY_EXPONENT_FLOOR} (see DECAY_EXPONENT_FLOOR). Finite n cannot "
-            "prove an absolute constant: 'supported' means every tested (n, ρ) allows c ≥ that floor at 95%."
+            "prove an absolute constant: 'supported' means every tested (n, ρ) allows c ≥ that floor at 95%. The "
+            "exhaustive check certifies n ≤ 4 only; past it, n = 5…8 on a 65-point grid of the range is searched "
+            "with an exact lower bound (two equal rows and no zero line), which can refute, never support more."
         ),
     )
 )
@@ -1031,29 +1086,32 @@ PRINTED_CONDITION = ConditionStatement("log n/n − log log n",
                                        lambda n: flint.arb(n).log() / n - flint.arb(n).log().log(), equivalence=True)
 IMPLIED_CONDITION = ConditionStatement("log n/n", lambda n: flint.arb(n).log() / n, equivalence=False, n_min=3)
 OFF_BY_ONE_ZERO_ROW = {**ZERO_LINE_FORMULAS, "zero row": lambda n, rho: 1 - (1 - (1 - rho) ** (n - 1)) ** n}
+OFF_BY_ONE_BROKEN = Broken("zero-row probability with (1−ρ)^(n−1) (off by one)",
+                           {"zero-line formulas": OFF_BY_ONE_ZERO_ROW},
+                           refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)")
+REMARK11_CHECKS = (
+    takes("zero-line formulas", build=zero_line_formula),
+    takes("statement", build=lambda statement: zero_line_lower_bound(statement.families[0].multiple,
+                                                                     statement.exponent)),
+    takes("statement", build=singularity_monte_carlo),
+    takes("condition", build=density_condition),
+)
 
 register(
     Claim(
         id="giannou2023.remark11",
         source=f"{SOURCE}, App. D, Remark 11 (and Sec. 4.3 after Theorem 4, and the proof of Theorem 11)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = log n/n", "c > 0 universal"),
-        checks=(
-            zero_line_formula(),
-            zero_line_lower_bound(1, None),
-            singularity_monte_carlo(REMARK11),
-            density_condition(PRINTED_CONDITION),
-        ),
+        subject={"zero-line formulas": ZERO_LINE_FORMULAS, "statement": REMARK11, "condition": PRINTED_CONDITION},
+        checks=REMARK11_CHECKS,
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula(OFF_BY_ONE_ZERO_ROW),),
-                   refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
-            Broken("c = 1 stated: P(singular) ≤ 1/n at ρ = log n/n", (
-                zero_line_lower_bound(1, 1.0),
-                singularity_monte_carlo(replace(REMARK11, exponent=1.0))),
+            OFF_BY_ONE_BROKEN,
+            Broken("c = 1 stated: P(singular) ≤ 1/n at ρ = log n/n", {"statement": replace(REMARK11, exponent=1.0)},
                    refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
                    "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
             # The realistic near-miss: Sec. 4.3's own one-way reading turned into an equivalence.
-            Broken("'nρ ≥ log(1/ρ) ⇔ ρ ≥ log n/n'", (
-                density_condition(ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)),),
+            Broken("'nρ ≥ log(1/ρ) ⇔ ρ ≥ log n/n'",
+                   {"condition": ConditionStatement("log n/n", IMPLIED_CONDITION.threshold, equivalence=True)},
                    refuted_by="the pinned point n = 100, ρ = 1/25: 100ρ = 4 ≥ log 25, yet ρ < log 100/100"),
         ),
         depends_on=("giannou2023.thm10",),
@@ -1095,23 +1153,18 @@ register(
                   "singular with probability at most n^(−c) for some c > 0 (zero rows force c ≤ 1).",
         source=f"{SOURCE}, App. D, Remark 11, corrected (density 2 log n/n; one-way implication as in Sec. 4.3)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = 2 log n/n"),
-        checks=(
-            zero_line_formula(),
-            zero_line_lower_bound(2, None),
-            singularity_monte_carlo(REMARK11_CORRECTED),
-            density_condition(IMPLIED_CONDITION),
-        ),
+        subject={"zero-line formulas": ZERO_LINE_FORMULAS, "statement": REMARK11_CORRECTED,
+                 "condition": IMPLIED_CONDITION},
+        checks=REMARK11_CHECKS,
         broken=(
-            Broken("zero-row probability with (1−ρ)^(n−1) (off by one)", (zero_line_formula(OFF_BY_ONE_ZERO_ROW),),
-                   refuted_by="the first fixed case n = 1 (P(zero row) = 1 − ρ, not 0)"),
-            Broken("back at the printed density ρ = log n/n, with c = 1", (
-                zero_line_lower_bound(1, 1.0),
-                singularity_monte_carlo(replace(REMARK11, exponent=1.0))),
+            OFF_BY_ONE_BROKEN,
+            Broken("back at the printed density ρ = log n/n, with c = 1",
+                   {"statement": replace(REMARK11, exponent=1.0)},
                    refuted_by="n = 2 in the exact ball-arithmetic scan, and the Monte Carlo point n = 16, always "
                    "visited, where P(singular) ≥ P(zero row) ≥ 0.44 ≫ 1/16"),
-            Broken("'ρ ≥ log n/(2n) implies nρ ≥ log(1/ρ)' (density constant halved)", (
-                density_condition(ConditionStatement("log n/(2n)", lambda n: flint.arb(n).log() / (2 * n),
-                                                                          equivalence=False, n_min=3)),),
+            Broken("'ρ ≥ log n/(2n) implies nρ ≥ log(1/ρ)' (density constant halved)",
+                   {"condition": ConditionStatement("log n/(2n)", lambda n: flint.arb(n).log() / (2 * n),
+                                                    equivalence=False, n_min=3)},
                    refuted_by="the pinned point n = 100, ρ = 1/40 ≥ log 100/200, where 100ρ = 2.5 < log 40"),
         ),
         depends_on=("giannou2023.thm10",),
@@ -1149,18 +1202,20 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
             id=claim_id,
             source=f"{SOURCE}, {section}",
             hypotheses=("W continuous iid, M iid Bern(p) masks of shape d×d²", f"p = Θ({scaling.label})",
-                        "failure target 1/d"),
+                        "failure target 1/d",
+                        "quantifier: a failure probability over the draw (masks and weights); a successful draw "
+                        "serves every target at once, its system depending on the draw alone"),
+            subject={"zero_column_formula": ZERO_COLUMN_FORMULA, "scaling": scaling},
             checks=(
-                zero_column_formula(),
-                zero_column_bound(scaling),
-                threshold_study(scaling),
+                takes("zero_column_formula", build=zero_column_formula),
+                takes("scaling", build=zero_column_bound),
+                takes("scaling", build=threshold_study),
             ),
             broken=(
-                Broken("zero-column probability with (1−p)^(d−1) (off by one)", (
-                    zero_column_formula(lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)),),
-                    refuted_by="the first fixed case d = 1 (P(zero column) = 1 − p², the variant gives 0)"),
-                Broken(f"p = 0.5·{scaling.label} suffices (constant too small by a factor 2)", (
-                    zero_column_bound(too_small), threshold_study(too_small)),
+                Broken("zero-column probability with (1−p)^(d−1) (off by one)",
+                       {"zero_column_formula": lambda d, p: 1 - (1 - (1 - p) ** (d - 1)) ** (2 * d * d)},
+                       refuted_by="the first fixed case d = 1 (P(zero column) = 1 − p², the variant gives 0)"),
+                Broken(f"p = 0.5·{scaling.label} suffices (constant too small by a factor 2)", {"scaling": too_small},
                     refuted_by="d = 2, the first size of both checks: P(zero column of M1⊙M2) > 1/2 exactly at "
                     "p = 0.5·f(2), and the threshold study's d = 2 trials fail far above 1/2"),
             ),

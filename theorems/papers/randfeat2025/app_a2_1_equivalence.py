@@ -22,7 +22,7 @@ not), and the minimal ID cond variant with γ⁽²⁾ trained.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import flint
@@ -30,10 +30,11 @@ import numpy as np
 import sympy
 
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, register
+from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, index_sums
 from theorems.papers.randfeat2025 import SOURCE
+from theorems.papers.randfeat2025.sec3_features import DIVISION_WITH_REMAINDER, duplicated_first_feature, symbolic_links
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ class Parameterization:
     layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]
     to_weight: Callable[[np.ndarray, int, int], np.ndarray]  # γ⁽¹⁾ (object or float) ↦ W (c2×c0)
     pair: Callable[[int, int], np.ndarray]  # pair[k] = flat index i·c0 + j of the weight matched with γ⁽¹⁾_k
+    # the claimed feature of w_ij as an index expression (symbolic sizes), where there is one
+    feature_of: Callable | None = None
+    # a nonlinearity between W⁽¹⁾ and W⁽²⁾ (None: the theorem's layer)
+    between: Callable | None = None
 
 
 def _row_major_weight(gamma1, c0, c2):
@@ -54,7 +59,17 @@ def _row_major_pair(c0, c2):
     return np.arange(c0 * c2)
 
 
-ID_COND = Parameterization("ID cond, k_ij = i·c0 + j", features.id_cond, _row_major_weight, _row_major_pair)
+def _row_major_feature(i, j, c0, c2):
+    """k_ij = i·c0 + j: the feature of w_ij (0-based; the paper's (i − 1)c0 + j)."""
+    return i * c0 + j
+
+
+def _column_major_feature(i, j, c0, c2):
+    return j * c2 + i
+
+
+ID_COND = Parameterization("ID cond, k_ij = i·c0 + j", features.id_cond, _row_major_weight, _row_major_pair,
+                           _row_major_feature)
 
 
 def _column_major_weight(gamma1, c0, c2):
@@ -67,7 +82,7 @@ def _column_major_pair(c0, c2):
 
 
 COLUMN_MAJOR = Parameterization("ID cond read with k_ij = j·c2 + i (column-major)", features.id_cond,
-                                _column_major_weight, _column_major_pair)
+                                _column_major_weight, _column_major_pair, _column_major_feature)
 
 
 def _rational_rotation(n: int) -> np.ndarray:
@@ -110,6 +125,7 @@ MINIMAL = Parameterization("minimal ID cond (γ⁽¹⁾_{k₁} shared by input 1
                            _minimal_weight, _minimal_pair)
 
 
+
 # --- every size: the parameterization is the identity ------------------------------------
 
 KD = sympy.KroneckerDelta
@@ -129,14 +145,7 @@ def _between_derivative(u):
     return 1 + u
 
 
-def _row_major_feature(i, j, c0, c2):
-    """k_ij = i·c0 + j: the feature of w_ij (0-based; the paper's (i − 1)c0 + j)."""
-    return i * c0 + j
-
-
-def _column_major_feature(i, j, c0, c2):
-    return j * c2 + i
-
+BETWEEN = replace(ID_COND, label=f"ID cond with {BETWEEN_ACTIVATION} between W⁽¹⁾ and W⁽²⁾", between=_between)
 
 @dataclass(frozen=True)
 class _Step:
@@ -147,58 +156,40 @@ class _Step:
     indices: tuple = ()
 
 
-def _all_sizes_steps(weight_feature, between) -> list[_Step]:
-    """The proof of App. A.2.1 with c0, c2 symbolic: c0 = j + 1 + r_j, c2 = i + 1 + r_i with the
-    indices i, j and the slacks r_i, r_j any nonnegative integers (theorems.maths.index_sums).
-    ``weight_feature(i, j, c0, c2)`` is the claimed feature of w_ij; ``between`` a nonlinearity
-    between W⁽¹⁾ and W⁽²⁾ (None: the theorem's layer)."""
-    i, j, r_i, r_j, k, i2, j2, t = index_sums.nonnegative_integers("i j r_i r_j k i' j' t")
+def _all_sizes_steps(parameterization: Parameterization) -> list[_Step]:
+    """The proof of App. A.2.1 with the layers evaluated at symbolic sizes (``sec3_features.symbolic_links``:
+    c0 = j' + 1 + r_j, c2 = i' + 1 + r_i, feature k = i'·c0 + j' links exactly input j' to output i'),
+    against the claimed correspondence ``feature_of`` and the nonlinearity between the layers."""
+    links = symbolic_links(parameterization.layers)
+    steps = [_Step(f"the layers at symbolic sizes: {name}", proved) for name, proved in links.items()]
+    i, j, r_i, r_j = index_sums.nonnegative_integers("i j r_i r_j")
     c0, c2 = j + 1 + r_j, i + 1 + r_i
-    c1 = c0 * c2
-
-    def flat(row, column):
-        return _row_major_feature(row, column, c0, c2)
-
-    steps = [
-        _Step("k_ij = i·c0 + j lies in [0, c0c2)",
-              index_sums.proved_nonnegative(flat(i, j)) and index_sums.proved_nonnegative(c1 - 1 - flat(i, j))),
-        # With equal rows k_ij' − k_ij = j' − j vanishes iff j' = j; a later row comes later whatever
-        # the columns. Injective on c0c2 pairs into c0c2 features: a bijection, so
-        # δ(k_ij', k_i'j) = δ(i, i')δ(j', j), the rewrite used below.
-        _Step("a later row has larger k: k_{i+1+t, j'} − k_ij ≥ 1",
-              index_sums.proved_positive(flat(i + 1 + t, j2) - flat(i, j))),
-    ]
-    # Eq. 6: w⁽¹⁾_kj = Σ_i' δ(k, k_i'j), w⁽²⁾_ik = Σ_j' δ(k, k_ij'); their product, by the bijection:
-    m = index_sums.index_sum(KD(k, flat(i, j2)) * KD(i, i2) * KD(j2, j), (i2, 0, c2 - 1), (j2, 0, c0 - 1))
-    steps.append(_Step("m_(ij)k = w⁽²⁾_ik w⁽¹⁾_kj = δ(k, k_ij): M = I", sympy.expand(m - KD(k, flat(i, j))) == 0))
-    # The layer on the input e_j, output i: γ⁽²⁾_i Σ_k w⁽²⁾_ik σ(γ⁽¹⁾_k w⁽¹⁾_kj). The sum over k
-    # keeps the features k_ij' of row i, where w⁽¹⁾_{k_ij', j} = Σ_i' δ(i, i')δ(j', j) = δ(j', j):
-    # one term j' = j and c0 − 1 terms σ(0).
-    w1_on_row = index_sums.index_sum(KD(i, i2) * KD(j2, j), (i2, 0, c2 - 1))
-    steps.append(_Step("w⁽¹⁾_{k_ij', j} = δ(j', j)", sympy.expand(w1_on_row - KD(j2, j)) == 0))
-    activation = between or (lambda u: u)
-    student = GAMMA2 * (activation(GAMMA1(flat(i, j))) + (c0 - 1) * activation(sympy.Integer(0)))
-    original = GAMMA2 * GAMMA1(weight_feature(i, j, c0, c2))
-    difference = sympy.expand(student - original)
+    claimed = None if parameterization.feature_of is None else parameterization.feature_of(i, j, c0, c2)
+    # The layer on the input e_j, output i: γ⁽²⁾_i Σ_k w⁽²⁾_ik σ(γ⁽¹⁾_k w⁽¹⁾_kj). By the links only the c0
+    # features i·c0 + j' of row i have w⁽²⁾_ik = 1, and of these w⁽¹⁾_kj = δ(j', j): one term σ(γ⁽¹⁾_{i·c0+j})
+    # and c0 − 1 terms σ(0).
+    activation = parameterization.between or (lambda u: u)
+    student = GAMMA2 * (activation(GAMMA1(i * c0 + j)) + (c0 - 1) * activation(sympy.Integer(0)))
+    if claimed is None:
+        steps.append(_Step("a feature index k_ij claimed for each weight w_ij", False))
+        return steps
+    difference = sympy.expand(student - GAMMA2 * GAMMA1(claimed))
     steps.append(_Step("layer(e_j)_i = γ⁽²⁾_i w_ij with w_ij = γ⁽¹⁾ at the claimed feature of (i, j)",
-                       difference == 0, difference, (i, j, r_i, r_j)))
+                       all(links.values()) and difference == 0, difference, (i, j, r_i, r_j)))
     # Agreement on the basis e_j is agreement everywhere only for a layer linear in its input.
-    steps.append(_Step("the layer is linear in its input (W⁽¹⁾, diag γ⁽¹⁾, W⁽²⁾, diag γ⁽²⁾)", between is None))
-    # Chain rule through the linear map γ⁽¹⁾ ↦ W (Jacobian M): the gradient of feature k_qd, any
-    # feature by the bijection, at the sizes c0 = d + 1 + r_d, c2 = q + 1 + r_q.
-    q, d, r_q, r_d = index_sums.nonnegative_integers("q d r_q r_d")
-    c0, c2 = d + 1 + r_d, q + 1 + r_q
-    gradient = index_sums.index_sum(KD(q, i) * KD(d, j) * GRAD_W(i * c0 + j), (i, 0, c2 - 1), (j, 0, c0 - 1))
-    steps.append(_Step("∂L/∂γ⁽¹⁾_{k_qd} = Σ_ij m_(ij)(k_qd) ∂L/∂w_ij = ∂L/∂w_qd",
-                       sympy.expand(gradient - GRAD_W(q * c0 + d)) == 0))
+    steps.append(_Step("the layer is linear in its input (W⁽¹⁾, diag γ⁽¹⁾, W⁽²⁾, diag γ⁽²⁾)",
+                       parameterization.between is None))
+    # Chain rule through the linear map γ⁽¹⁾ ↦ W (Jacobian M = I by the links): the gradient of the feature
+    # claimed for w_qd is ∂L/∂w at its own flat index, which must be q·c0 + d.
+    steps.append(_Step("∂L/∂γ⁽¹⁾ at the claimed feature of (q, d) = Σ_ij m_(ij)k ∂L/∂w_ij = ∂L/∂w_qd",
+                       all(links.values()) and sympy.expand(claimed - (i * c0 + j)) == 0))
     return steps
 
 
 def _smallest_instance(step: _Step):
     """The smallest sizes (c0c2 first) and indices where a step's difference is not zero."""
     i, j, r_i, r_j = step.indices
-    sizes = sorted(((c0, c2) for c0 in range(1, 4) for c2 in range(1, 4)), key=lambda s: (s[0] * s[1], s))
-    for c0, c2 in sizes:
+    for c0, c2 in _small_sizes(3):
         for row in range(c2):
             for column in range(c0):
                 value = sympy.expand(step.difference.subs({i: row, j: column, r_i: c2 - 1 - row, r_j: c0 - 1 - column}))
@@ -207,43 +198,83 @@ def _smallest_instance(step: _Step):
     return None
 
 
-TRAINING_REDUCTION = (
-    "The student network is the original one at W = vec⁻¹(γ⁽¹⁾), whatever comes before and after the layer "
-    "(the layer maps agree, and the layer is linear in its input); its γ⁽¹⁾-gradient is Mᵀ vec ∇_W L = vec ∇_W L "
-    "(M = I); every other parameter is shared. So parameters and gradients are the same flat vectors, and one "
-    "step (parameters, gradients, state) ↦ (parameters', state') of any optimizer acting on the flat vector (SGD, "
-    "momentum, weight decay, Adam) maps equal arguments to equal results: by induction, losses, gradients and "
-    "iterates agree at every step, for every differentiable loss. Optimizers that use W's matrix shape (Shampoo, "
-    "Muon) are outside the statement.")
+def _small_sizes(largest: int) -> list[tuple[int, int]]:
+    return sorted(((c0, c2) for c0 in range(1, largest + 1) for c2 in range(1, largest + 1)),
+                  key=lambda s: (s[0] * s[1], s))
 
 
-def all_sizes_check(name: str, weight_feature, between=None) -> Check:
-    """The proof of App. A.2.1 for every c0, c2 at once (see ``_all_sizes_steps``), then the
-    reduction of training to it (``TRAINING_REDUCTION``)."""
+def concrete_failure(parameterization: Parameterization, c0: int, c2: int) -> dict | None:
+    """At one size, exactly: the layer on each e_j (symbolic γ⁽¹⁾, the nonlinearity between included)
+    must be the claimed weight's column, and M, the Jacobian of γ⁽¹⁾ ↦ W, the permutation matrix of
+    ``pair`` (so ∂L/∂γ⁽¹⁾_k = ∂L/∂w at pair[k]); what fails, or None."""
+    w1, w2 = parameterization.layers(c0, c2)
+    c1 = w1.shape[0]
+    gamma1 = np.array(sympy.symbols(f"g1_0:{c1}"), dtype=object)
+    weight = parameterization.to_weight(gamma1, c0, c2)
+    activation = parameterization.between or (lambda u: u)
+    for j in range(c0):
+        column = w2.astype(object).dot(np.array([activation(g * x) for g, x in zip(gamma1, w1[:, j], strict=True)]))
+        for i in range(c2):
+            gap = sympy.expand(column[i] - weight[i, j])
+            if gap != 0:
+                return {"c0": c0, "c2": c2, "i": i, "j": j, "student − original": str(gap)}
+    m = features.feature_matrix(w1, w2)
+    expected = np.zeros((c0 * c2, c1), dtype=np.int64)
+    expected[parameterization.pair(c0, c2), np.arange(c1)] = 1
+    if m.shape != expected.shape or (m != expected).any():
+        k = int(np.flatnonzero((m != expected).any(axis=0))[0]) if m.shape == expected.shape else 0
+        return {"c0": c0, "c2": c2, "feature": k, "M_column": m[:, k].tolist(),
+                "student − original": f"∂L/∂γ⁽¹⁾_{k} = Σ M[:, {k}]·∇W is not ∂L/∂w at the paired index"}
+    return None
+
+
+TRAINING_INDUCTION = (
+    "The student network is the original one at W = vec⁻¹(γ⁽¹⁾), whatever comes before and after the layer (the "
+    "layer maps agree and the layer is linear in its input); its γ⁽¹⁾-gradient is Mᵀ vec ∇_W L = vec ∇_W L (M = I); "
+    "every other parameter is shared. So the flat parameter and gradient vectors are equal, in the same order. An "
+    "optimizer of the class of the hypotheses — one step (θ, g, state) ↦ (θ', state') on the concatenated flat "
+    "vector, equivariant under permutations of its coordinates, the same hyperparameters on every coordinate "
+    "(SGD, momentum, weight decay on every parameter, Adam, AdamW, RMSprop) — maps equal arguments to equal results: "
+    "by induction losses, gradients and iterates agree at every step. Outside the class: Adafactor and Muon (they "
+    "use W's matrix shape), K-FAC and Shampoo (layer-structured preconditioners), and the recipe that exempts "
+    "normalization scales from weight decay (γ⁽¹⁾ would be exempt, W not).")
+
+
+def all_sizes_check(parameterization: Parameterization) -> Check:
+    """The proof of App. A.2.1 for every c0, c2 at once (``_all_sizes_steps``): loss and gradients agree at
+    every point. When a step fails, the smallest size where the parameterization fails exactly
+    (``concrete_failure``) refutes."""
 
     def run(ctx: Context) -> Outcome:
-        steps = _all_sizes_steps(weight_feature, between)
+        steps = _all_sizes_steps(parameterization)
         proved = [s.name for s in steps if s.proved]
+        if len(proved) == len(steps):
+            return Outcome(Verdict.CERTIFIED, "for every c0, c2 the layer is x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x (M = I): "
+                           "losses and gradients agree at every point", {"steps": proved},
+                           certificate={"method": "the layers evaluated at symbolic sizes c0 = j' + 1 + r_j, "
+                                        "c2 = i' + 1 + r_i (indices and slacks nonnegative integers), Kronecker-delta "
+                                        "sums with their range conditions proved (theorems.maths.index_sums)"},
+                           scope=ALL_SIZES, relies_on=(DIVISION_WITH_REMAINDER, CHAIN_RULE))
         for step in steps:
             found = None if step.proved or step.difference is None else _smallest_instance(step)
-            if found is None:
-                continue
-            return Outcome(Verdict.REFUTED, f"{step.name} fails at c0 = {found['c0']}, c2 = {found['c2']}, "
-                           f"(i, j) = ({found['i']}, {found['j']}): student − original = {found['student − original']}",
-                           {"proved": proved}, counterexample={"step": step.name, **found})
+            if found is not None:
+                return Outcome(Verdict.REFUTED, f"{step.name} fails at c0 = {found['c0']}, c2 = {found['c2']}, "
+                               f"(i, j) = ({found['i']}, {found['j']}): student − original = "
+                               f"{found['student − original']}", {"proved": proved},
+                               counterexample={"step": step.name, **found})
+        for c0, c2 in _small_sizes(3):
+            found = concrete_failure(parameterization, c0, c2)
+            if found is not None:
+                return Outcome(Verdict.REFUTED, f"not proved at symbolic sizes; at c0 = {c0}, c2 = {c2}: "
+                               f"{found['student − original']}", {"proved": proved}, counterexample=found)
         unproved = [s.name for s in steps if not s.proved]
-        if unproved:
-            return Outcome(Verdict.INCONCLUSIVE, f"steps not proved: {'; '.join(unproved)}", {"proved": proved})
-        return Outcome(Verdict.CERTIFIED, "for every c0, c2 the ID cond layer is x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x "
-                       "(M = I), so losses, gradients and optimizer iterates agree",
-                       {"steps": [s.name for s in steps]},
-                       certificate={"method": "sympy with symbolic sizes c0 = j + 1 + r_j, c2 = i + 1 + r_i "
-                                    "(indices and slacks nonnegative integers), Kronecker-delta sums with their "
-                                    "range conditions proved (theorems.maths.index_sums)",
-                                    "training": TRAINING_REDUCTION},
-                       scope=ALL_SIZES)
+        return Outcome(Verdict.INCONCLUSIVE, f"steps not proved: {'; '.join(unproved)}", {"proved": proved})
 
-    return Check(name, "symbolic", run)
+    return Check("loss and gradients equal for every c0, c2 (the layers at symbolic sizes)", "symbolic", run,
+                 part="loss and gradients")
+
+
+CHAIN_RULE = "the chain rule for the linear map γ⁽¹⁾ ↦ vec W (Jacobian M): ∇_γ L = Mᵀ ∇_{vec W} L"
 
 
 # --- symbolic: loss and gradients as expressions ----------------------------------------
@@ -268,7 +299,9 @@ def _symbolic_sides(parameterization: Parameterization, c0: int, c2: int, activa
         out = sum(b[i] * after(layer_output[i]) for i in range(c2))
         return (out - y) ** 2
 
-    student = loss(g2 * (w2.astype(object) * g1[None, :]).dot(w1.astype(object)).dot(hidden))
+    activation = parameterization.between or (lambda u: u)
+    features_out = np.array([activation(u) for u in g1 * w1.astype(object).dot(hidden)], dtype=object)
+    student = loss(g2 * w2.astype(object).dot(features_out))
     original = loss(g2 * w.dot(hidden))
     substitution = dict(zip(w.ravel(), parameterization.to_weight(g1, c0, c2).ravel(), strict=True))
     original_at = original.subs(substitution)
@@ -297,7 +330,7 @@ def _first_nonzero_at_point(lhs, rhs) -> tuple[int, sympy.Expr] | None:
     return None
 
 
-def symbolic_check(name: str, parameterization: Parameterization) -> Check:
+def symbolic_check(parameterization: Parameterization) -> Check:
     """Loss and gradients as sympy expressions: a nonzero difference at a rational point refutes
     (with the point's value); otherwise lhs − rhs must expand to zero (certified)."""
 
@@ -325,7 +358,7 @@ def symbolic_check(name: str, parameterization: Parameterization) -> Check:
                         "cases": checked},
                        scope="(c0, c2) ∈ {" + ", ".join(f"({c0}, {c2})" for c0, c2 in sizes) + "}")
 
-    return Check(name, "symbolic", run)
+    return Check("loss and gradients equal (sympy)", "symbolic", run, part="loss and gradients")
 
 
 # --- exact: rational training, student against original ---------------------------------
@@ -344,10 +377,12 @@ class ExactOptimizer:
     lr: flint.fmpq
     momentum: flint.fmpq | int = 0
     weight_decay: flint.fmpq | int = 0
+    # parameters without weight decay (the common recipe exempts normalization scales)
+    decay_exempt: tuple[str, ...] = ()
 
     def step(self, params: dict, grads: dict, buffers: dict) -> None:
         for name, value in params.items():
-            direction = grads[name] + self.weight_decay * value
+            direction = grads[name] + (0 if name in self.decay_exempt else self.weight_decay) * value
             if self.momentum:
                 direction = direction if name not in buffers else self.momentum * buffers[name] + direction
                 buffers[name] = direction
@@ -358,6 +393,28 @@ EXACT_OPTIMIZERS = (ExactOptimizer("SGD", flint.fmpq(1, 4)),
                     ExactOptimizer("SGD + momentum 1/2", flint.fmpq(1, 4), momentum=flint.fmpq(1, 2)),
                     ExactOptimizer("SGD + momentum 1/2 + weight decay 1/10", flint.fmpq(1, 4),
                                    momentum=flint.fmpq(1, 2), weight_decay=flint.fmpq(1, 10)))
+
+
+
+@dataclass(frozen=True)
+class RowNormalizedSGD:
+    """A step that uses a parameter's matrix shape, as Adafactor's factored second moments and Muon's
+    orthogonalization do: each row of the gradient is divided by 1 + its squared norm (a 1-D parameter is
+    one row), exact in rationals."""
+
+    label: str
+    lr: flint.fmpq
+
+    def step(self, params: dict, grads: dict, buffers: dict) -> None:
+        for name, value in params.items():
+            rows = grads[name].reshape(-1, grads[name].shape[-1]) if grads[name].ndim > 1 else grads[name][None, :]
+            scaled = np.array([row / (1 + (row * row).sum()) for row in rows], dtype=object).reshape(value.shape)
+            params[name] = value - self.lr * scaled
+
+
+DECAY_EXEMPTING_SCALES = (ExactOptimizer("SGD + weight decay 1/10, none on the scales γ⁽¹⁾, γ⁽²⁾", flint.fmpq(1, 4),
+                                         weight_decay=flint.fmpq(1, 10), decay_exempt=("gamma1", "gamma2")),)
+SHAPE_AWARE = (RowNormalizedSGD("row-normalized SGD (uses W's matrix shape)", flint.fmpq(1, 4)),)
 INPUTS, OUTPUTS, BATCH = 2, 1, 2
 
 
@@ -436,7 +493,7 @@ def _first_difference(parameterization, c0, c2, student, original, s_loss, o_los
     return None
 
 
-def exact_training_check(name: str, parameterization: Parameterization, between=None) -> Check:
+def exact_training_check(parameterization: Parameterization, optimizers) -> Check:
     """Every c0, c2 ≤ 2 (quick) or 3: exact rational training of the student and the original from
     the same parameters, every parameter trained, polynomial activations before and after; losses,
     gradients and parameters equal (==) at every step, for SGD, momentum and weight decay."""
@@ -448,11 +505,11 @@ def exact_training_check(name: str, parameterization: Parameterization, between=
         x, y = _rationals((INPUTS, BATCH), 7), _rationals((OUTPUTS, BATCH), 8)
         runs = 0
         for c0, c2 in sizes:
-            for optimizer in EXACT_OPTIMIZERS:
+            for optimizer in optimizers:
                 student, original, layers = _exact_pair(parameterization, c0, c2)
                 buffers = ({}, {})
                 for step in range(steps + 1):
-                    s_loss, s_grads = _loss_and_gradients(student, x, y, layers, between)
+                    s_loss, s_grads = _loss_and_gradients(student, x, y, layers, parameterization.between)
                     o_loss, o_grads = _loss_and_gradients(original, x, y)
                     found = _first_difference(parameterization, c0, c2, student, original, s_loss, o_loss,
                                               s_grads, o_grads)
@@ -466,16 +523,16 @@ def exact_training_check(name: str, parameterization: Parameterization, between=
                         optimizer.step(student, s_grads, buffers[0])
                         optimizer.step(original, o_grads, buffers[1])
                 runs += 1
-        scope = f"c0, c2 ≤ {largest}"
-        return Outcome(Verdict.CERTIFIED, f"{runs} exact rational runs ({scope}, {steps} steps, SGD / momentum / "
-                       "weight decay): losses, gradients and parameters equal at every step",
+        scope = f"c0, c2 ≤ {largest}, {steps} steps of {' / '.join(o.label for o in optimizers)}"
+        return Outcome(Verdict.CERTIFIED, f"{runs} exact rational runs ({scope}): losses, gradients and parameters "
+                       "equal at every step",
                        {"bound": scope, "configurations": len(sizes), "steps": steps,
-                        "optimizers": [o.label for o in EXACT_OPTIMIZERS],
+                        "optimizers": [o.label for o in optimizers],
                         "network": f"x ∈ Q^{INPUTS} → u + u²/4 → layer → z²/2 − z → Q^{OUTPUTS}, batch {BATCH}, "
                                    "halved mean squared error, every parameter trained"},
                        scope=scope)
 
-    return Check(name, "certificate", run)
+    return Check("exact rational training equal", "certificate", run, part="trajectories")
 
 
 # --- float64: random points and training runs -------------------------------------------
@@ -539,7 +596,7 @@ def _compare_gradients(parameterization, student, original, c0, c2) -> tuple[flo
 FLOAT_TOLERANCE = 1e-9
 
 
-def random_point_check(name: str, parameterization: Parameterization) -> Check:
+def random_point_check(parameterization: Parameterization) -> Check:
     def run(ctx: Context) -> Outcome:
         import torch
 
@@ -570,10 +627,11 @@ def random_point_check(name: str, parameterization: Parameterization) -> Check:
                        f"{max(a * b for a, b in sizes)}): loss and every gradient agree to {worst:.2g} relative",
                        {"points": rows, "tolerance": FLOAT_TOLERANCE})
 
-    return Check(name, "randomized", run, corroborating=True)
+    return Check("loss and gradients equal (float64, random networks)", "randomized", run, part="loss and gradients",
+                 corroborating=True)
 
 
-def trajectory_check(name: str, parameterization: Parameterization) -> Check:
+def trajectory_check(parameterization: Parameterization) -> Check:
     """Full-batch SGD and Adam from the same initialization, every parameter trained: the
     student's effective weight diag(γ⁽²⁾)W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ tracks diag(γ⁽²⁾)W of the original."""
 
@@ -614,34 +672,20 @@ def trajectory_check(name: str, parameterization: Parameterization) -> Check:
                        f"relative at every step",
                        {"runs": rows, "tolerance": FLOAT_TOLERANCE})
 
-    return Check(name, "randomized", run, corroborating=True)
+    return Check("SGD and Adam trajectories equal (float64)", "randomized", run, part="trajectories",
+                 corroborating=True)
 
 
 # --- maximal sparsity: removing any link loses a target ---------------------------------
 
 
-def id_cond_link_removal_steps() -> dict[str, bool]:
-    """For every c0, c2 (sizes as in ``_all_sizes_steps``): feature k_ab has exactly one link in each
-    layer, w⁽¹⁾_{k_ab, j} = δ(j, b) and w⁽²⁾_{i, k_ab} = δ(i, a) (Eq. 6 with δ(k_ab, k_i'j) =
-    δ(a, i')δ(b, j), the bijection), and every feature is some k_ab, so every link is one of these.
-    Removing either link of k_ab leaves m'_(ab)k = δ(k, k_ab)(1 − w⁽²⁾_{a, k_ab} w⁽¹⁾_{k_ab, b}) = 0:
-    row (a, b) of M is zero. Returns each step and whether it is proved."""
-    a, b, r_a, r_b, i, j, i2, j2, k = index_sums.nonnegative_integers("a b r_a r_b i j i' j' k")
-    c0, c2 = b + 1 + r_b, a + 1 + r_a
-    w1_of_feature = index_sums.index_sum(KD(a, i2) * KD(b, j), (i2, 0, c2 - 1))
-    w2_of_feature = index_sums.index_sum(KD(a, i) * KD(b, j2), (j2, 0, c0 - 1))
-    row_after = KD(k, _row_major_feature(a, b, c0, c2)) * (1 - w2_of_feature.subs(i, a) * w1_of_feature.subs(j, b))
-    return {"w⁽¹⁾_{k_ab, j} = δ(j, b): one W⁽¹⁾ link per feature": sympy.expand(w1_of_feature - KD(j, b)) == 0,
-            "w⁽²⁾_{i, k_ab} = δ(i, a): one W⁽²⁾ link per feature": sympy.expand(w2_of_feature - KD(i, a)) == 0,
-            "without either link of k_ab, row (a, b) of M is zero": sympy.expand(row_after) == 0}
-
-
-def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]],
-                       all_sizes: Callable[[], dict[str, bool]] | None = None) -> Check:
+def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]) -> Check:
     """For every link (nonzero of W⁽¹⁾ or W⁽²⁾): with it removed, some target is unreachable.
     Every c0, c2 up to a bound, decided exactly: a zero row (i, j) of the new M makes every target
     with w_ij ≠ 0 unreachable whatever γ⁽¹⁾ and γ⁽²⁾; rank M = c0c2 makes every target reachable
-    (γ⁽²⁾ = 1). ``all_sizes`` (the layers' argument for every size) lifts the bound."""
+    (γ⁽²⁾ = 1). For every size: the layers evaluated at symbolic sizes (``symbolic_links``) give feature
+    k = i'·c0 + j' exactly the links (j', k) and (k, i'), and m_(ij)k = δ(i, i')δ(j, j'); removing either
+    link zeroes column k, the only nonzero of row (i', j'), so the target e_{i'j'} is lost."""
 
     def run(ctx: Context) -> Outcome:
         largest = ctx.by_profile(2, 3, 4, 5)
@@ -669,11 +713,11 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
                         raise AssertionError(f"undecided removal {link}: rank deficient without a zero row")
         bound = f"c0, c2 ≤ {largest}"
         evidence = {"bound": bound, "configurations": largest * largest, "removals": removals}
-        steps = all_sizes() if all_sizes is not None else {}
+        steps = symbolic_links(layers)
         if steps:
             evidence["all sizes"] = {"method": "sympy with symbolic sizes (theorems.maths.index_sums)",
                                      "steps": steps}
-        scope = ALL_SIZES if steps and all(steps.values()) else bound
+        scope = ALL_SIZES if all(steps.values()) else bound
         return Outcome(Verdict.CERTIFIED, f"all {removals} single-link removals ({bound}) zero a row (i, j) of M: "
                        "the target e_ij is unreachable for every γ⁽¹⁾, γ⁽²⁾"
                        + ("; proved for every c0, c2" if scope == ALL_SIZES else ""), evidence, scope=scope)
@@ -681,61 +725,60 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
     return Check("removing any link loses a target", "symbolic", run, part="maximally sparse")
 
 
-def _with_duplicate(c0, c2):
-    w1, w2 = features.id_cond(c0, c2)
-    return np.vstack([w1, w1[:1]]), np.hstack([w2, w2[:, :1]])
-
-
-ALL_SIZES_CHECK = "parameterization is the identity for every c0, c2 (sympy)"
-EXACT_TRAINING_CHECK = "exact rational training equal"
-
-
-def _checks(parameterization: Parameterization) -> tuple[Check, ...]:
-    return (symbolic_check("loss and gradients equal (sympy)", parameterization),
-            exact_training_check(EXACT_TRAINING_CHECK, parameterization),
-            random_point_check("loss and gradients equal (float64, random networks)", parameterization),
-            trajectory_check("SGD and Adam trajectories equal (float64)", parameterization))
-
-
 register(Claim(
     id="randfeat2025.thm3_1",
     source=f"{SOURCE}, Sec. 3, Thm 3.1; proof in App. A.2.1",
-    hypotheses=("ID cond features (Eq. 6), c1 = c0c2", "any layers before and after (nonlinear)",
+    hypotheses=("ID cond features (Eq. 6), c1 = c0c2",
+                "any layers before and after (nonlinear), any differentiable loss",
                 "nothing between W⁽¹⁾ and W⁽²⁾ but the scale γ⁽¹⁾",
-                "γ⁽²⁾ trained in both parameterizations (the normalization layer's scale)"),
-    checks=(all_sizes_check(ALL_SIZES_CHECK, _row_major_feature), *_checks(ID_COND),
-            link_removal_check(features.id_cond, id_cond_link_removal_steps)),
+                "γ⁽²⁾ trained in both parameterizations (the normalization layer's scale)",
+                "losses and gradients: at every point (parameters, inputs, targets), no draw",
+                "trajectories: an optimizer whose step acts on the concatenated flat parameter vector, equivariant "
+                "under permutations of its coordinates, with the same hyperparameters on every parameter (SGD, "
+                "momentum, weight decay on every parameter, Adam); not Adafactor, Muon, K-FAC, Shampoo, nor weight "
+                "decay that exempts normalization scales"),
+    subject={"parameterization": ID_COND, "optimizers": EXACT_OPTIMIZERS, "feature_map": features.id_cond},
+    checks=(takes("parameterization", build=all_sizes_check),
+            takes("parameterization", build=symbolic_check),
+            takes("parameterization", "optimizers", build=exact_training_check),
+            takes("parameterization", build=random_point_check),
+            takes("parameterization", build=trajectory_check),
+            takes("feature_map", build=link_removal_check)),
     depends_on=("randfeat2025.idcond",),
     broken=(
-        Broken("column-major correspondence k_ij = j·c2 + i",
-               (all_sizes_check(ALL_SIZES_CHECK, _column_major_feature), *_checks(COLUMN_MAJOR)),
+        Broken("column-major correspondence k_ij = j·c2 + i", replaces={"parameterization": COLUMN_MAJOR},
                refuted_by="every case from c0 = c2 = 2 on: w_01 is paired with γ⁽¹⁾_2, which drives w_10 "
                           "(all sizes: (i, j) = (0, 1) at c0 = c2 = 2; exact training: step 0 there)"),
         Broken(f"a nonlinearity {BETWEEN_ACTIVATION} between W⁽¹⁾ and W⁽²⁾ keeps the equivalence",
-               (all_sizes_check(ALL_SIZES_CHECK, _row_major_feature, _between),
-                exact_training_check(EXACT_TRAINING_CHECK, ID_COND, _between)),
+               replaces={"parameterization": BETWEEN},
                refuted_by="c0 = c2 = 1: the layer maps e_0 to γ⁽²⁾σ(γ⁽¹⁾_0) = γ⁽²⁾(γ⁽¹⁾_0 + γ⁽¹⁾_0²/2), not "
                           "γ⁽²⁾γ⁽¹⁾_0; the fixed rational network at c0 = c2 = 1 has different losses at step 0"),
-        Broken("Ortho cond features are equivalent too (same gradients, same Adam run)", _checks(ORTHO_COND),
+        Broken("Ortho cond features are equivalent too (same gradients, same Adam run)",
+               replaces={"parameterization": ORTHO_COND},
                refuted_by="the fixed rational rotations (Cayley transforms of the skew matrix with 1/2 above the "
-                          "diagonal) at c0 = c2 = 2 (exact training: c0 = 1, c2 = 2, step 0): ∇γ = Mᵀ∇W ≠ ∇W; "
-                          "SGD agrees (MMᵀ = I), Adam does not"),
-        Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too", _checks(MINIMAL),
-               refuted_by="c0 = 1, c2 = 2, step 0 (exact training) and c0 = c2 = 2: "
+                          "diagonal) at c0 = 1, c2 = 2 (all sizes: M is no permutation; exact training: step 0): "
+                          "∇γ = Mᵀ∇W ≠ ∇W; SGD agrees (MMᵀ = I), Adam does not"),
+        Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too", replaces={"parameterization": MINIMAL},
+               refuted_by="c0 = 1, c2 = 2, step 0 (exact training) and the all-sizes fallback there: "
                           "∂L/∂γ⁽¹⁾_{k₁} = Σ_i ∂L/∂w_i1 ≠ ∂L/∂w_11"),
+        Broken("weight decay that exempts the normalization scales γ⁽¹⁾, γ⁽²⁾ (the common recipe)",
+               replaces={"optimizers": DECAY_EXEMPTING_SCALES},
+               refuted_by="c0 = c2 = 1, step 1 of exact training: W decays, γ⁽¹⁾ does not"),
+        Broken("an optimizer that uses W's matrix shape (row-normalized SGD, as in Adafactor or Muon)",
+               replaces={"optimizers": SHAPE_AWARE},
+               refuted_by="c0 = 1, c2 = 2, step 1 of exact training: W's two rows are normalized apart, γ⁽¹⁾ as one"),
         Broken("ID cond with one duplicated feature (c1 = c0c2 + 1) is maximally sparse",
-               (link_removal_check(_with_duplicate),),
+               replaces={"feature_map": duplicated_first_feature},
                refuted_by="c0 = c2 = 1: removing a link of the duplicate leaves M = [1, 0] of full rank"),
     ),
-    notes="Certified for every c0, c2: with the sizes symbolic, Eq. 6 gives M = I and the layer "
-          "x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x, so the parameterization is the identity of flat vectors and losses, "
-          "gradients and the iterates of every optimizer acting on the flat parameter vector agree (the reduction is "
-          "in the certificate). Exact rational training (every c0, c2 ≤ 3, SGD, momentum, weight decay, polynomial "
-          "activations before and after, every parameter trained) gives equal losses, gradients and parameters at "
-          "every step. The float64 checks corroborate only: floats reassociate W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and "
-          "round-off can grow along a scale-invariant direction (Adam with a BatchNorm in the γ⁽²⁾ role drifts to "
-          "1.6e-4 relative after 3000 steps), so a float tolerance can misfire on long runs. Sympy with tanh and "
-          "polynomial activations before and after checks the loss and gradients as expressions at fixed sizes. "
-          "The proof's 'γ⁽²⁾ encodes the linear target layer' is read as γ⁽¹⁾ (typo). A nonlinearity between "
-          "W⁽¹⁾ and W⁽²⁾ breaks the equivalence (broken variant).",
+    general_argument=TRAINING_INDUCTION,
+    notes="Loss and gradients: certified for every c0, c2 — the layers features.id_cond are evaluated at symbolic "
+          "sizes (M = I, one link per feature) and the layer is x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x, so the parameters and "
+          "gradients are the same flat vectors. Trajectories: exact rational training (every c0, c2 ≤ 3 at ci, SGD, "
+          "momentum, weight decay on every parameter, polynomial activations before and after, every parameter "
+          "trained) gives equal losses, gradients and parameters at every step; the induction to every optimizer of "
+          "the class and every size is the general argument (not machine-checked). The float64 checks corroborate "
+          "only: floats reassociate W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and round-off can grow along a scale-invariant "
+          "direction (Adam with a BatchNorm in the γ⁽²⁾ role drifts to 1.6e-4 relative after 3000 steps). The "
+          "proof's 'γ⁽²⁾ encodes the linear target layer' is read as γ⁽¹⁾ (typo).",
 ))

@@ -34,9 +34,9 @@ from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
 from sympy.simplify.simplify import factor_sum
 
-from theorems.engine.checks import to_jsonable
+from theorems.engine.checks import search_beyond_sweep, to_jsonable
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, stats
 from theorems.maths.khatri_rao import symbols_matrix
@@ -145,14 +145,37 @@ def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float
     return float(ordered[k - 1]), float(ordered[n - k])
 
 
+def exact_rows_beyond(layers: Callable) -> Check:
+    def decide(size) -> str | None:
+        c0, c2 = size
+        w1, w2 = layers(c0, c2, Fraction(1, 2))
+        m = exact.fmpq_matrix(features.feature_matrix(w1, w2))
+        gram = m * m.transpose()
+        orthogonal = all(gram[i, j] == (gram[0, 0] if i == j else 0) for i in range(gram.nrows())
+                         for j in range(gram.ncols()))
+        return f"c0 = {c0}, c2 = {c2}: MMᵀ = {gram[0, 0]}·I exactly, rows orthogonal" if orthogonal else None
+
+    return search_beyond_sweep("rows of M not orthogonal (exact, sizes past the sweep)",
+                               lambda rng: (int(rng.integers(2, 7)), int(rng.integers(4, 7))), decide,
+                               sweep_bound=lambda ctx: "(c0, c2) ∈ {(2, 2), (2, 3), (3, 3)}",
+                               reach=lambda ctx: "c0 in 2..6, c2 in 4..6",
+                               budget=lambda ctx: ctx.by_profile(1, 2, 6), pinned=[(4, 4)],
+                               part="rows not orthogonal")
+
+
 register(Claim(
     id="randfeat2025.ortho",
     source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned'",
-    hypotheses=("W⁽¹⁾, W⁽²⁾ independent orthogonal (orthonormal columns / rows)", "c1 = c0c2 (interpolation point)"),
-    checks=(exact_rows_check(rational_orthogonal_layers), conditioning_check(haar_orthogonal_layers)),
+    hypotheses=("W⁽¹⁾, W⁽²⁾ independent orthogonal (orthonormal columns / rows)", "c1 = c0c2 (interpolation point)",
+                "rows: explicit rational orthogonal pairs (some pair, exact); conditioning: almost every Haar draw "
+                "(every draw seen)"),
+    subject={"exact_layers": rational_orthogonal_layers, "haar_layers": haar_orthogonal_layers},
+    checks=(takes("exact_layers", build=exact_rows_check), takes("exact_layers", build=exact_rows_beyond),
+            takes("haar_layers", build=conditioning_check)),
     broken=(Broken("orthogonal weights arranged as a Kronecker product (Ortho cond) are ill conditioned too",
-                   (exact_rows_check(kronecker_orthogonal_layers), conditioning_check(haar_kronecker_layers)),
-                   refuted_by="c0 = c2 = 2 (exact: MMᵀ = I) and the first draw at c0 = c2 = 4 (κ = 1)"),),
+                   replaces={"exact_layers": kronecker_orthogonal_layers, "haar_layers": haar_kronecker_layers},
+                   refuted_by="c0 = c2 = 2 (exact: MMᵀ = I), the pinned c0 = c2 = 4 past the sweep, and the first "
+                              "draw at c0 = c2 = 4 (κ = 1)"),),
     notes="The paper also says 'the columns of M are orthogonal'; at c1 = c0c2 (c0, c2 ≥ 2) they are not either: "
           "randfeat2025.ortho_columns.",
 ))
@@ -283,10 +306,11 @@ def _descent_figure(curves: dict, n: int) -> Figure:
 register(Claim(
     id="randfeat2025.double_descent",
     source=f"{SOURCE}, Sec. 2.1 'Double Descent' and Fig. 2 (b)",
-    hypotheses=("He normal/uniform, orthogonal, ER norm, ER sign features", "c1 on a grid around c0c2"),
-    checks=(descent_check(interpolation_point),),
-    broken=(Broken("peak at the γ⁽²⁾ width c1 = c2(c0 − 1) + 1",
-                   (descent_check(gamma2_interpolation_point),),
+    hypotheses=("He normal/uniform, orthogonal, ER norm, ER sign features", "c1 on a grid around c0c2",
+                "the median κ(M) over the draws (a statement about the distribution, not each draw)"),
+    subject={"peak": interpolation_point},
+    checks=(takes("peak", build=descent_check),),
+    broken=(Broken("peak at the γ⁽²⁾ width c1 = c2(c0 − 1) + 1", replaces={"peak": gamma2_interpolation_point},
                    refuted_by="the He normal family, c0 = c2 = 6: κ at c1 = 36 lies far above κ at c1 = 31"),),
 ))
 
@@ -386,17 +410,70 @@ def at_interpolation_point(c0: int, c2: int, c1: int) -> bool | None:
     return True if c1 == c0 * c2 else None
 
 
-def narrow(c0: int, c2: int, c1: int) -> bool:
-    """Corrected: orthogonal for every orthogonal pair exactly when c1 ≤ max(c0, c2)."""
-    return c1 <= max(c0, c2)
+def max_width(c0, c2):
+    """Corrected: the columns are orthogonal for every orthogonal pair exactly when c1 ≤ max(c0, c2)
+    (integer or symbolic sizes)."""
+    return sympy.Max(c0, c2)
 
 
-def narrow_plus_one(c0: int, c2: int, c1: int) -> bool:
-    return c1 <= max(c0, c2) + 1
+def max_width_plus_one(c0, c2):
+    return sympy.Max(c0, c2) + 1
 
 
-def narrow_min(c0: int, c2: int, c1: int) -> bool:
-    return c1 <= min(c0, c2)
+def min_width(c0, c2):
+    return sympy.Min(c0, c2)
+
+
+def below(threshold: Callable) -> Callable[[int, int, int], bool]:
+    """The claim 'orthogonal for every pair iff c1 ≤ threshold(c0, c2)' at one size."""
+    def claimed(c0: int, c2: int, c1: int) -> bool:
+        return bool(c1 <= threshold(c0, c2))
+
+    return claimed
+
+
+def block_witness_layers(c0: int, c2: int, c1: int) -> tuple[np.ndarray, np.ndarray]:
+    """The block witness of ``general_threshold_check`` at one size with c1 > max(c0, c2), exact:
+    W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]], a = (3/5, 4/5)ᵀ, b = (4/5, −3/5)ᵀ."""
+    w1 = np.zeros((c1, c0), dtype=object) + Fraction(0)
+    w1[0, 0], w1[1, 0] = Fraction(3, 5), Fraction(4, 5)
+    w1[2:c0 + 1, 1:c0] = np.eye(c0 - 1, dtype=np.int64)
+    w2 = np.zeros((c2, c1), dtype=object) + Fraction(0)
+    w2[0, 0], w2[0, 1] = Fraction(4, 5), Fraction(-3, 5)
+    w2[1:c2, 2:c2 + 1] = np.eye(c2 - 1, dtype=np.int64)
+    return w1, w2
+
+
+def columns_beyond(claimed: Callable[[int, int, int], bool | None]) -> Check:
+    """Sizes past the exact sweep, decided exactly: for c1 ≤ max(c0, c2) the Gram identity with a factor
+    I_{c1} proves orthogonality; for c1 > max(c0, c2) the block witness gives (MᵀM)₀₁ ≠ 0 exactly."""
+    def decide(size) -> str | None:
+        c0, c2, c1 = size
+        said = claimed(c0, c2, c1)
+        if said is None:
+            return None
+        if c1 <= max(c0, c2):
+            truth, why = True, "one Gram factor is I_{c1}: MᵀM diagonal for every orthogonal pair"
+        else:
+            m = exact.fmpq_matrix(features.feature_matrix(*block_witness_layers(c0, c2, c1)))
+            entry = (m.transpose() * m)[0, 1]
+            if entry == 0:
+                raise AssertionError(f"the block witness gives (MᵀM)₀₁ = 0 at {size}")
+            truth, why = False, f"the block witness gives (MᵀM)₀₁ = {entry}"
+        if said != truth:
+            return f"c0 = {c0}, c2 = {c2}, c1 = {c1}: claimed {'orthogonal' if said else 'not'}; {why}"
+        return None
+
+    def draw(rng: np.random.Generator) -> tuple[int, int, int]:
+        c0, c2 = int(rng.integers(4, 7)), int(rng.integers(1, 7))
+        c0, c2 = (c0, c2) if rng.integers(2) else (c2, c0)
+        return c0, c2, int(rng.integers(1, c0 * c2 + 2))
+
+    return search_beyond_sweep("columns of M orthogonal for every orthogonal pair (sizes past the sweep)", draw,
+                               decide, sweep_bound=lambda ctx: f"c0, c2 ≤ {ctx.by_profile(2, 3, 4)}",
+                               reach=lambda ctx: "max(c0, c2) in 4..6, 1 ≤ c1 ≤ c0c2 + 1",
+                               budget=lambda ctx: ctx.by_profile(5, 20, 60),
+                               pinned=[(4, 4, 16), (4, 4, 5), (4, 5, 5)], part="threshold")
 
 
 def column_orthogonality_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
@@ -440,7 +517,8 @@ def column_orthogonality_check(claimed: Callable[[int, int, int], bool | None]) 
                                       "configurations": len(sizes)},
                        scope=f"c0, c2 ≤ {largest}, 1 ≤ c1 ≤ c0c2 + 1")
 
-    return Check("columns of M orthogonal for every orthogonal pair (exact, every size)", "symbolic", run)
+    return Check("columns of M orthogonal for every orthogonal pair (exact, every size)", "symbolic", run,
+                 part="threshold")
 
 
 def haar_column_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
@@ -482,7 +560,8 @@ def haar_column_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
                            evidence)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} sizes × {draws} Haar draws agree with the statement", evidence)
 
-    return Check("Haar orthogonal layers: column Gram off-diagonal (float)", "randomized", run, corroborating=True)
+    return Check("Haar orthogonal layers: column Gram off-diagonal (float)", "randomized", run, part="threshold",
+                 corroborating=True)
 
 
 # Symbolic sizes and indices: (MᵀM)_{kl} = Σ_{i<c2, j<c0} m_{(ij)k} m_{(ij)l}, m_{(ij)k} = w⁽²⁾_{ik} w⁽¹⁾_{kj}.
@@ -608,19 +687,23 @@ def general_threshold_check(threshold: Callable[[sympy.Expr, sympy.Expr], sympy.
                        evidence)
 
     return Check("columns orthogonal for every orthogonal pair iff c1 ≤ max(c0, c2) (symbolic sizes)", "symbolic",
-                 run)
+                 run, part="threshold")
 
 
 register(Claim(
     id="randfeat2025.ortho_columns",
     source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned': "
            "'While the columns of M are orthogonal, the rows are not'",
-    hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)", "any width c1"),
-    checks=(column_orthogonality_check(everywhere), haar_column_check(everywhere)),
+    hypotheses=("every orthogonal W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} (orthonormal along their shorter side; no draw)",
+                "any width c1"),
+    subject={"claimed_orthogonal": everywhere},
+    checks=(takes("claimed_orthogonal", build=column_orthogonality_check),
+            takes("claimed_orthogonal", build=haar_column_check),
+            takes("claimed_orthogonal", build=columns_beyond)),
     broken=(Broken("claimed only at the interpolation point c1 = c0c2 (the paragraph's setting)",
-                   (column_orthogonality_check(at_interpolation_point), haar_column_check(at_interpolation_point)),
+                   replaces={"claimed_orthogonal": at_interpolation_point},
                    refuted_by="c0 = c2 = 2, c1 = 4, visited by every profile: (MᵀM)[0, 1] = 43200/485809 for the "
-                              "Cayley layers, and every Haar draw"),),
+                              "Cayley layers, and every Haar draw; the pinned c0 = c2 = 4, c1 = 16 past the sweep"),),
     erratum=Erratum("as-printed", "MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ). It is diagonal for every orthogonal pair exactly "
                     "when one factor is I_{c1}, i.e. c1 ≤ max(c0, c2) — the reading the paper's index computation "
                     "takes, treating the layers as orthogonal along the feature index. For c1 > max(c0, c2), in "
@@ -644,23 +727,27 @@ register(Claim(
               "exactly when c1 ≤ max(c0, c2) (one factor is then I_{c1}), and not in general for c1 > max(c0, c2), "
               "e.g. at the interpolation point c1 = c0c2 with c0, c2 ≥ 2.",
     source=f"{SOURCE}, Sec. 2.1 (column k of M is W⁽²⁾[:, k] ⊗ W⁽¹⁾[k, :])",
-    hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)",),
-    checks=(gram_identity_check(hadamard), general_threshold_check(sympy.Max), column_orthogonality_check(narrow),
-            haar_column_check(narrow)),
-    broken=(Broken("the ordinary matrix product for the Hadamard product",
-                   (gram_identity_check(matrix_product),),
+    hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)",
+                "'orthogonal columns' for every orthogonal pair (c1 ≤ max(c0, c2)); 'not in general': some exact "
+                "orthogonal pair has non-orthogonal columns (c1 > max(c0, c2))"),
+    subject={"column_gram": hadamard, "threshold": max_width},
+    checks=(takes("column_gram", build=gram_identity_check),
+            takes("threshold", build=general_threshold_check),
+            takes("threshold", build=lambda threshold: column_orthogonality_check(below(threshold))),
+            takes("threshold", build=lambda threshold: haar_column_check(below(threshold))),
+            takes("threshold", build=lambda threshold: columns_beyond(below(threshold)))),
+    broken=(Broken("the ordinary matrix product for the Hadamard product", replaces={"column_gram": matrix_product},
                    refuted_by="c0 = c2 = 1, c1 = 2 (the first size with c1 > 1): (vvᵀ)(uuᵀ) ≠ (v∘u)(v∘u)ᵀ"),
-            Broken("threshold off by one: c1 ≤ max(c0, c2) + 1",
-                   (general_threshold_check(lambda c0, c2: sympy.Max(c0, c2) + 1),
-                    column_orthogonality_check(narrow_plus_one), haar_column_check(narrow_plus_one)),
+            Broken("threshold off by one: c1 ≤ max(c0, c2) + 1", replaces={"threshold": max_width_plus_one},
                    refuted_by="c0 = c2 = 1, c1 = 2: (MᵀM)[0, 1] = −144/625 for W⁽¹⁾ = (3/5, 4/5)ᵀ, "
-                              "W⁽²⁾ = (4/5, −3/5); every Haar draw"),
-            Broken("threshold c1 ≤ min(c0, c2)",
-                   (general_threshold_check(sympy.Min), column_orthogonality_check(narrow_min)),
-                   refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair")),
+                              "W⁽²⁾ = (4/5, −3/5); every Haar draw; the pinned c0 = c2 = 4, c1 = 5"),
+            Broken("threshold c1 ≤ min(c0, c2)", replaces={"threshold": min_width},
+                   refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair; "
+                              "the pinned c0 = 4, c2 = 5, c1 = 5")),
     notes="Certified for every size (scope all). The Gram identity: sums with symbolic bounds c0, c2, c1. The "
           "threshold: '⇐' because one Gram factor is I_{c1}; '⇒' by the block witness W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], "
           "W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] (a = (3/5, 4/5)ᵀ, b = (4/5, −3/5)ᵀ), orthogonal with (MᵀM)₀₁ = −144/625 "
           "whenever c1 > max(c0, c2), checked with sympy block matrices of symbolic sizes. The exact per-size check "
-          "(every size with c0, c2 ≤ 3, c1 ≤ c0c2 + 1 at ci, 45 sizes) and Haar draws corroborate.",
+          "(every size with c0, c2 ≤ 3, c1 ≤ c0c2 + 1 at ci, 45 sizes), sizes past it up to max(c0, c2) = 6 and Haar "
+          "draws corroborate.",
 ))

@@ -26,13 +26,13 @@ import numpy as np
 import sympy
 from hypothesis import strategies as st
 
-from theorems.engine.checks import property_search
+from theorems.engine.checks import SCHWARTZ_ZIPPEL, property_search, search_beyond_sweep
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features
 from theorems.maths.strategies import EXACT_KINDS, matrices
-from theorems.papers.randfeat2025 import SOURCE, sec3_features
+from theorems.papers.randfeat2025 import SOURCE
 
 
 def target_block(target: np.ndarray) -> np.ndarray:
@@ -78,16 +78,15 @@ def reachable_with_gamma2(m: np.ndarray, target: np.ndarray) -> tuple[bool, dict
 
 
 @st.composite
-def layer_instances(draw, extra_features: int, minimal: bool):
-    """(W1, W2, target) with c0, c2 ≤ 3 and c1 = c0c2 (or c2(c0 − 1) + 1) + 0..extra, layers of
-    every exact kind plus repeated rows (features with identical links)."""
+def layer_instances(draw, width: Callable[[int, int], int]):
+    """(W1, W2, target) with c0, c2 ≤ 3 and c1 = width(c0, c2) + 0..2, layers of every exact kind
+    plus repeated rows (features with identical links)."""
     c0, c2 = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    c1 = (c2 * (c0 - 1) + 1 if minimal else c0 * c2) + draw(st.integers(0, extra_features))
-    kinds = EXACT_KINDS
-    w1 = draw(matrices(c1, c0, kinds=kinds))
-    w2 = draw(matrices(c2, c1, kinds=kinds))
+    c1 = width(c0, c2) + draw(st.integers(0, 2))
+    w1 = draw(matrices(c1, c0, kinds=EXACT_KINDS))
+    w2 = draw(matrices(c2, c1, kinds=EXACT_KINDS))
     if draw(st.booleans()):
-        # Repeated features: copy a few rows of W1 (and the matching columns of W2's pattern).
+        # Repeated features: copy a row of W1 onto another.
         source = draw(st.integers(0, c1 - 1))
         w1 = w1.copy()
         w1[draw(st.integers(0, c1 - 1))] = w1[source]
@@ -127,38 +126,27 @@ def full_rank_linked_factors(w1: np.ndarray, w2: np.ndarray) -> bool:
     return full_rank_factors(w1, w2) and bool(w1.any(axis=1).all() and w2.any(axis=0).all())
 
 
-def _exhaustive(admissible, spare: int = 0) -> tuple[Check, Check]:
-    """Both parts swept over every 0/1 layer pair; ``spare`` extra features on top of the printed widths."""
-    return (exhaustive_check("γ2 = 1: every 0/1 layer pair (exhaustive)", admissible,
-                             lambda c0, c2: _plain_width(c0, c2) + spare, False, "γ2 = 1, c1 ≥ c0c2"),
-            exhaustive_check("γ2 trained: every 0/1 layer pair (exhaustive)", admissible,
-                             lambda c0, c2: _gamma2_width(c0, c2) + spare, True, "γ2 trained"))
-
-
-def pseudo_inverse_property(admissible):
+def reconstruction_failure(admissible, width: Callable[[int, int], int], use_gamma2: bool):
+    """The printed conclusion for one instance (W1, W2, target), decided exactly: None when the
+    hypotheses fail (admissible layers, c1 ≥ width) or the target is reached — with γ⁽²⁾ = 1 by
+    γ⁽¹⁾ = M⁺v (zero least-squares residual), with γ⁽²⁾ trained by ``reachable_with_gamma2`` —
+    else why not."""
     def prop(instance) -> str | None:
         w1, w2, target = instance
-        if not admissible(w1, w2):
+        c0, c1, c2 = w1.shape[1], w1.shape[0], w2.shape[0]
+        if c1 < width(c0, c2) or not admissible(w1, w2):
             return None
         m = features.feature_matrix(w1, w2)
+        if use_gamma2:
+            reachable, why = reachable_with_gamma2(m, target)
+            if not reachable:
+                return (f"c0 = {c0}, c1 = {c1}, c2 = {c2}: admissible layers, yet no γ1, γ2 reach the target "
+                        f"{target.tolist()} (rows {why['rows_forced_to_zero']} forced to zero)")
+            return None
         _, residual = features.least_squares_exact(m, target.ravel())
         if residual != 0:
-            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}: W1, W2 full rank but rank M = "
-                    f"{exact.rank_exact(m)} < {m.shape[0]}; γ1 = M⁺v leaves loss {residual}")
-        return None
-
-    return prop
-
-
-def gamma2_property(admissible):
-    def prop(instance) -> str | None:
-        w1, w2, target = instance
-        if not admissible(w1, w2):
-            return None
-        reachable, why = reachable_with_gamma2(features.feature_matrix(w1, w2), target)
-        if not reachable:
-            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}: full-rank layers, "
-                    f"yet no γ1, γ2 reach the target (target rows {why['rows_forced_to_zero']} forced to zero)")
+            return (f"c0 = {c0}, c1 = {c1}, c2 = {c2}: admissible layers, yet rank M = {exact.rank_exact(m)} < "
+                    f"{m.shape[0]}; γ1 = M⁺v leaves loss {residual} on the target {target.tolist()}")
         return None
 
     return prop
@@ -169,18 +157,16 @@ DISJOINT = (np.array([[1], [0]]), np.array([[0, 1]]), np.array([[1]]))
 # Repeated features: links (0,0), (0,0), (1,1), (1,1) give full-rank W1, W2 and rank M = 2 < 4.
 REPEATED = (np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), np.array([[1, 1, 0, 0], [0, 0, 1, 1]]),
             np.array([[1, 1], [1, 1]]))
+SEARCH_SPACE = "c0, c2 ≤ 3, c1 = width + 0..2, integer/0-1/sparse/structured/repeated-row layers, decided exactly"
 
 
-def _searches(admissible, pinned_plain, pinned_gamma2) -> tuple[Check, Check]:
-    return (property_search("γ2 = 1, γ1 = M⁺v reconstructs (printed hypotheses)", layer_instances(2, False),
-                            pseudo_inverse_property(admissible),
-                            space="c0, c2 ≤ 3, c1 = c0c2 + 0..2, integer/0-1/sparse/structured/"
-                            "repeated-row layers, full rank decided exactly", classify=_classify, describe=_describe,
-                            pinned=pinned_plain, part="γ2 = 1, c1 ≥ c0c2"),
-            property_search("with γ2, c1 ≥ c2(c0 − 1) + 1 suffices (printed hypotheses)", layer_instances(2, True),
-                            gamma2_property(admissible),
-                            space="c0, c2 ≤ 3, c1 = c2(c0 − 1) + 1 + 0..2, layers of every exact kind",
-                            classify=_classify, describe=_describe, pinned=pinned_gamma2, part="γ2 trained"))
+def printed_search(name: str, use_gamma2: bool, part: str):
+    def build(admissible, width) -> Check:
+        return property_search(name, layer_instances(width), reconstruction_failure(admissible, width, use_gamma2),
+                               space=SEARCH_SPACE, classify=_classify, describe=_describe,
+                               pinned=[DISJOINT, REPEATED], part=part)
+
+    return build
 
 
 # --- exhaustive: every 0/1 layer pair up to a bound -------------------------------------
@@ -199,70 +185,160 @@ def zero_one_layer_pairs(c0: int, c1: int, c2: int):
 def exhaustive_sizes(ctx: Context, width: Callable[[int, int], int]) -> list[tuple[int, int, int]]:
     """(c0, c2, c1), smallest first: c0, c2 ≤ 2 with c0c2 ≤ 2 (quick, ci) or ≤ 4 (thorough), and
     width ≤ c1 ≤ width + 1."""
-    cells = ctx.by_profile(2, 2, 4)
+    cells = _exhaustive_cells(ctx)
     sizes = [(c0, c2, c1) for c0 in (1, 2) for c2 in (1, 2) if c0 * c2 <= cells
              for c1 in (width(c0, c2), width(c0, c2) + 1)]
     return sorted(sizes, key=lambda s: (s[0] * s[1], s[2], s))
 
 
-def exhaustive_check(name: str, admissible, width: Callable[[int, int], int], use_gamma2: bool, part: str) -> Check:
-    """Every 0/1 layer pair of ``exhaustive_sizes`` that meets ``admissible``, decided exactly: with
-    γ⁽²⁾ = 1 every target is reachable iff rank M = c0c2; with γ⁽²⁾ trained, the all-ones target
-    (every row nonzero) is decided by ``reachable_with_gamma2``. The first failure, smallest size
-    first, is a minimal counterexample among 0/1 layers; every failure is counted."""
+def _exhaustive_cells(ctx: Context) -> int:
+    return ctx.by_profile(2, 2, 4)
 
-    def run(ctx: Context) -> Outcome:
-        sizes = exhaustive_sizes(ctx, width)
-        counts, failures = [], []
-        for c0, c2, c1 in sizes:
-            row = {"c0": c0, "c2": c2, "c1": c1, "layer_pairs": 0, "admissible": 0, "failing": 0}
-            for w1, w2 in zero_one_layer_pairs(c0, c1, c2):
-                row["layer_pairs"] += 1
-                if not admissible(w1, w2):
-                    continue
-                row["admissible"] += 1
-                m = features.feature_matrix(w1, w2)
-                if use_gamma2:
-                    target = np.ones((c2, c0), dtype=np.int64)
-                    reachable, why = reachable_with_gamma2(m, target)
-                    why = {**why, "target": target.tolist()}
-                else:
-                    rank = exact.rank_exact(m)
-                    reachable, why = rank == c0 * c2, {"rank_M": rank}
-                if not reachable:
-                    row["failing"] += 1
-                    failures.append({"c0": c0, "c2": c2, "c1": c1, "W1": w1.tolist(), "W2": w2.tolist(), **why})
-            counts.append(row)
-        bound = f"c0, c2 ≤ 2, c0c2 ≤ {max(c0 * c2 for c0, c2, _ in sizes)}, width ≤ c1 ≤ width + 1"
-        evidence = {"bound": bound, "configurations": sum(r["admissible"] for r in counts),
-                    "failing": len(failures), "sizes": counts}
-        if failures:
-            first = failures[0]
-            lost = "the all-ones target is unreachable" if use_gamma2 else f"rank M = {first['rank_M']} < c0c2"
-            return Outcome(Verdict.REFUTED, f"{len(failures)} of {evidence['configurations']} admissible 0/1 layer "
-                           f"pairs ({bound}) fail; smallest c0 = {first['c0']}, c2 = {first['c2']}, "
-                           f"c1 = {first['c1']}: W1 = {first['W1']}, W2 = {first['W2']} meet the hypotheses, "
-                           f"yet {lost}", evidence, counterexample=first)
-        return Outcome(Verdict.SUPPORTED, f"all {evidence['configurations']} admissible 0/1 layer pairs ({bound}) "
-                       "reconstruct", evidence)
 
-    return Check(name, "symbolic", run, part=part)
+def all_ones_failure(admissible, use_gamma2: bool):
+    """One 0/1 layer pair: with γ⁽²⁾ = 1 every target is reachable iff rank M = c0c2; with γ⁽²⁾ trained
+    the all-ones target (every row nonzero) is decided by ``reachable_with_gamma2``."""
+    def failure(w1: np.ndarray, w2: np.ndarray) -> dict | None:
+        if not admissible(w1, w2):
+            return None
+        m = features.feature_matrix(w1, w2)
+        c0, c2 = w1.shape[1], w2.shape[0]
+        if use_gamma2:
+            target = np.ones((c2, c0), dtype=np.int64)
+            reachable, why = reachable_with_gamma2(m, target)
+            return None if reachable else {**why, "target": target.tolist()}
+        rank = exact.rank_exact(m)
+        return None if rank == c0 * c2 else {"rank_M": rank}
+
+    return failure
+
+
+def exhaustive_check(name: str, use_gamma2: bool, part: str):
+    """Every 0/1 layer pair of ``exhaustive_sizes`` that meets ``admissible``, decided exactly
+    (``all_ones_failure``). The first failure, smallest size first, is a minimal counterexample
+    among 0/1 layers; every failure is counted."""
+
+    def build(admissible, width) -> Check:
+        failure_of = all_ones_failure(admissible, use_gamma2)
+
+        def run(ctx: Context) -> Outcome:
+            sizes = exhaustive_sizes(ctx, width)
+            counts, failures = [], []
+            for c0, c2, c1 in sizes:
+                row = {"c0": c0, "c2": c2, "c1": c1, "layer_pairs": 0, "admissible": 0, "failing": 0}
+                for w1, w2 in zero_one_layer_pairs(c0, c1, c2):
+                    row["layer_pairs"] += 1
+                    row["admissible"] += bool(admissible(w1, w2))
+                    why = failure_of(w1, w2)
+                    if why is not None:
+                        row["failing"] += 1
+                        failures.append({"c0": c0, "c2": c2, "c1": c1, "W1": w1.tolist(), "W2": w2.tolist(), **why})
+                counts.append(row)
+            bound = f"c0, c2 ≤ 2, c0c2 ≤ {max(c0 * c2 for c0, c2, _ in sizes)}, width ≤ c1 ≤ width + 1"
+            evidence = {"bound": bound, "configurations": sum(r["admissible"] for r in counts),
+                        "failing": len(failures), "sizes": counts}
+            if failures:
+                first = failures[0]
+                lost = "the all-ones target is unreachable" if use_gamma2 else f"rank M = {first['rank_M']} < c0c2"
+                return Outcome(Verdict.REFUTED, f"{len(failures)} of {evidence['configurations']} admissible 0/1 "
+                               f"layer pairs ({bound}) fail; smallest c0 = {first['c0']}, c2 = {first['c2']}, "
+                               f"c1 = {first['c1']}: W1 = {first['W1']}, W2 = {first['W2']} meet the hypotheses, "
+                               f"yet {lost}", evidence, counterexample=first)
+            return Outcome(Verdict.SUPPORTED, f"all {evidence['configurations']} admissible 0/1 layer pairs ({bound}) "
+                           "reconstruct", evidence)
+
+        return Check(name, "symbolic", run, part=part)
+
+    return build
+
+
+def single_input_link(c0: int, c2: int, c1: int) -> tuple[np.ndarray, np.ndarray]:
+    """Full-rank layers W1 = [I_c0; 0], W2 = [I_c2 | 0] (c1 ≥ c0, c2): only the first min(c0, c2) features
+    link both layers, so rank M ≤ min(c0, c2) < c0c2 once c0, c2 are not both 1."""
+    w1 = np.zeros((c1, c0), dtype=np.int64)
+    w1[:c0, :] = np.eye(c0, dtype=np.int64)[: min(c0, c1)]
+    w2 = np.zeros((c2, c1), dtype=np.int64)
+    w2[:, :c2] = np.eye(c2, dtype=np.int64)
+    return w1, w2
+
+
+def printed_beyond(admissible, plain_width, gamma2_width) -> Check:
+    """Past the exhaustive bound (c0c2 ≤ 2): c0, c2 ≤ 4, c1 = width + 0..1, random 0/1 layer pairs,
+    both parts, decided exactly (``all_ones_failure``); first the pinned single-input-link pair at
+    (c0, c2) = (1, 3) without γ2 and (2, 2) with it, whatever the width."""
+    def decide(configuration) -> str | None:
+        use_gamma2, c0, c2, spare, seed = configuration
+        c1 = (gamma2_width if use_gamma2 else plain_width)(c0, c2) + spare
+        if seed is None:
+            w1, w2 = single_input_link(c0, c2, c1)
+        else:
+            rng = np.random.default_rng(seed)
+            w1, w2 = rng.integers(0, 2, size=(c1, c0)), rng.integers(0, 2, size=(c2, c1))
+        why = all_ones_failure(admissible, use_gamma2)(w1, w2)
+        if why is None:
+            return None
+        return (f"{'γ2 trained' if use_gamma2 else 'γ2 = 1'}, c0 = {c0}, c2 = {c2}, c1 = {c1}: W1 = {w1.tolist()}, "
+                f"W2 = {w2.tolist()} meet the hypotheses, yet {why}")
+
+    def draw(rng: np.random.Generator):
+        while True:
+            c0, c2 = (int(x) for x in rng.integers(1, 5, size=2))
+            if c0 * c2 > 2:
+                return bool(rng.integers(2)), c0, c2, int(rng.integers(2)), int(rng.integers(2**31))
+
+    return search_beyond_sweep("every part, 0/1 layers past the sweep", draw, decide,
+                               sweep_bound=lambda ctx: f"c0, c2 ≤ 2, c0c2 ≤ {_exhaustive_cells(ctx)}",
+                               reach=lambda ctx: "c0, c2 ≤ 4, c1 = width + 0..1",
+                               budget=lambda ctx: ctx.by_profile(4, 20, 100), part="γ2 trained",
+                               pinned=[(False, 1, 3, 0, None), (True, 2, 2, 0, None)])
+
+
+def _plain_width(c0, c2):
+    return c0 * c2
+
+
+def _gamma2_width(c0, c2):
+    return c2 * (c0 - 1) + 1
+
+
+def _one_fewer(width):
+    def fewer(c0, c2):
+        value = sympy.Max(1, width(c0, c2) - 1)
+        return value if features.is_symbolic(c0, c2) else int(value)
+
+    return fewer
+
+
+def _one_spare(width):
+    def spare(c0, c2):
+        return width(c0, c2) + 1
+
+    return spare
 
 
 register(Claim(
     id="randfeat2025.thm2_1",
     source=f"{SOURCE}, Sec. 2, Thm 2.1",
-    hypotheses=("W⁽¹⁾, W⁽²⁾ full rank", "c1 ≥ c2c0 (γ⁽²⁾ = 1) or c1 ≥ c2(c0 − 1) + 1 (γ⁽²⁾ trained)"),
-    checks=(*_searches(full_rank_factors, [DISJOINT, REPEATED], [DISJOINT]),
-            *_exhaustive(full_rank_factors)),
+    hypotheses=("every pair of full-rank W⁽¹⁾, W⁽²⁾ (no draw)", "every target",
+                "c1 ≥ c2c0 (γ⁽²⁾ = 1) or c1 ≥ c2(c0 − 1) + 1 (γ⁽²⁾ trained)"),
+    subject={"admissible": full_rank_factors, "plain_width": _plain_width, "gamma2_width": _gamma2_width},
+    checks=(takes("admissible", "plain_width", build=printed_search(
+                "γ2 = 1, γ1 = M⁺v reconstructs (printed hypotheses)", False, "γ2 = 1, c1 ≥ c0c2")),
+            takes("admissible", "gamma2_width", build=printed_search(
+                "with γ2, c1 ≥ c2(c0 − 1) + 1 suffices (printed hypotheses)", True, "γ2 trained")),
+            takes("admissible", "plain_width", build=exhaustive_check(
+                "γ2 = 1: every 0/1 layer pair (exhaustive)", False, "γ2 = 1, c1 ≥ c0c2")),
+            takes("admissible", "gamma2_width", build=exhaustive_check(
+                "γ2 trained: every 0/1 layer pair (exhaustive)", True, "γ2 trained")),
+            takes("admissible", "plain_width", "gamma2_width", build=printed_beyond)),
     broken=(Broken("repaired by also asking every feature to have an input and an output link — still not enough",
-                   _searches(full_rank_linked_factors, [REPEATED], [REPEATED]),
+                   replaces={"admissible": full_rank_linked_factors},
                    refuted_by="the pinned repeated features (links (0,0),(0,0),(1,1),(1,1)), c0 = c2 = 2, c1 = 4: "
-                              "rank M = 2"),
+                              "rank M = 2; the pinned single-input-link pair at (c0, c2) = (1, 3)"),
             Broken("repaired by one spare feature (c1 ≥ c0c2 + 1; c1 ≥ c2(c0 − 1) + 2)",
-                   _exhaustive(full_rank_factors, spare=1),
+                   replaces={"plain_width": _one_spare(_plain_width), "gamma2_width": _one_spare(_gamma2_width)},
                    refuted_by="the exhaustive sweep's first size c0 = c2 = 1, c1 = 2 (every profile): W1 = [[0], [1]], "
-                              "W2 = [[1, 0]] are full rank and M = 0")),
+                              "W2 = [[1, 0]] are full rank and M = 0; the pinned DISJOINT instance")),
     erratum=Erratum("as-printed", "full rank of W⁽¹⁾ and W⁽²⁾ does not make M full rank: W1 = [[1],[0]], W2 = [[0,1]] "
                     "(c0 = c2 = 1, c1 = 2) give M = 0, and no γ reaches w = 1. The cited sources and the paper's use "
                     "(random features) need W with iid continuous entries, where it holds almost surely.",
@@ -326,42 +402,44 @@ def full_row_rank_sweep(width: Callable[[int, int], int], extra: int = 2) -> Che
                        {"bound": bound, "configurations": len(rows), "ranks": rows,
                         "hypothesis": "c1 ≥ c0c2 as printed (no ≥/> ambiguity in the source)",
                         "points": "iid integers in [0, 2^31), rank modulo 2^61 − 1"},
-                       scope=f"c0, c2 ≤ {largest}, c0c2 ≤ c1 ≤ c0c2 + {extra}")
+                       scope=f"c0, c2 ≤ {largest}, c0c2 ≤ c1 ≤ c0c2 + {extra}", relies_on=(SCHWARTZ_ZIPPEL, ZERO_SET))
 
     return Check("γ2 = 1: M full row rank for almost every W (every width up to a bound)", "certificate", run,
                  part="γ2 = 1")
 
 
-def full_row_rank_argument(width_excess: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]) -> Check:
-    """γ⁽²⁾ = 1, every size at once: the c0c2 × c0c2 minor of M on its first c0c2 features is a
-    polynomial in W; at ID cond layers followed by zero features it is det I = 1 (M = I: idcond's
-    flattening identity, symbolic in c0, c2), so it is a nonzero polynomial, M has full row rank for
-    almost every W, and γ⁽¹⁾ = M⁺v reaches every target with the same W. Needs c1 ≥ c0c2, i.e.
-    ``width_excess`` = width − c0c2 ≥ 0 for symbolic c0, c2 ≥ 1; a width below it refutes by
-    dimension (rank M ≤ c1 < c0c2 for every W)."""
+def full_row_rank_argument(plain_width: Callable) -> Check:
+    """γ⁽²⁾ = 1, every size at once: the width evaluated at symbolic c0, c2 ≥ 1 must give
+    width − c0c2 ≥ 0. Then the c0c2 × c0c2 minor of M on its first c0c2 features is a polynomial in W
+    that is 1 at ID cond layers followed by zero features (M = I: randfeat2025.idcond, on which this
+    rests), so it is nonzero, M has full row rank for almost every W, and γ⁽¹⁾ = M⁺v reaches every
+    target with the same W. A width below c0c2 refutes by dimension (rank M ≤ c1 < c0c2 for every W)."""
 
     def run(ctx: Context) -> Outcome:
         c0, c2 = sympy.symbols("c0 c2", integer=True, positive=True)
-        excess = sympy.simplify(width_excess(c0, c2))
-        identity = sec3_features.flattening_residual(sec3_features.row_major)
-        evidence = {"width_minus_c0c2": str(excess), "id_cond_flattening_residual": str(identity),
-                    "argument": "det M[:, :c0c2] = 1 at the ID cond point (M = I for every c0, c2), so det M[:, :c0c2] "
-                                "≢ 0 and rank M = c0c2 for almost every W; then M M⁺ = I and γ⁽¹⁾ = M⁺v solves every v"}
-        if identity != 0:
-            raise AssertionError("the ID cond flattening is not row-major")
+        excess = sympy.simplify(plain_width(c0, c2) - c0 * c2)
+        evidence = {"width_minus_c0c2": str(excess),
+                    "argument": "det M[:, :c0c2] = 1 at the ID cond point (M = I for every c0, c2: randfeat2025.idcond)"
+                                ", so det M[:, :c0c2] ≢ 0 and rank M = c0c2 for almost every W; then M M⁺ = I and "
+                                "γ⁽¹⁾ = M⁺v solves every v"}
         if excess.is_nonnegative:
-            return Outcome(Verdict.CERTIFIED, "width − c0c2 = " + str(excess) + " ≥ 0 and M = I at the ID cond point, "
-                           "for symbolic c0, c2: almost every W gives full row rank, every target reached",
-                           evidence, scope=ALL_SIZES)
-        small = sorted(((a, b) for a in range(1, 5) for b in range(1, 5)), key=lambda s: (s[0] * s[1], s))
-        for a, b in small:
-            if excess.subs({c0: a, c2: b}) < 0:
-                return Outcome(Verdict.REFUTED, f"c0 = {a}, c2 = {b}: c1 = {a * b + excess.subs({c0: a, c2: b})} < "
-                               f"c0c2 = {a * b}, so rank M < c0c2 for every W", evidence,
-                               counterexample={"c0": a, "c2": b, "c1": int(a * b + excess.subs({c0: a, c2: b}))})
+            return Outcome(Verdict.CERTIFIED, f"width − c0c2 = {excess} ≥ 0 for symbolic c0, c2 and M = I at the ID "
+                           "cond point: almost every W gives full row rank, every target reached", evidence,
+                           scope=ALL_SIZES, relies_on=(ZERO_SET, MOORE_PENROSE))
+        for a, b in sorted(((a, b) for a in range(1, 5) for b in range(1, 5)), key=lambda s: (s[0] * s[1], s)):
+            c1 = int(plain_width(a, b))
+            if c1 < a * b:
+                return Outcome(Verdict.REFUTED, f"c0 = {a}, c2 = {b}: c1 = {c1} < c0c2 = {a * b}, so rank M < c0c2 "
+                               "for every W", evidence, counterexample={"c0": a, "c2": b, "c1": c1})
         return Outcome(Verdict.INCONCLUSIVE, f"width − c0c2 = {excess}: sign not decided", evidence)
 
     return Check("γ2 = 1: generic full row rank for every c0, c2 (ID cond point)", "symbolic", run, part="γ2 = 1")
+
+
+ZERO_SET = ("the zero set of a nonzero polynomial on R^n has Lebesgue measure zero (R. Caron, T. Traynor, 'The zero "
+            "set of a polynomial', 2005), so a property given by a nonzero polynomial holds for almost every draw of "
+            "iid continuous entries")
+MOORE_PENROSE = "M M⁺ = I for M of full row rank (Penrose, Proc. Cambridge Philos. Soc. 51, 1955)"
 
 
 def gamma2_width_sizes(ctx: Context) -> list[tuple[int, int]]:
@@ -442,7 +520,7 @@ def per_target_sweep(width: Callable[[int, int], int]) -> Check:
                        {"bound": bound, "configurations": len(rows), "sizes": rows,
                         "method": "linear independence of the deleted-row minors of M (evaluation matrix of full rank "
                                   "modulo 2^61 − 1 at c0^(c2−1) + 2 random points), for every row i kept whole"},
-                       scope=f"{bound}, every target")
+                       scope=f"{bound}, each fixed target", relies_on=(SCHWARTZ_ZIPPEL, ZERO_SET))
 
     return Check("γ2 trained: each fixed target reached for almost every W", "certificate", run, part="γ2 trained")
 
@@ -489,58 +567,114 @@ def some_target_unreachable(c0: int, c2: int, c1: int, rng: np.random.Generator)
     return None, evidence
 
 
-def fixed_draw_check(claimed_some_unreachable: Callable[[int, int], bool]) -> Check:
+def every_target_at_draw(c0: int, c2: int, c1: int, rng: np.random.Generator) -> tuple[bool | None, dict]:
+    """For one draw W (small nonzero random integers) with c1 ≥ c0c2: False (no target is lost) when
+    rank M = c0c2 exactly at the draw — a nonzero maximal minor, so for almost every draw γ⁽²⁾ = 1,
+    γ⁽¹⁾ = M⁺v reach every target at once — None otherwise."""
+    w1, w2 = (rng.integers(1, 10, size=shape) * rng.choice((-1, 1), size=shape) for shape in ((c1, c0), (c2, c1)))
+    rank = exact.rank_exact(features.feature_matrix(w1, w2))
+    return (False if rank == c0 * c2 else None), {"W1": w1.tolist(), "W2": w2.tolist(), "rank_M": rank}
+
+
+def fixed_draw_decision(c0: int, c2: int, c1: int, rng: np.random.Generator) -> tuple[bool | None, dict]:
+    """Whether almost every draw leaves some target unreachable at this width (γ⁽²⁾ trained): at the
+    minimal width c2(c0 − 1) + 1 by ``some_target_unreachable``, at c1 ≥ c0c2 by
+    ``every_target_at_draw``; None where neither decides."""
+    if c1 >= c0 * c2:
+        return every_target_at_draw(c0, c2, c1, rng)
+    if c1 == c2 * (c0 - 1) + 1:
+        return some_target_unreachable(c0, c2, c1, rng)
+    return None, {"undecided": "a width strictly between c2(c0 − 1) + 1 and c0c2"}
+
+
+def fixed_draw_widths(c0: int, c2: int) -> list[int]:
+    """The widths the order-of-quantifiers statement speaks about: the minimal c2(c0 − 1) + 1 and c0c2."""
+    return sorted({c2 * (c0 - 1) + 1, c0 * c2})
+
+
+def fixed_draw_check(loses_some_target: Callable[[int, int, int], bool]) -> Check:
     """γ⁽²⁾ trained, the quantifier order: for a fixed draw W, is every target reached at once? For every
-    size up to the bound, decided exactly at one random draw (``some_target_unreachable``) against the
-    statement 'almost every draw leaves some target unreachable iff ``claimed_some_unreachable``'."""
+    size up to the bound, at the minimal width and at c1 = c0c2, decided exactly at one random draw
+    (``fixed_draw_decision``) against the statement 'almost every draw leaves some target unreachable
+    iff ``loses_some_target(c0, c2, c1)``'."""
 
     def run(ctx: Context) -> Outcome:
         rows = []
         for c0, c2 in gamma2_width_sizes(ctx):
-            c1 = c2 * (c0 - 1) + 1
-            found, why = some_target_unreachable(c0, c2, c1, ctx.rng("fixed draw", c0, c2))
-            claimed = claimed_some_unreachable(c0, c2)
-            row = {"c0": c0, "c2": c2, "c1": c1, "some_target_unreachable": found, "claimed": claimed, **why}
-            rows.append(row)
-            if found is None:
-                return Outcome(Verdict.INCONCLUSIVE, f"c0 = {c0}, c2 = {c2}: the draw decided nothing",
-                               {"configurations": rows})
-            if found != claimed:
-                said = "every target is reached" if found is False else "a target is unreachable"
-                return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c1}: for almost every draw {said}, "
-                               "against the statement", {"configurations": rows}, counterexample=row)
+            for c1 in fixed_draw_widths(c0, c2):
+                found, why = fixed_draw_decision(c0, c2, c1, ctx.rng("fixed draw", c0, c2, c1))
+                claimed = loses_some_target(c0, c2, c1)
+                row = {"c0": c0, "c2": c2, "c1": c1, "some_target_unreachable": found, "claimed": claimed, **why}
+                rows.append(row)
+                if found is None:
+                    return Outcome(Verdict.INCONCLUSIVE, f"c0 = {c0}, c2 = {c2}, c1 = {c1}: the draw decided nothing",
+                                   {"configurations": rows})
+                if found != claimed:
+                    said = "every target is reached" if found is False else "a target is unreachable"
+                    return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c1}: for almost every draw {said}, "
+                                   "against the statement", {"configurations": rows}, counterexample=row)
         largest = max(max(r["c0"], r["c2"]) for r in rows)
-        return Outcome(Verdict.CERTIFIED, f"all {len(rows)} sizes up to c0, c2 ≤ {largest}: almost every draw reaches "
-                       "every target exactly when c0 = 1 or c2 = 1; otherwise an explicit target (rows e_0, t_2, e_0, "
-                       "…) is unreachable",
+        return Outcome(Verdict.CERTIFIED, f"all {len(rows)} configurations up to c0, c2 ≤ {largest}: at the minimal "
+                       "width almost every draw misses an explicit target (rows e_0, t_2, e_0, …) exactly when "
+                       "c0, c2 ≥ 2; at c1 = c0c2 almost every draw reaches every target",
                        {"bound": f"c0, c2 ≤ {largest}", "configurations": len(rows), "sizes": rows},
-                       scope=f"c0, c2 ≤ {largest}")
+                       scope=f"c0, c2 ≤ {largest}, c1 ∈ {{c2(c0 − 1) + 1, c0c2}}", relies_on=(ZERO_SET,))
 
-    return Check("γ2 trained: for a fixed draw, not every target (c0, c2 ≥ 2)", "certificate", run,
+    return Check("γ2 trained: for a fixed draw, not every target (c0, c2 ≥ 2, minimal width)", "certificate", run,
                  part="γ2 trained, fixed draw")
 
 
-def _two_or_more_each(c0: int, c2: int) -> bool:
+def loses_some_target(c0: int, c2: int, c1: int) -> bool:
+    """(iii): almost every draw leaves some target unreachable exactly when c0, c2 ≥ 2 and c1 < c0c2
+    (stated at the minimal width and at c0c2)."""
+    return c0 >= 2 and c2 >= 2 and c1 < c0 * c2
+
+
+def loses_some_target_at_any_width(c0: int, c2: int, c1: int) -> bool:
+    """The statement before this repair: some target lost whenever c0, c2 ≥ 2, whatever c1."""
     return c0 >= 2 and c2 >= 2
 
 
-def _two_or_more_outputs(c0: int, c2: int) -> bool:
+def loses_some_target_with_one_input(c0: int, c2: int, c1: int) -> bool:
     """The near-miss: forgets that one input (c0 = 1, a single feature) serves every target."""
-    return c2 >= 2
+    return c2 >= 2 and c1 < c0 * c2
 
 
-def generic_checks(plain_width: Callable[[int, int], int], gamma2_width: Callable[[int, int], int],
-                   plain_excess: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]) -> tuple[Check, Check, Check]:
-    """The corrected claim's widths: with γ⁽²⁾ = 1 (every size symbolically, and a sweep), with γ⁽²⁾ trained."""
-    return (full_row_rank_argument(plain_excess), full_row_rank_sweep(plain_width), per_target_sweep(gamma2_width))
+def corrected_beyond(plain_width, gamma2_width, loses) -> Check:
+    """Past the sweeps (c0, c2 ≤ 3 at ci): each part at sizes with max(c0, c2) in 4..6 (the γ2 part only
+    where c0^(c2 − 1) ≤ 64 deleted-row minors), decided as in the sweeps."""
+    def decide(configuration) -> str | None:
+        part, c0, c2, seed = configuration
+        rng = np.random.default_rng(seed)
+        if part == "γ2 = 1":
+            c1 = int(plain_width(c0, c2))
+            if c1 < c0 * c2:
+                return f"γ2 = 1, c0 = {c0}, c2 = {c2}: c1 = {c1} < c0c2, rank M < c0c2 for every W"
+            rank = rank_mod_p(features.feature_matrix(*random_layers_at_point(rng, c0, c1, c2)))
+            return None if rank == c0 * c2 else f"γ2 = 1, c0 = {c0}, c2 = {c2}, c1 = {c1}: rank {rank} at the point"
+        if part == "γ2 trained":
+            c1 = int(gamma2_width(c0, c2))
+            status, why = every_target_generically(c0, c2, c1, rng)
+            return None if status == "every target" else f"γ2 trained, c0 = {c0}, c2 = {c2}, c1 = {c1}: {status} {why}"
+        for c1 in fixed_draw_widths(c0, c2):
+            found, why = fixed_draw_decision(c0, c2, c1, rng)
+            if found is None or found != loses(c0, c2, c1):
+                return f"fixed draw, c0 = {c0}, c2 = {c2}, c1 = {c1}: found {found}, claimed {loses(c0, c2, c1)}"
+        return None
 
+    def draw(rng: np.random.Generator):
+        part = ("γ2 = 1", "γ2 trained", "fixed draw")[int(rng.integers(3))]
+        while True:
+            c0, c2 = (int(x) for x in rng.integers(1, 7, size=2))
+            if max(c0, c2) > 3 and (part != "γ2 trained" or c0 ** (c2 - 1) <= 64):
+                return part, c0, c2, int(rng.integers(2**31))
 
-def _plain_width(c0, c2):
-    return c0 * c2
-
-
-def _gamma2_width(c0, c2):
-    return c2 * (c0 - 1) + 1
+    return search_beyond_sweep("every part, sizes past the sweeps", draw, decide,
+                               sweep_bound=lambda ctx: "c0, c2 ≤ " + str(ctx.by_profile(2, 3, 4)),
+                               reach=lambda ctx: "c0, c2 ≤ 6 (γ2 trained: c0^(c2 − 1) ≤ 64)",
+                               budget=lambda ctx: ctx.by_profile(3, 12, 40), part="γ2 trained",
+                               pinned=[("γ2 = 1", 1, 4, 0), ("fixed draw", 4, 4, 0), ("fixed draw", 1, 4, 0)],
+                               decided="exactly at random points (rank modulo p, rationals)")
 
 
 register(Claim(
@@ -549,30 +683,41 @@ register(Claim(
     label="Thm 2.1, generic layers",
     statement="Let W⁽¹⁾, W⁽²⁾ have iid entries from a continuous distribution. (i) γ⁽²⁾ = 1, c1 ≥ c0c2: almost surely "
               "M has full row rank, so for that one draw γ⁽¹⁾ = M⁺v reconstructs every target at once (a.s. in W, then "
-              "for all targets). (ii) γ⁽²⁾ trained, c1 ≥ c2(c0 − 1) + 1: for every fixed target, almost surely in W, "
-              "some γ⁽¹⁾, γ⁽²⁾ reconstruct it (for all targets, then a.s. in W: the null set depends on the target); "
-              "when c0, c2 ≥ 2, almost every draw leaves some target unreachable, so the order cannot be swapped.",
+              "every target). (ii) γ⁽²⁾ trained, c1 ≥ c2(c0 − 1) + 1: each fixed target is reconstructed by some γ⁽¹⁾, "
+              "γ⁽²⁾ almost surely in W (every target, then a.s. in W: the null set depends on the target). (iii) The "
+              "order in (ii) cannot be swapped at the minimal width: when c0, c2 ≥ 2 and c1 = c2(c0 − 1) + 1, almost "
+              "every draw leaves some target unreachable; once c1 ≥ c0c2, (i) gives every target for almost every "
+              "draw, and c0 = 1 or c2 = 1 gives every target at the minimal width too.",
     source=f"{SOURCE}, Sec. 2, Thm 2.1 (as the cited Giannou et al. 2023 and Burkholz 2024 state it)",
-    hypotheses=("W⁽¹⁾, W⁽²⁾ iid continuous entries", "(i) c1 ≥ c0c2, γ⁽²⁾ = 1",
-                "(ii) c1 ≥ c2(c0 − 1) + 1, γ⁽²⁾ trained"),
-    checks=(*generic_checks(_plain_width, _gamma2_width, lambda c0, c2: sympy.Integer(0)),
-            fixed_draw_check(_two_or_more_each)),
+    hypotheses=("W⁽¹⁾, W⁽²⁾ iid continuous entries", "(i) c1 ≥ c0c2, γ⁽²⁾ = 1; a.s. in W, every target",
+                "(ii) c1 ≥ c2(c0 − 1) + 1, γ⁽²⁾ trained; each fixed target, a.s. in W",
+                "(iii) c1 = c2(c0 − 1) + 1 or c1 ≥ c0c2, γ⁽²⁾ trained; a.s. in W, some target lost or every target "
+                "reached (widths strictly between are not stated)"),
+    subject={"plain_width": _plain_width, "gamma2_width": _gamma2_width, "loses_some_target": loses_some_target},
+    checks=(takes("plain_width", build=full_row_rank_argument),
+            takes("plain_width", build=lambda width: full_row_rank_sweep(width)),
+            takes("gamma2_width", build=per_target_sweep),
+            takes("loses_some_target", build=fixed_draw_check),
+            takes("plain_width", "gamma2_width", "loses_some_target", build=corrected_beyond)),
+    depends_on=("randfeat2025.idcond",),
     broken=(Broken("one feature fewer in both widths (c0c2 − 1; c2(c0 − 1))",
-                   generic_checks(lambda c0, c2: max(1, c0 * c2 - 1), lambda c0, c2: max(1, c2 * (c0 - 1)),
-                                  lambda c0, c2: sympy.Max(1, c0 * c2 - 1) - c0 * c2),
+                   replaces={"plain_width": _one_fewer(_plain_width), "gamma2_width": _one_fewer(_gamma2_width)},
                    refuted_by="the sizes every profile visits: (c0, c2) = (1, 2) without γ2 (c1 = 1 < c0c2 = 2 for "
-                              "every W; symbolically width − c0c2 = −1 there) and (2, 1) with γ2 (c1 + c2 = 2 unknowns "
-                              "for 2 equations, [M | −B] injective at the random point)"),
+                              "every W; symbolically width − c0c2 = Max(1, c0c2 − 1) − c0c2) and (2, 1) with γ2 "
+                              "(c1 + c2 = 2 unknowns for 2 equations, [M | −B] injective at the random point)"),
+            Broken("the statement before this repair: some target lost whenever c0, c2 ≥ 2, whatever c1",
+                   replaces={"loses_some_target": loses_some_target_at_any_width},
+                   refuted_by="c0 = c2 = 2, c1 = 4 (every profile): rank M = 4 at the draw, every target reached"),
             Broken("for a fixed draw some target is unreachable already when c2 ≥ 2 (forgets c0 = 1)",
-                   (fixed_draw_check(_two_or_more_outputs),),
-                   refuted_by="c0 = 1, c2 = 2 (every profile): c1 = 1 feature, M has no zero entry at the draw, so "
+                   replaces={"loses_some_target": loses_some_target_with_one_input},
+                   refuted_by="c0 = 1, c2 = 2, c1 = 1 (every profile): M has no zero entry at the draw, so "
                               "γ⁽²⁾_i = t_i/m_i reaches every target")),
-    notes="Quantifiers: (i) is 'a.s. in W, for every target' — full row rank of M does not depend on the target; "
-          "certified for every c0, c2 (scope all) by the ID cond point (M = I), with a sweep of every width "
-          "c0c2 ≤ c1 ≤ c0c2 + 2 for c0, c2 ≤ 3 at ci. (ii) is only 'for every target, a.s. in W': a certificate at "
-          "one random (W, T) would show no more than 'almost every (W, T)'; instead the check proves, per size, "
-          "that μ_i(W, T) ≢ 0 in W for every target with nonzero rows (linear independence of the deleted-row minors), "
-          "c0, c2 ≤ 3 at ci (4 at thorough). Explicit case for the order: c0 = c2 = 2, c1 = 3, any draw W, target rows "
-          "e_0 and t_2 ≠ 0 with det[M | B_2(t_2)] = 0 force γ⁽²⁾_1 = 0, so row 1 is lost (exact at one draw, hence for "
-          "almost every W). The printed statement has c1 ≥ c2c0 (no ≥/> ambiguity).",
+    notes="(i) is 'a.s. in W, every target' — full row rank of M does not depend on the target; certified for every "
+          "c0, c2 (width evaluated symbolically; M = I at the ID cond point rests on randfeat2025.idcond), with a "
+          "sweep of every width c0c2 ≤ c1 ≤ c0c2 + 2 for c0, c2 ≤ 3 at ci. (ii) is only 'each fixed target, a.s. in "
+          "W': the check proves, per size, that μ_i(W, T) ≢ 0 in W for every target with nonzero rows (linear "
+          "independence of the deleted-row minors), c0, c2 ≤ 3 at ci. (iii) explicit case: c0 = c2 = 2, c1 = 3, "
+          "any draw W, target rows e_0 and t_2 ≠ 0 with det[M | B_2(t_2)] = 0 force γ⁽²⁾_1 = 0 (exact at one draw, "
+          "hence for almost every W). Widths strictly between c2(c0 − 1) + 1 and c0c2 are left open: the witness "
+          "needs [M | B_{−1}] square. Past the sweeps each part is searched up to c0, c2 ≤ 6.",
 ))

@@ -16,7 +16,13 @@ distinct mask rows containing their supports (``theorems.maths.matchings``).
   independently with probability a = (1 − q(1 − p))^{c0}; they share one random target row, so
   the per-row success is E[1 − (1 − p^d)^k] (d ~ Bin(c0, q)), smaller than 1 − (1 − a)^k by
   Jensen. At c0 = c2t = 1, p = q = 1/2, δ = 1/16 the printed k = 2 gives P(match) = 7/8 < 15/16.
-  ``thm4_3.corrected`` uses the exact per-row success (the proof's partition argument then holds).
+  ``thm4_3.corrected`` uses the exact per-row success (the proof's partition argument then holds):
+  its certificate derives P(one target row fits one of its k rows) for every support from the mask
+  (the programme over feature rows) and requires the bound object to equal the partition event's
+  probability for a symbolic number of target rows, at every c0, k up to a bound.
+
+The objects under test are the bound (a function), the k rule, or the event's probability; broken
+variants replace them, and every check is built from them.
 
 The special target of Fig. 1(e) (disjoint supports: ``thm4_2.disjoint_max``, ``fig1e_k``) is in
 ``sec4_special_target``.
@@ -28,16 +34,17 @@ import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 
+import flint
 import numpy as np
 import sympy
 from matplotlib.figure import Figure
 
-from theorems.engine.checks import symbolic_identity
+from theorems.engine.checks import exhaustive_sweep, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
-from theorems.engine.registry import Broken, Check, Claim, Erratum, register
-from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
+from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import matchings, stats
 from theorems.papers.randfeat2025 import SOURCE
 
@@ -116,6 +123,11 @@ def nonnegative_on_unit_interval(poly: sympy.Poly) -> tuple[bool, sympy.Rational
     return True, None
 
 
+STURM = ("Sturm's theorem: the number of distinct real roots of a square-free polynomial in an interval is the "
+         "difference of sign changes of its Sturm sequence at the ends (C. Sturm 1829; Basu–Pollack–Roy, Algorithms "
+         "in Real Algebraic Geometry, Thm 2.50)")
+
+
 def exact_bound_check(bound: Callable) -> Check:
     def run(ctx: Context) -> Outcome:
         rows, checked = [], 0
@@ -141,9 +153,54 @@ def exact_bound_check(bound: Callable) -> Check:
                         "method": "P(match) as a polynomial from all 2^(c2·c0) masks (perfect matchings by permanent "
                                   "terms), every 0/1 target pattern up to row order; sign on [0, 1] by exact Sturm "
                                   "root counts"},
-                       scope=f"{sizes_scope(ctx)} (every target pattern, every p)")
+                       scope=f"{sizes_scope(ctx)} (every target pattern, every p)", relies_on=(STURM,))
 
-    return Check("P(match) ≤ Π_i(1 − (1 − p^{d_i})^{c2}) exactly (all patterns)", "symbolic", run)
+    return Check("P(match) ≤ bound exactly (all patterns)", "symbolic", run)
+
+
+X = flint.fmpz_poly([0, 1])
+
+
+def dp_matching_polynomial(target: np.ndarray, feature_rows: int) -> sympy.Poly:
+    """P(match) into ``feature_rows`` Bern(p) rows as a polynomial in p, by the exact programme over
+    feature rows (any c0); empty target rows fit every feature row, so only the others are matched."""
+    nonempty = target[target.any(axis=1)]
+    poly = matchings.matching_probabilities(nonempty, X, feature_rows)[feature_rows]
+    return sympy.Poly([int(c) for c in reversed(poly.coeffs())] or [0], P)
+
+
+def bound_failure(bound: Callable, target: np.ndarray) -> str | None:
+    """Whether bound − P(match) < 0 somewhere on [0, 1], for a c2 × c0 target into c2 feature rows."""
+    c2 = target.shape[0]
+    probability = dp_matching_polynomial(target, c2)
+    ok, witness = nonnegative_on_unit_interval(sympy.Poly(sympy.expand(bound(target.sum(axis=1), c2, P)), P)
+                                               - probability)
+    if ok:
+        return None
+    return (f"c2 = {c2}, c0 = {target.shape[1]}, target {target.tolist()}: at p = {witness}, P(match) = "
+            f"{probability.eval(witness)} > bound {bound(target.sum(axis=1), c2, witness)}")
+
+
+# Past the sweep: up to 6 target rows (the exact programme's limit) and 8 inputs.
+BEYOND_ROWS, BEYOND_INPUTS = 6, 8
+
+
+def draw_target_beyond(rng: np.random.Generator) -> np.ndarray:
+    """A random 0/1 target with c2 ≥ 4 rows or c0 ≥ 5 inputs (past the ci sweep), at a random density."""
+    while True:
+        c2, c0 = int(rng.integers(1, BEYOND_ROWS + 1)), int(rng.integers(1, BEYOND_INPUTS + 1))
+        if c2 >= 4 or c0 >= 5:
+            return (rng.random((c2, c0)) < rng.uniform(0.15, 0.85)).astype(np.int64)
+
+
+def beyond_bound_check(bound: Callable) -> Check:
+    return search_beyond_sweep(
+        "random targets past the sweep (exact, every p)", draw_target_beyond, partial(bound_failure, bound),
+        sweep_bound=sizes_scope, reach=lambda ctx: f"c2 ≤ {BEYOND_ROWS}, c0 ≤ {BEYOND_INPUTS}",
+        budget=lambda ctx: ctx.by_profile(3, 15, 60), pinned=(np.eye(4, dtype=np.int64),),
+        decided="exactly: P(match) as a polynomial in p by the programme over feature rows, the sign of bound − "
+                "P(match) on [0, 1] by Sturm counts",
+        describe=lambda target: {"target": target.tolist()})
 
 
 # --- Monte Carlo ------------------------------------------------------------------------
@@ -221,27 +278,32 @@ def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, tri
 register(Claim(
     id="randfeat2025.thm4_2",
     source=f"{SOURCE}, Sec. 4, Thm 4.2; proof in App. A.2.3",
-    hypotheses=("feature mask iid Bern(p), c2 × c0", "target rows with in-degrees d_i", "rows matched injectively"),
-    checks=(exact_bound_check(product_bound), monte_carlo_bound_check(product_bound)),
+    hypotheses=("feature mask iid Bern(p), c2 × c0", "target rows with in-degrees d_i", "rows matched injectively",
+                "every target (fixed, deterministic) and every p ∈ [0, 1]; the probability is over the mask only"),
+    subject={"bound": product_bound},
+    checks=(takes("bound", build=exact_bound_check), takes("bound", build=monte_carlo_bound_check),
+            takes("bound", build=beyond_bound_check)),
     broken=(Broken("the proof's Greedy count: Π_m (1 − (1 − p^{d_m})^{c2 − m}) (c2, c2 − 1, … candidates)",
-                   (exact_bound_check(greedy_bound), monte_carlo_bound_check(greedy_bound)),
+                   replaces={"bound": greedy_bound},
                    refuted_by="target I₂ (c0 = c2 = 2, visited by every profile): P = 2p² − p⁴ > 2p² − p³; the pinned "
-                              "disjoint-singleton target I_6 at p = 0.5 in the Monte Carlo"),),
+                              "disjoint-singleton target I_6 at p = 0.5 in the Monte Carlo; the pinned I₄ past the "
+                              "sweep"),),
     notes="The statement holds (certified for every target pattern and every p with c2 ≤ 3, c2·c0 ≤ 9 at ci: c0 ≤ 3 "
-          "for c2 = 1, 3 and c0 ≤ 4 for c2 = 2, 343 patterns); its proof does not "
-          "(see thm4_2.attained). Targets are enumerated up to row permutations (the event is invariant).",
+          "for c2 = 1, 3 and c0 ≤ 4 for c2 = 2, 343 patterns; random targets past the sweep up to c2 = 6, c0 = 8 "
+          "decided exactly); its proof does not (see thm4_2.attained). Targets are enumerated up to row "
+          "permutations (the event is invariant).",
 ))
 
 
 # --- attained for disjoint supports ------------------------------------------------------
 
 
-def disjoint_cases(ctx: Context, disjoint_only: bool = True) -> list:
+def disjoint_cases(ctx: Context) -> list:
     cases = []
     for c2, c0 in _sizes(ctx):
         for pattern in target_patterns(c2, c0):
             target = np.array(pattern, dtype=np.int64)
-            if not disjoint_only or (target.sum(axis=0) <= 1).all():
+            if (target.sum(axis=0) <= 1).all():
                 cases.append(pattern)
     return sorted(cases, key=lambda pattern: (len(pattern) * len(pattern[0]), pattern))
 
@@ -253,11 +315,12 @@ def cover_polynomial(pattern) -> sympy.Expr:
     return matchings.weight_polynomial(matchings.cover_weight_counts(target, c2), c2 * c0, P)
 
 
-def attained_check(name: str, probability: Callable, disjoint_only: bool = True) -> Check:
+def attained_check(name: str, probability: Callable, bound: Callable) -> Check:
+    """probability(pattern) ≡ bound(in-degrees, c2, p) as polynomials in p, for every disjoint-support pattern."""
     return symbolic_identity(
         name,
-        lambda ctx: disjoint_cases(ctx, disjoint_only),
-        lambda pattern: ([[probability(pattern)]], [[product_bound(np.array(pattern).sum(axis=1), len(pattern), P)]]),
+        disjoint_cases,
+        lambda pattern: ([[probability(pattern)]], [[bound(np.array(pattern).sum(axis=1), len(pattern), P)]]),
         scope=lambda ctx: f"{sizes_scope(ctx)} (every disjoint-support pattern)",
         describe_case=lambda pattern: f"target {[list(row) for row in pattern]}",
     )
@@ -267,20 +330,16 @@ def _matching_expr(pattern):
     return matching_polynomial(pattern).as_expr()
 
 
-# The names of the attainment identities: a broken variant replaces the check of the same name.
-MATCH_ATTAINED_CHECK = "P(match) ≡ Π_i(1 − (1 − p^{d_i})^{c2}) for disjoint supports"
-COVER_ATTAINED_CHECK = "P(every row fits some feature row) ≡ Π_i(…) for disjoint supports"
-
-
 register(Claim(
     id="randfeat2025.thm4_2.attained",
     source=f"{SOURCE}, App. A.2.3 (proof of Thm 4.2) and Sec. 4 'Proof Outline'",
-    hypotheses=("target rows with mutually disjoint supports",),
-    checks=(attained_check(MATCH_ATTAINED_CHECK, _matching_expr),),
-    broken=(Broken("attained for every target (supports may overlap)",
-                   (attained_check(MATCH_ATTAINED_CHECK, _matching_expr, False),),
-                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: "
-                              "P = p², bound (2p − p²)²"),),
+    hypotheses=("target rows with mutually disjoint supports", "every such target and every p ∈ [0, 1]"),
+    subject={"bound": product_bound},
+    checks=(takes("bound", build=lambda bound: attained_check("P(match) ≡ bound for disjoint supports",
+                                                              _matching_expr, bound)),),
+    broken=(Broken("the proof's Greedy count Π_m (1 − (1 − p^{d_m})^{c2 − m})", replaces={"bound": greedy_bound},
+                   refuted_by="the first disjoint pattern with two nonempty rows, c2 = 2, c0 = 2, I₂ (every profile): "
+                              "P = 2p² − p⁴, Greedy count 2p² − p³"),),
     erratum=Erratum("substantive", "for disjoint supports Π_i(1 − (1 − p^{d_i})^{c2}) is the probability that every "
                     "target row fits some feature row; a matching needs distinct rows, so for c0 = c2 = 2, W⁽ᵗ⁾ = I, "
                     "P(match) = 2p² − p⁴ < (2p − p²)² (gap 2p²(1 − p)²). The proof of Thm 4.2 rests on this "
@@ -293,16 +352,25 @@ register(Claim(
     id="randfeat2025.thm4_2.attained.corrected",
     variant_of="randfeat2025.thm4_2.attained",
     label="proof of Thm 4.2, corrected",
-    statement="For target rows with mutually disjoint supports, Π_i(1 − (1 − p^{d_i})^{c2}) is exactly the probability "
-              "that every target row fits at least one feature row (an upper bound on P(match), equal to it only when "
-              "at most one target row is nonempty).",
+    statement="For every target whose rows have mutually disjoint supports and every p ∈ [0, 1], "
+              "Π_i(1 − (1 − p^{d_i})^{c2}) is exactly the probability (over the mask) that every target row fits at "
+              "least one feature row (an upper bound on P(match), equal to it only when at most one target row is "
+              "nonempty).",
     source=f"{SOURCE}, App. A.2.3",
-    hypotheses=("target rows with mutually disjoint supports",),
-    checks=(attained_check(COVER_ATTAINED_CHECK, cover_polynomial),),
-    broken=(Broken("also for overlapping supports (the events are then positively correlated)",
-                   (attained_check(COVER_ATTAINED_CHECK, cover_polynomial, False),),
-                   refuted_by="the first overlapping pattern, c2 = 2, c0 = 1, both rows {1}: "
-                              "1 − (1 − p)² vs its square"),),
+    hypotheses=("target rows with mutually disjoint supports", "every such target and every p ∈ [0, 1]"),
+    subject={"bound": product_bound, "event_probability": cover_polynomial},
+    checks=(takes("event_probability", "bound",
+                  build=lambda event, bound: attained_check("P(every row fits some feature row) ≡ bound for "
+                                                            "disjoint supports", event, bound)),),
+    broken=(Broken("the proof's Greedy count Π_m (1 − (1 − p^{d_m})^{c2 − m})", replaces={"bound": greedy_bound},
+                   refuted_by="I₂ (c2 = c0 = 2, every profile): (2p − p²)² vs (2p − p²)p"),
+            Broken("the event read as a match (distinct feature rows), as the proof does",
+                   replaces={"event_probability": _matching_expr},
+                   refuted_by="I₂ (c2 = c0 = 2, every profile): P(match) = 2p² − p⁴ vs (2p − p²)²")),
+    notes="Certified for every disjoint-support pattern of the sweep (c2 ≤ 3, c2·c0 ≤ 9 at ci), P(cover) from all "
+          "2^(c2·c0) masks.",
+    general_argument="For disjoint supports the events 'row i fits some feature row' depend on disjoint sets of mask "
+                     "columns, so they are independent, and each has probability 1 − (1 − p^{d_i})^{c2}.",
 ))
 
 
@@ -313,12 +381,6 @@ def printed_success(c0: int, p: Fraction, q: Fraction, k: int) -> Fraction:
     """The proof's per-target success 1 − (1 − a)^k with a = (1 − q(1 − p))^{c0}."""
     a = (1 - q * (1 - p)) ** c0
     return 1 - (1 - a) ** k
-
-
-def exact_success(c0: int, p: Fraction, q: Fraction, k: int) -> Fraction:
-    """E[1 − (1 − p^d)^k], d ~ Bin(c0, q): one random target row against k candidate rows."""
-    return sum((math.comb(c0, d) * q**d * (1 - q) ** (c0 - d) * (1 - (1 - p**d) ** k) for d in range(c0 + 1)),
-               Fraction(0))
 
 
 def printed_k(c0: int, c2t: int, p: Fraction, q: Fraction, delta: Fraction) -> int:
@@ -354,9 +416,9 @@ EXACT_GRID = [(1, 1, HALF, HALF, Fraction(1, 16)), (2, 1, HALF, HALF, Fraction(1
               (1, 2, Fraction(2, 3), Fraction(3, 4), Fraction(1, 5))]
 
 
-def exact_k_check(name: str, lower_bound: Callable[[int, int, int, Fraction, Fraction, Fraction], Fraction],
-                  k_rule: Callable = printed_k) -> Check:
-    """At k from the printed formula, the exact P(match) against the stated lower bound."""
+def exact_k_check(k_rule: Callable, lower_bound: Callable) -> Check:
+    """At the k of ``k_rule``, the exact P(match) against ``lower_bound(c0, c2t, k, p, q, δ)``. Corroborating:
+    it refutes, but a handful of grid cases certifies nothing beside the partition certificate."""
 
     def run(ctx: Context) -> Outcome:
         rows = []
@@ -376,7 +438,7 @@ def exact_k_check(name: str, lower_bound: Callable[[int, int, int, Fraction, Fra
                        scope=f"the {len(rows)} grid cases (c0 ≤ {max(r['c0'] for r in rows)}, "
                              f"c2t ≤ {max(r['c2t'] for r in rows)})")
 
-    return Check(name, "symbolic", run)
+    return Check("P(match) ≥ bound at the rule's k (exact, grid)", "symbolic", run, corroborating=True)
 
 
 def printed_lower(c0, c2t, k, p, q, delta) -> Fraction:
@@ -384,82 +446,105 @@ def printed_lower(c0, c2t, k, p, q, delta) -> Fraction:
     return 1 - delta
 
 
-def corrected_lower(c0, c2t, k, p, q, delta) -> Fraction:
-    """(E[1 − (1 − p^d)^k])^{c2t}: the partition argument with the exact per-row success."""
-    return exact_success(c0, p, q, k) ** c2t
+def corrected_lower(c0: int, c2t, k: int, p, q):
+    """(Σ_d C(c0, d) q^d (1 − q)^{c0−d} (1 − (1 − p^d)^k))^{c2t}: the corrected bound, generic in the number
+    type of c2t, p, q (Fractions, or sympy symbols for the symbolic checks)."""
+    row = sum((math.comb(c0, d) * q**d * (1 - q) ** (c0 - d) * (1 - (1 - p**d) ** k) for d in range(c0 + 1)), 0 * q)
+    return row**c2t
 
 
-def proof_lower(c0, c2t, k, p, q, delta) -> Fraction:
-    """The proof's (1 − (1 − a)^k)^{c2t}, a = (1 − q(1 − p))^{c0}."""
+def proof_lower(c0: int, c2t, k: int, p, q):
+    """The proof's (1 − (1 − a)^k)^{c2t}, a = (1 − q(1 − p))^{c0} (Jensen the wrong way)."""
     return printed_success(c0, p, q, k) ** c2t
 
 
-# Symbolic sizes of Thm 4.3: c0 inputs, c2t target rows, k feature rows per target row.
-C0, C2T, K = sympy.symbols("c0 c2t k", integer=True, positive=True)
-Q = sympy.Symbol("q")
+def as_k_lower(bound: Callable) -> Callable:
+    """A bound in (c0, c2t, k, p, q) as a lower bound of ``exact_k_check`` (δ unused)."""
+    return lambda c0, c2t, k, p, q, delta: bound(c0, c2t, k, p, q)
 
 
-def partition_event_probability() -> sympy.Expr:
-    """P(target row i fits one of the k feature rows of group i, for every i), built from the iid
-    entries in symbolic sizes: a mask row holds a given support of d columns with probability Π_{j≤d} p;
-    the k rows of a group are independent; a target row has a given support of d columns with
-    probability Π_{j≤d} q · Π_{d<j≤c0} (1 − q), and C(c0, d) such supports; the c2t groups use disjoint
-    mask rows and independent target rows."""
-    d, j, r, i = sympy.symbols("d j r i", integer=True, nonnegative=True)
-    fits_one_row = sympy.Product(P, (j, 1, d)).doit()
-    misses_group = sympy.Product(1 - fits_one_row, (r, 1, K)).doit()
-    support_law = (sympy.binomial(C0, d) * sympy.Product(Q, (j, 1, d)).doit()
-                   * sympy.Product(1 - Q, (j, d + 1, C0)).doit())
-    row_success = sympy.Sum(support_law * (1 - misses_group), (d, 0, C0))
-    return sympy.Product(row_success, (i, 1, C2T)).doit(deep=False)  # the row sum stays a Sum
+# Symbolic number of target rows (one group of k feature rows each) and densities.
+C2T, Q = sympy.Symbol("c2t", integer=True, positive=True), sympy.Symbol("q")
+INDEPENDENT_GROUPS = ("product rule for independent events: the c2t target rows are iid and each is matched inside "
+                      "its own group of iid mask rows (disjoint groups), so P(every group succeeds) is the product of "
+                      "the groups' probabilities (Kolmogorov, Grundbegriffe der Wahrscheinlichkeitsrechnung, 1933, §5)")
 
 
-def corrected_lower_symbolic() -> sympy.Expr:
-    d = sympy.Symbol("d", integer=True, nonnegative=True)
-    return sympy.Sum(sympy.binomial(C0, d) * Q**d * (1 - Q) ** (C0 - d) * (1 - (1 - P**d) ** K), (d, 0, C0)) ** C2T
+def row_success(c0: int, k: int) -> sympy.Expr:
+    """P(one iid Bern(q) target row fits one of k iid Bern(p) feature rows), in symbolic p, q, from the
+    construction: every support S ⊆ [c0] with its probability q^|S| (1 − q)^(c0−|S|), and P(S fits one of
+    the k rows) by the exact programme over feature rows (a one-row target matched into k rows)."""
+    total = sympy.Integer(0)
+    for bits in itertools.product((0, 1), repeat=c0):
+        support = np.array([bits], dtype=np.int64).reshape(1, c0)
+        fits = matchings.matching_probabilities(support, X, k)[k]
+        size = sum(bits)
+        total += Q**size * (1 - Q) ** (c0 - size) * sympy.Poly([int(c) for c in reversed(fits.coeffs())] or [0],
+                                                                P).as_expr()
+    return sympy.expand(total)
 
 
-def proof_lower_symbolic() -> sympy.Expr:
-    return (1 - (1 - (1 - Q * (1 - P)) ** C0) ** K) ** C2T
+def partition_failure(bound: Callable, sizes: tuple[int, int]) -> str | None:
+    """Whether bound(c0, c2t, k, p, q) differs from P(partition event) = row_success^{c2t} for symbolic
+    c2t, p, q; a difference is a failure when the bound exceeds P(match) somewhere: at c2t = 1 the one
+    group is every feature row, so the partition event is the match itself."""
+    c0, k = sizes
+    success = row_success(c0, k)
+    one_group = bound(c0, 1, k, P, Q)
+    at_one = sympy.expand(one_group)
+    if sympy.expand(at_one - success) == 0 and sympy.simplify(bound(c0, C2T, k, P, Q) - one_group**C2T) == 0:
+        return None
+    for p, q in itertools.product([sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(2, 3)], repeat=2):
+        stated, exact_value = at_one.subs({P: p, Q: q}), success.subs({P: p, Q: q})
+        if stated > exact_value:
+            return (f"c0 = {c0}, c2t = 1, k = {k}, p = {p}, q = {q}: P(match) = {exact_value} < bound {stated} "
+                    f"(bound at c2t = 1: {at_one}; P(match) there: {success})")
+    for c2t in (2, 3):
+        if sympy.expand(bound(c0, c2t, k, P, Q) - success**c2t) != 0:
+            return f"c0 = {c0}, k = {k}: the bound at c2t = {c2t} is not the partition probability {success}^{c2t}"
+    return f"c0 = {c0}, k = {k}: the bound is not the partition probability {success}^c2t for symbolic c2t"
 
 
-def partition_argument_check(bound: Callable[[], sympy.Expr]) -> Check:
-    """Every size at once: the bound must be the probability of the partition event (each target row
-    matched inside its own group of k feature rows), derived symbolically in c0, c2t, k; the event
-    implies a match, so P(match) ≥ it. A bound that differs is tested at c2t = 1, where the one group
-    is every feature row and the event is the match itself (cross-checked by enumerating every mask
-    and target): a bound above it there is refuted."""
+def partition_sizes(ctx: Context) -> list[tuple[int, int]]:
+    largest = partition_sweep_bound(ctx)
+    return sorted(itertools.product(range(1, largest + 1), repeat=2), key=lambda s: (s[0] * s[1], s))
 
-    def run(ctx: Context) -> Outcome:
-        partition, stated = partition_event_probability(), bound()
-        evidence = {"partition_event_probability": str(partition), "bound": str(stated),
-                    "argument": "P(match) ≥ P(partition event) = the bound, symbolically in c0, c2t, k"}
-        if sympy.expand(stated - partition) == 0:
-            return Outcome(Verdict.CERTIFIED, "the bound is the partition event's probability for symbolic c0, c2t, "
-                           "k, and the event implies a match", evidence, scope=ALL_SIZES)
-        rationals = [Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)]
-        for c0, k in sorted(itertools.product(range(1, 4), range(1, 4)), key=lambda s: (s[0] * s[1], s)):
-            for p, q in itertools.product(rationals, repeat=2):
-                point = {C0: c0, C2T: 1, K: k, P: sympy.Rational(p), Q: sympy.Rational(q)}
-                exact_value, stated_value = partition.subs(point).doit(), stated.subs(point).doit()
-                if stated_value > exact_value:
-                    enumerated = exact_match_probability(c0, 1, k, p, q)
-                    if sympy.Rational(enumerated) != exact_value:
-                        raise AssertionError(f"P(match) by enumeration {enumerated} ≠ {exact_value}")
-                    return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = 1, k = {k}, p = {p}, q = {q}: P(match) = "
-                                   f"{exact_value} < bound {stated_value}", evidence,
-                                   counterexample={"c0": c0, "c2t": 1, "k": k, "p": str(p), "q": str(q),
-                                                   "P_match": str(exact_value), "bound": str(stated_value)})
-        return Outcome(Verdict.INCONCLUSIVE, "the bound is not the partition probability, yet not above P(match) at "
-                       "c2t = 1 on the grid", evidence)
 
-    return Check("bound = P(partition event) ≤ P(match) (symbolic in c0, c2t, k)", "symbolic", run)
+def partition_sweep_bound(ctx: Context) -> int:
+    return ctx.by_profile(3, 4, 5)
+
+
+def partition_argument_check(bound: Callable) -> Check:
+    """For every c0, k up to a bound and symbolic c2t, p, q: the bound object is the probability of the
+    partition event (target row i matched inside its own group of k feature rows), derived from the
+    construction (``row_success``) and the independence of the groups; the event implies a match."""
+    return exhaustive_sweep(
+        "bound = P(partition event) ≤ P(match) (c0, k up to a bound; symbolic c2t, p, q)", partition_sizes,
+        partial(partition_failure, bound), certifies=True,
+        bound=lambda ctx: f"c0, k ≤ {partition_sweep_bound(ctx)} (every c2t, every p, q)",
+        decided="exactly: P(one row fits one of k rows) for every support by the programme over feature rows, "
+                "polynomials in p, q expanded by sympy, c2t a symbol",
+        relies_on=(INDEPENDENT_GROUPS,))
+
+
+def partition_beyond_check(bound: Callable) -> Check:
+    def draw(rng: np.random.Generator) -> tuple[int, int]:
+        while True:
+            c0, k = int(rng.integers(1, 9)), int(rng.integers(1, 11))
+            if c0 > 5 or k > 5:
+                return c0, k
+
+    return search_beyond_sweep(
+        "bound = P(partition event) past the sweep", draw, partial(partition_failure, bound),
+        sweep_bound=lambda ctx: f"c0, k ≤ {partition_sweep_bound(ctx)}", reach=lambda ctx: "c0 ≤ 8, k ≤ 10",
+        budget=lambda ctx: ctx.by_profile(2, 8, 30), pinned=((6, 2),),
+        decided="exactly (as the sweep: polynomials in p, q, c2t a symbol)")
 
 
 MC_GRID = [(10, 1, 0.5, 0.3, 0.05), (10, 3, 0.5, 0.3, 0.05), (8, 2, 0.8, 0.2, 0.1)]
 
 
-def monte_carlo_k_check(name: str, lower_bound, k_rule: Callable = printed_k) -> Check:
+def monte_carlo_k_check(k_rule: Callable, lower_bound: Callable) -> Check:
     """Larger sizes by Monte Carlo (Hopcroft–Karp over all k·c2t feature rows): refute when the
     upper confidence bound (level 1 − FALSE_ALARM) falls below the stated lower bound."""
 
@@ -488,28 +573,22 @@ def monte_carlo_k_check(name: str, lower_bound, k_rule: Callable = printed_k) ->
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} cases: no estimate significantly below the bound",
                        {"cases": rows})
 
-    return Check(name, "randomized", run, corroborating=True)
+    return Check("P(match) ≥ bound at the rule's k (Monte Carlo)", "randomized", run, corroborating=True)
 
 
-# The lower bounds on P(match) of Thm 4.3 and of its correction: each is checked by
-# k_checks under the names "<bound> (exact)" and "<bound> (Monte Carlo)".
-PRINTED_K_BOUND = "P(match) ≥ 1 − δ at the printed k"
-CORRECTED_K_BOUND = "P(match) ≥ (E[1 − (1 − p^d)^k])^{c2t}"
-
-
-def k_checks(bound: str, lower_bound, k_rule: Callable = printed_k) -> tuple[Check, Check]:
-    """``bound`` at the k of ``k_rule``: exactly on EXACT_GRID, by Monte Carlo on MC_GRID."""
-    return (exact_k_check(f"{bound} (exact)", lower_bound, k_rule),
-            monte_carlo_k_check(f"{bound} (Monte Carlo)", lower_bound, k_rule))
+TARGET_DRAW = "each fixed (c0, c2t, k, p, q, δ): the probability is over the draw of both the target and the mask"
 
 
 register(Claim(
     id="randfeat2025.thm4_3",
     source=f"{SOURCE}, Sec. 4, Thm 4.3; proof in App. A.2.4",
-    hypotheses=("target iid Bern(q), c2t × c0", "features iid Bern(p), c2 = k·c2t rows", "k as printed"),
-    checks=k_checks(PRINTED_K_BOUND, printed_lower),
+    hypotheses=("target iid Bern(q), c2t × c0", "features iid Bern(p), c2 = k·c2t rows", "k as printed",
+                TARGET_DRAW),
+    subject={"k_rule": printed_k},
+    checks=(takes("k_rule", build=lambda rule: exact_k_check(rule, printed_lower)),
+            takes("k_rule", build=lambda rule: monte_carlo_k_check(rule, printed_lower))),
     broken=(Broken("the exponent c0 − 1 for c0 in the formula (fewer groups k)",
-                   k_checks(PRINTED_K_BOUND, printed_lower, k_off_by_one_exponent),
+                   replaces={"k_rule": k_off_by_one_exponent},
                    refuted_by="the first grid case c0 = c2t = 1, p = q = 1/2, δ = 1/16 (k = 1: P = 3/4 < 15/16), and "
                               "c0 = 10, c2t = 1 in the Monte Carlo"),),
     erratum=Erratum("substantive", "the k candidate rows share one random target row, so their matches are not "
@@ -524,17 +603,28 @@ register(Claim(
     id="randfeat2025.thm4_3.corrected",
     variant_of="randfeat2025.thm4_3",
     label="Thm 4.3, corrected",
-    statement="With c2 = k·c2t feature rows, P(match) ≥ (Σ_d C(c0, d) q^d (1 − q)^{c0−d} (1 − (1 − p^d)^k))^{c2t}; "
-              "so k suffices when that is ≥ 1 − δ.",
+    statement="For every c0, c2t, k ≥ 1 and p, q ∈ [0, 1], with c2 = k·c2t feature rows, P(match) ≥ "
+              "(Σ_d C(c0, d) q^d (1 − q)^{c0−d} (1 − (1 − p^d)^k))^{c2t}, the probability over the draw of both the "
+              "iid Bern(q) target and the iid Bern(p) mask; so k suffices when that is ≥ 1 − δ.",
     source=f"{SOURCE}, App. A.2.4 (the partition argument with the per-row success computed exactly)",
-    hypotheses=("target iid Bern(q)", "features iid Bern(p)", "any k ≥ 1"),
-    checks=(partition_argument_check(corrected_lower_symbolic), *k_checks(CORRECTED_K_BOUND, corrected_lower)),
+    hypotheses=("target iid Bern(q)", "features iid Bern(p)", "any k ≥ 1", TARGET_DRAW),
+    subject={"bound": corrected_lower},
+    checks=(takes("bound", build=partition_argument_check), takes("bound", build=partition_beyond_check),
+            takes("bound", build=lambda bound: exact_k_check(printed_k, as_k_lower(bound))),
+            takes("bound", build=lambda bound: monte_carlo_k_check(printed_k, as_k_lower(bound)))),
     broken=(Broken("the proof's per-row success 1 − (1 − a)^k, a = (1 − q(1 − p))^{c0} (Jensen the wrong way)",
-                   (partition_argument_check(proof_lower_symbolic), *k_checks(CORRECTED_K_BOUND, proof_lower)),
-                   refuted_by="the first grid case c0 = c2t = 1, p = q = 1/2, k = 2: P = 7/8 < 1 − (1/4)² = 15/16; "
+                   replaces={"bound": proof_lower},
+                   refuted_by="c0 = 1, k = 2 (second in the sweep, every profile): at c2t = 1 the partition event "
+                              "is the match, and at p = q = 1/2 P = 7/8 < 1 − (1/4)² = 15/16; the pinned c0 = 6, k = 2 "
+                              "past the sweep; the first grid case c0 = c2t = 1, p = q = 1/2, k = 2: P = 7/8 < 15/16; "
                               "c0 = 10, c2t = 1 in the Monte Carlo"),),
-    notes="Certified for every c0, c2t, k (scope all): the bound is derived symbolically in the sizes as the "
-          "probability of the partition event (target row i matched inside its own group of k feature rows), which "
-          "implies a match. The exact P(match) on 5 grid cases (any injective assignment, every mask and target "
-          "enumerated) and a Monte Carlo at c0 = 10 corroborate.",
+    notes="Certified for c0, k ≤ 4 at ci and every c2t, p, q: P(one row fits one of its k rows) is derived for every "
+          "support from the mask (the programme over feature rows), summed over the supports' probabilities, and the "
+          "bound object must equal its c2t-th power as polynomials in p, q with c2t a symbol; random (c0, k) past "
+          "the sweep up to c0 = 8, k = 10 are decided the same way. The exact P(match) on 5 grid cases (any "
+          "injective assignment, every mask and target enumerated) and a Monte Carlo at c0 = 10 corroborate.",
+    general_argument="Every c0 and k: a support S of d columns fits one iid Bern(p) row with probability p^d and "
+                     "one of k independent rows with probability 1 − (1 − p^d)^k; there are C(c0, d) supports of d "
+                     "columns, each of probability q^d(1 − q)^{c0−d}. The partition event (each target row inside its "
+                     "own group of k rows) implies a match, since the groups are disjoint.",
 ))

@@ -1,0 +1,43 @@
+"""What a gate asks of a claim beyond its manifest verdict, the same for every paper.
+
+- **The erratum rule.** A refuted claim carries its erratum (``registry.Erratum``: how much
+  the refutation matters and what repairs it): a refutation is a finding about the paper,
+  and a finding without its judgement is unfinished work.
+- **The mutation rule** (``engine.mutation``): every broken variant comes out refuted, every
+  check refutes some variant, and no certifying check certifies a broken object it takes.
+  A vacuous variant (an object that behaves like the genuine one), ``broken=()`` or a
+  certificate that never looks at its object cannot pass it.
+
+``theorems gate --package`` and the pytest plugin apply both to another project's claims,
+the mutation rule at the gate's profile and first seed; ``theorems gate`` applies the
+erratum rule to the suite's own claims, whose mutation rule the meta-tests
+(``tests/test_meta.py``) apply; ``theorems meta`` prints the whole mutation table.
+"""
+
+from __future__ import annotations
+
+from .engine.context import Context
+from .engine.mutation import MutationReport, mutation_test
+from .engine.registry import Claim
+from .engine.runner import ClaimResult, one_torch_thread
+from .engine.vocabulary import Verdict
+
+
+def erratum_failure(result: ClaimResult) -> str | None:
+    """One line when ``result`` is a refutation of a claim that has no erratum."""
+    if result.verdict is not Verdict.REFUTED or result.claim.erratum is not None:
+        return None
+    return (f"{result.claim.id}: refuted without an erratum: give the claim erratum=Erratum(severity, reason) "
+            "saying how much the refutation matters")
+
+
+def mutation_report(claim: Claim, context: Context, genuine: ClaimResult | None = None) -> MutationReport:
+    """The mutation rule for ``claim`` at ``context`` (``genuine``: its result there, run here
+    when not given), torch on one thread as in every claim run."""
+    with one_torch_thread():
+        return mutation_test(claim, context, genuine)
+
+
+def mutation_failures(report: MutationReport) -> list[str]:
+    """One line per breach of the mutation rule in ``report``, naming the claim."""
+    return [f"{report.claim.id}: mutation rule: {failure}" for failure in report.failures]
