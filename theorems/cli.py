@@ -440,10 +440,10 @@ def _mutation_reports(genuine: list) -> list:
     one claim after the other (the claims' own checks are not run again)."""
     from tqdm import tqdm
 
-    from .discipline import mutation_report
+    from .engine.mutation import mutation_test
 
     shown = bool(genuine) and genuine[0].context.show_progress
-    return [mutation_report(result.claim, result.context, result)
+    return [mutation_test(result.claim, result.context, result)
             for result in tqdm(genuine, desc="broken variants", disable=not shown, file=sys.stderr)]
 
 

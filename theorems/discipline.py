@@ -16,10 +16,8 @@ erratum rule to the suite's own claims, whose mutation rule the meta-tests
 
 from __future__ import annotations
 
-from .engine.context import Context
-from .engine.mutation import MutationReport, mutation_test
-from .engine.registry import Claim
-from .engine.runner import ClaimResult, one_torch_thread
+from .engine.mutation import MutationReport
+from .engine.runner import ClaimResult
 from .engine.vocabulary import Verdict
 
 
@@ -29,13 +27,6 @@ def erratum_failure(result: ClaimResult) -> str | None:
         return None
     return (f"{result.claim.id}: refuted without an erratum: give the claim erratum=Erratum(severity, reason) "
             "saying how much the refutation matters")
-
-
-def mutation_report(claim: Claim, context: Context, genuine: ClaimResult | None = None) -> MutationReport:
-    """The mutation rule for ``claim`` at ``context`` (``genuine``: its result there, run here
-    when not given), torch on one thread as in every claim run."""
-    with one_torch_thread():
-        return mutation_test(claim, context, genuine)
 
 
 def mutation_failures(report: MutationReport) -> list[str]:

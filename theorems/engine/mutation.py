@@ -21,7 +21,7 @@ from typing import Any
 
 from .context import Context
 from .registry import Broken, Claim
-from .runner import ClaimResult, run_check, run_claim
+from .runner import ClaimResult, one_torch_thread, run_check, run_claim
 from .verdicts import Verdict
 
 
@@ -86,8 +86,12 @@ def variant_id(index: int) -> str:
 def mutation_test(claim: Claim, context: Context, genuine: ClaimResult | None = None) -> MutationReport:
     """Run every broken variant of ``claim`` against every check that takes one of its objects
     (``genuine``: the claim's own result at ``context``, run here when not given) and apply the
-    rule of the module docstring."""
-    genuine = genuine if genuine is not None else run_claim(claim, context)
+    rule of the module docstring. Torch runs on one thread, as in every claim run."""
+    with one_torch_thread():
+        return _mutation_test(claim, context, genuine if genuine is not None else run_claim(claim, context))
+
+
+def _mutation_test(claim: Claim, context: Context, genuine: ClaimResult) -> MutationReport:
     outcomes = {result.check.name: result.outcome for result in genuine.checks}
     table = [CheckMutations(check.name, not check.corroborating and outcomes[check.name].verdict is Verdict.CERTIFIED,
                             outcomes[check.name].scope, check.takes) for check in claim.checks]

@@ -424,10 +424,17 @@ def embed_target(target: np.ndarray, size: tuple[int, ...]) -> np.ndarray:
     return out.reshape(c2, c0, int(np.prod(size, dtype=int)))
 
 
-def pivot_system(target: np.ndarray, coefficients: np.ndarray, pivot: str = "argmax"):
+def eliminated_row(t_row, t_pivot, w_row, w_pivot):
+    """A row of M (Eq. 2 of burkholz2024): m_I = T_I − (w_I / w_p)·T_p, for entry I of a channel
+    with pivot p."""
+    return t_row - w_row / w_pivot * t_pivot
+
+
+def pivot_system(target: np.ndarray, coefficients: np.ndarray, pivot: str = "argmax", row=eliminated_row):
     """Eq. (2) of burkholz2024: per output channel i a pivot (j_i, k_i) (the largest |w|, or
     the first nonzero entry), and rows m_{(ijk), J} = T_{ijkJ} − w_{ijk}/w_{i j_i k_i}·T_{i j_i k_i J}
-    for every non-pivot entry of a nonzero channel. Returns (M, pivots) with pivots[i] = None
+    for every non-pivot entry of a nonzero channel (``row(T_I, T_p, w_I, w_p)``: the claims'
+    broken variants derive the rows otherwise). Returns (M, pivots) with pivots[i] = None
     for a zero channel (γ⁽²⁾_i = 0 represents it)."""
     c2, c0, size, c1 = coefficients.shape
     rows, pivots = [], []
@@ -442,9 +449,8 @@ def pivot_system(target: np.ndarray, coefficients: np.ndarray, pivot: str = "arg
             position = int(np.flatnonzero(flat != 0)[0])
         pivots.append(position)
         t = coefficients[i].reshape(c0 * size, c1)
-        for position_other in range(c0 * size):
-            if position_other != position:
-                rows.append(t[position_other] - flat[position_other] / flat[position] * t[position])
+        rows += [row(t[other], t[position], flat[other], flat[position]) for other in range(c0 * size)
+                 if other != position]
     if rows:
         system = np.array(rows, dtype=coefficients.dtype).reshape(len(rows), c1)
     else:

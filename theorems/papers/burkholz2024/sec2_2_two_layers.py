@@ -667,11 +667,6 @@ def describe_pivot_case(case) -> str:
     return case if case == ANY_SIZE_ROW else "c2={}, c0={}, c1={}".format(*case)
 
 
-def eliminated_row(t_row, t_pivot, w_row, w_pivot):
-    """A row of M (Eq. 2): m_I = T_I − (w_I / w_p)·T_p, for entry I of a channel with pivot p."""
-    return t_row - w_row / w_pivot * t_pivot
-
-
 def unrescaled_row(t_row, t_pivot, w_row, w_pivot):
     """A near-miss derivation: m_I = T_I − T_p (the ratio w_I / w_p dropped)."""
     return t_row - t_pivot
@@ -704,29 +699,10 @@ def pivot_identity(row):
     return build
 
 
-def pivot_rows(target, coefficients, row):
-    """M of Eq. (2) with rows from ``row`` and the pivots (the largest |w| per channel, None for a
-    zero channel), as ``construction.pivot_system`` builds it with ``eliminated_row``."""
-    c2, c0, size, c1 = coefficients.shape
-    rows, pivots = [], []
-    for i in range(c2):
-        flat = target[i].reshape(-1)
-        if not np.any(flat != 0):
-            pivots.append(None)
-            continue
-        position = int(np.argmax(np.abs(flat)))
-        pivots.append(position)
-        t = coefficients[i].reshape(c0 * size, c1)
-        rows += [row(t[other], t[position], flat[other], flat[position]) for other in range(c0 * size)
-                 if other != position]
-    system = np.array(rows, dtype=coefficients.dtype).reshape(len(rows), c1)
-    return system, pivots
-
-
-def kernel_construction(target, coefficients, row=eliminated_row, log=None):
+def kernel_construction(target, coefficients, row=cm.eliminated_row, log=None):
     """Thm 2.2's construction with M's rows from ``row``: γ⁽¹⁾ spanning ker M (all ones when M has no
     rows), γ⁽²⁾_i = w_p / (T_p·γ⁽¹⁾); a zero denominator fails the construction."""
-    system, pivots = pivot_rows(target, coefficients, row)
+    system, pivots = cm.pivot_system(target, coefficients, row=row)
     c1 = coefficients.shape[-1]
     gamma1 = cm.nullspace_vector(system, log) if system.shape[0] else np.ones(c1, dtype=coefficients.dtype)
     gamma2 = []
@@ -745,12 +721,12 @@ def kernel_construction(target, coefficients, row=eliminated_row, log=None):
 LEMMA21_COUNTEREXAMPLE = ((2, 2, 1), np.array([[1, 0], [-1, 0]]), np.array([[1, 1]]), np.array([[2, 1]]))
 
 
-def kernel_representation(target, coefficients, row=eliminated_row):
+def kernel_representation(target, coefficients, row=cm.eliminated_row):
     """(γ⁽¹⁾, γ⁽²⁾) with γ⁽¹⁾ ∈ ker M (M's rows from ``row``) and every pivot denominator T_p·γ⁽¹⁾
     nonzero, or None when no kernel vector has them all (the corrected lemma's hypothesis fails).
     Each denominator is a polynomial of degree < nullity in t along γ(t) = Σ_k t^k b_k (b a basis
     of ker M), so one of c2·nullity + 1 values of t avoids every root if any kernel vector does."""
-    system, pivots = pivot_rows(target, coefficients, row)
+    system, pivots = cm.pivot_system(target, coefficients, row=row)
     c1 = coefficients.shape[-1]
     basis = (sympy.Matrix(system.tolist()).nullspace() if system.shape[0]
              else [sympy.eye(c1)[:, k] for k in range(c1)])
@@ -793,7 +769,7 @@ def lemma21_property(row, hypothesis):
             return None  # outside the hypothesis: nonzero output channels
         first, second, target = fraction_array(first), fraction_array(second), fraction_array(target)
         coefficients = cm.composite_coefficients(expand(second), expand(first))
-        system, _ = pivot_rows(expand(target), coefficients, row)
+        system, _ = cm.pivot_system(expand(target), coefficients, row=row)
         nullity = coefficients.shape[-1] - cm.rank(system) if system.shape[0] else coefficients.shape[-1]
         found = kernel_representation(expand(target), coefficients, row) if nullity else None
         if not hypothesis(nullity, found):
@@ -910,7 +886,7 @@ register(Claim(
     hypotheses=("two consecutive conv + normalization source layers, identity activation in between",
                 "every given target with nonzero output channels (deterministic: given layers, given target)",
                 "M of Eq. (2) with dim ker M ≥ 1"),
-    subject={"row": eliminated_row, "hypothesis": kernel_nonzero},
+    subject={"row": cm.eliminated_row, "hypothesis": kernel_nonzero},
     checks=lemma21_checks(),
     broken=(Broken("pivot elimination without the ratio w_I / w_p", replaces={"row": unrescaled_row},
                    refuted_by="the size-free row case (a = T_I·γ, b = T_p·γ), first of the symbolic cases"),
@@ -943,7 +919,7 @@ register(Claim(
               "from the pivots and this γ⁽¹⁾ represent the target exactly.",
     source=f"{SOURCE}, Lemma 2.1 with the hypothesis its proof uses",
     hypotheses=("as Lemma 2.1 (every given layers and target)", "nonzero pivot denominators"),
-    subject={"row": eliminated_row, "hypothesis": denominators_nonzero},
+    subject={"row": cm.eliminated_row, "hypothesis": denominators_nonzero},
     checks=lemma21_checks(),
     broken=(Broken("pivot elimination without the ratio w_I / w_p", replaces={"row": unrescaled_row},
                    refuted_by="the size-free row case (a = T_I·γ, b = T_p·γ), first of the symbolic cases; in the "
