@@ -814,7 +814,11 @@ def symbolic_product(entry: SparsifiedEntry, a: np.ndarray, b: np.ndarray) -> sy
         return sympy.Symbol("_".join([str(indexed.base).lower(), *map(str, indices)]))
 
     def at(r: int, c: int) -> sympy.Expr:
-        concrete = entry(sympy.Integer(r), sympy.Integer(c)).subs(B_ROWS, b.shape[0])
+        # Built unevaluated, then the size substituted: sympy 1.13.3 (the lower bound) evaluates
+        # Mod(1, k) for a positive integer symbol k to 1 − k, a wrong row index at every k ≥ 2.
+        with sympy.evaluate(False):
+            symbolic = entry(sympy.Integer(r), sympy.Integer(c))
+        concrete = symbolic.subs(B_ROWS, b.shape[0])
         return concrete.replace(lambda e: isinstance(e, sympy.Indexed), value)
 
     return sympy.Matrix(a.shape[0] * b.shape[0], a.shape[1], at)
