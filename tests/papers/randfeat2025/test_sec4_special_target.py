@@ -3,6 +3,7 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
 import sympy
 
 from theorems.papers.randfeat2025 import sec4_matching as mt
@@ -81,3 +82,12 @@ def test_fig1e_bounds_and_the_cover_identity():
     # the printed k stays 1 while δ → 0; the exact k grows
     table = st.delta_to_zero(st.printed_k, 1)
     assert {row["k"] for row in table} == {1} and table[-1]["k_star"] > table[0]["k_star"] + 5
+
+
+
+@pytest.mark.parametrize("degrees", [(1,), (2, 1), (1, 1, 1), (3, 1, 2), (2, 2, 1, 0), (1, 3, 3, 2)])
+def test_the_targets_are_built_canonical_without_trying_every_row_order(degrees):
+    disjoint_rows = [list(range(sum(degrees[:i]), sum(degrees[:i + 1]))) for i in range(len(degrees))]
+    nested_rows = [list(range(d)) for d in degrees]
+    assert st.disjoint_target(degrees) == st.columns_of(disjoint_rows)
+    assert st.nested_target(degrees) == st.columns_of(nested_rows)
