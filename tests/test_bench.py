@@ -8,18 +8,30 @@ from theorems.maths import exact
 
 
 def test_certificate_row_engine_flint_and_lu_on_one_matrix():
-    row = benchmark_certificate(400, seed=0)  # 400×400: above exact.ENGINE_ABOVE, so the engine's own path
-    assert row["size"] == 400 and row["device"] == "cpu"
+    row = benchmark_certificate(400, seed=0, threads=1)  # 400×400: above exact.ENGINE_ABOVE, the engine's own path
+    assert row["size"] == 400 and row["device"] == "cpu" and row["threads"] == 1 and row["lu_measured_at"] == 400
     assert row["det_mod_p_nonzero"] and row["flint_agrees"]
     assert row["ratio"] == pytest.approx(row["certificate_s"] / row["lu_s"])
     assert min(row["certificate_s"], row["flint_s"], row["lu_s"]) > 0
+    assert row["peak_bytes"] is None or row["peak_per_copy"] == pytest.approx(row["peak_bytes"] / (8 * 400**2))
     assert 400 > exact.ENGINE_ABOVE
 
 
+def test_lu_time_is_extrapolated_by_n_cubed_where_two_copies_do_not_fit(monkeypatch):
+    from theorems.engine import resources
+
+    monkeypatch.setattr(resources, "available_memory_bytes", lambda device: int(1.5 * 8 * 900**2))
+    row = benchmark_certificate(900, seed=0, threads=1, lu_reference=(400, 0.01))
+    assert row["lu_measured_at"] == 400 and row["lu_s"] == pytest.approx(0.01 * (900 / 400) ** 3)
+    with pytest.raises(ValueError, match="smaller size first"):
+        benchmark_certificate(900, seed=0, threads=1)
+
+
 def test_certificate_json_keys(capsys):
-    assert main(["bench", "certificate", "--sizes", "16", "--device", "cpu", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
-    assert {"size", "device", "certificate_s", "flint_s", "lu_s", "ratio"} <= set(row)
+    assert main(["bench", "certificate", "--sizes", "16", "--threads", "1", "2", "--device", "cpu", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["threads"] for row in rows] == [1, 2]
+    assert {"size", "device", "threads", "certificate_s", "flint_s", "lu_s", "ratio", "peak_bytes"} <= set(rows[0])
 
 
 @pytest.mark.parametrize("size, device, message", [(15, "cpu", "perfect square"), (16, "tpu", "device")])
@@ -37,13 +49,13 @@ def test_bench_all_writes_every_benchmark_and_the_report_includes_them(tmp_path,
     # The chain benchmark at its default d = 256 takes seconds; its own tests cover it.
     small_chain = functools.partial(bn_chain.benchmark_chain, d=8, n=8, layers=2, rounds=1)
     monkeypatch.setattr(bn_chain, "benchmark_chain", small_chain)
-    assert main(["bench", "all", "--sizes", "16", "--dims", "2", "--out", str(tmp_path)]) == 0
+    assert main(["bench", "all", "--sizes", "16", "--threads", "1", "--dims", "2", "--out", str(tmp_path)]) == 0
     bench = json.loads((tmp_path / "bench.json").read_text())
     assert [row["size"] for row in bench["certificate"]] == [16] and bench["certificate"][0]["flint_agrees"]
     assert bench["chain"]["d"] == 8 and bench["chain"]["ratio"] > 0
     assert [row["d"] for row in bench["construction"]] == [2]
     assert bench["environment"]["git_commit"]
-    assert "| exact certificate (det mod p) | 16² |" in (tmp_path / "bench.md").read_text()
+    assert "| exact certificate (det mod p) | 16², 1 BLAS thread(s) |" in (tmp_path / "bench.md").read_text()
 
     monkeypatch.setattr(cli, "claims", lambda *packages: {})  # a report with no claims: only the benchmarks matter here
     assert main(["report", "--profile", "quick", "--out", str(tmp_path), "--html"]) == 0

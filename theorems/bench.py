@@ -1,14 +1,19 @@
 """Benchmarks, each a ratio against a baseline measured in the same run; ``benchmark_all``
 collects them for the report (``bench.json``, ``bench.md``).
 
-Certificate: the exact modular certificate against flint and float64 LU on the same matrix.
-All three start from the same Khatri–Rao product A ⊙ B of integer points (built once, not
-timed). The certificate is the modular LU engine's determinant modulo its prime
-(``theorems.maths.modular_lu``: the numpy PLUQ on CPU, the torch Schur recursion on CUDA),
-from the int64 matrix to the residue. flint computes the same residue on CPU (conversion to
-nmod_mat plus its determinant) and must agree. The baseline is float64 LU of the same
-matrix: LAPACK (scipy.linalg.lu_factor) on CPU, cuSOLVER (torch.linalg.lu_factor) on CUDA,
-the matrix already in place. The ratio is certificate time / LU time, measured in one run.
+Certificate: the exact modular certificate against float64 LU of the same matrix, at a given
+number of BLAS threads. The matrix is a Khatri–Rao product A ⊙ B of integer points (drawn
+once, not timed). The certificate is the modular LU engine's determinant modulo its prime
+(``theorems.maths.modular_lu``), timed from the points to the residue: it builds the float64
+residues of A ⊙ B column block by column block, then factors them in place, on the CPU or
+CUDA. Its peak memory is the process's resident high-water mark above what it held before
+(on CUDA, torch's peak allocation), against one float64 copy, 8n² bytes. The baseline is
+float64 LU of the same n×n matrix, already in memory: torch.linalg.lu_factor (LAPACK getrf
+from MKL on the CPU, the BLAS the engine's products run on; cuSOLVER on CUDA). Where two
+copies of the matrix do not fit, the LU time is extrapolated by n³ from the largest size
+measured in the same run, and the row says so. flint (nmod_mat, conversion plus determinant)
+computes the same residue up to FLINT_UP_TO where its Python-int conversion fits in memory,
+and must agree.
 """
 
 from __future__ import annotations
@@ -20,85 +25,145 @@ import tempfile
 import time
 from pathlib import Path
 
+import flint
 import numpy as np
-import scipy.linalg
 
 from .engine import resources, settings
 from .engine.context import Context
+from .engine.runner import torch_threads
 from .engine.vocabulary import Device
 from .errors import SettingError, UsageError
 from .maths import exact, modular_lu
-from .maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
+from .maths.khatri_rao import KhatriRaoColumns
 from .report.benchmarks import render_benchmarks_markdown
 
+FLOAT64 = 8
+WARM_UP_ORDER = 2048  # the engine's warm-up before each measured certificate (all of it, up to this order)
+# flint's determinant takes minutes past this order (2.5 at 9216² on the development machine) and
+# hours at the paper's 36864²: beyond it, the README's recipe rechecks a residue by hand.
+FLINT_UP_TO = 9216
+# Bytes per entry while flint checks the residue: a Python int per entry (28 bytes and a
+# list slot) and nmod_mat's own word.
+FLINT_BYTES_PER_ENTRY = 44
 
-def khatri_rao_point(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    """A ⊙ B for A ∈ Z^{n×nm}, B ∈ Z^{m×nm} drawn from the evaluation set (exact in int64)."""
+
+def khatri_rao_source(rng: np.random.Generator, n: int, m: int) -> KhatriRaoColumns:
+    """A ⊙ B for A ∈ Z^{n×nm}, B ∈ Z^{m×nm} drawn from the evaluation set."""
     a = exact.random_points(rng, (n, n * m))
     b = exact.random_points(rng, (m, n * m))
-    return khatri_rao(a, b)
+    return KhatriRaoColumns(a, b)
 
 
-def _float_lu_seconds(matrix: np.ndarray, device: Device) -> float:
-    if device == Device.CPU:
-        floating = matrix.astype(np.float64)
-        started = time.perf_counter()
-        scipy.linalg.lu_factor(floating, overwrite_a=True, check_finite=False)
-        return time.perf_counter() - started
+def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device) -> float:
+    """float64 LU of the matrix (its residues, the same n×n floats the engine factors)."""
     import torch
 
-    floating = torch.as_tensor(matrix.astype(np.float64), device=device)
-    torch.linalg.lu_factor(floating)  # warm-up: cuSOLVER's workspace and kernels
-    torch.cuda.synchronize()
+    matrix = torch.as_tensor(modular_lu.residue_matrix(source, prime, "cpu"), device=device)
+    synchronize = torch.cuda.synchronize if device == Device.CUDA else (lambda: None)
+    if device == Device.CUDA:
+        torch.linalg.lu_factor(matrix)  # warm-up: cuSOLVER's workspace and kernels
+        synchronize()
     started = time.perf_counter()
-    torch.linalg.lu_factor(floating)
-    torch.cuda.synchronize()
+    torch.linalg.lu_factor(matrix)
+    synchronize()
     return time.perf_counter() - started
 
 
-def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU) -> dict:
+def _measured_certificate(source: KhatriRaoColumns, prime: int, device: Device) -> tuple[int, float, int | None]:
+    """(det mod prime, seconds, peak bytes above what the process held before: resident
+    memory on the CPU, torch's allocation on CUDA)."""
+    import torch
+
+    modular_lu.warm_up(device, min(source.shape[0], WARM_UP_ORDER))
+    if device == Device.CUDA:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+    with resources.peak_memory() as usage:
+        started = time.perf_counter()
+        residue = modular_lu.det_mod(source, prime, device)
+        if device == Device.CUDA:
+            torch.cuda.synchronize()
+        seconds = time.perf_counter() - started
+    peak = torch.cuda.max_memory_allocated() - before if device == Device.CUDA else usage["peak_bytes"]
+    return residue, seconds, peak
+
+
+def _flint_residue(source: KhatriRaoColumns, prime: int) -> tuple[int, float]:
+    started = time.perf_counter()
+    residues = np.mod(modular_lu.residue_matrix(source, prime, "cpu"), prime).astype(np.int64)
+    rows, cols = residues.shape
+    matrix = flint.nmod_mat(rows, cols, residues.ravel().tolist(), prime)
+    del residues
+    return int(matrix.det()), time.perf_counter() - started
+
+
+def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, threads: int | None = None,
+                          lu_reference: tuple[int, float] | None = None) -> dict:
+    """One row: the certificate and float64 LU of the size×size Khatri–Rao matrix at ``threads``
+    BLAS threads (default: every core). ``lu_reference`` (size, LU seconds) measured earlier in
+    the same run extrapolates the LU time where two copies of the matrix do not fit."""
     side = math.isqrt(size) if isinstance(size, int) and size >= 4 else 0
     if side * side != size:
         raise UsageError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
-    needed, available = CERTIFICATE_BYTES_PER_ENTRY * size**2, resources.available_memory_bytes(Device.CPU)
-    if needed > available:  # checked before allocating: numpy's MemoryError is a traceback
-        raise UsageError(f"benchmark size {size} needs about {needed / 2**30:.1f} GiB of memory; "
-                         f"{available / 2**30:.1f} GiB are available")
     device = settings.validate_device(device)
     if device is Device.AUTO:
         raise SettingError("the benchmark runs on a resolved device (cpu or cuda), not auto")
-    rng = Context("ci", seed, Device.CPU, "bench", "certificate").rng(size)
-    matrix = khatri_rao_point(rng, side, side)
-    prime = modular_lu.PRIME
-
-    if device is Device.CUDA:
-        modular_lu.det_mod(matrix[:64, :64], prime, device=device)  # warm-up: kernels, inverse table
-    started = time.perf_counter()
-    residue = modular_lu.det_mod(matrix, prime, device=None if device is Device.CPU else device)
-    if device is Device.CUDA:
-        import torch
-
-        torch.cuda.synchronize()
-    certificate_s = time.perf_counter() - started
-
-    started = time.perf_counter()
-    flint_residue = int(exact.nmod_matrix(matrix, prime).det())
-    flint_s = time.perf_counter() - started
-
-    lu_s = _float_lu_seconds(matrix, device)
+    threads = (os.cpu_count() or 1) if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise UsageError(f"BLAS threads must be ≥ 1, got {threads}")
+    one_copy = FLOAT64 * size**2
+    available = resources.available_memory_bytes(Device.CPU)
+    if 1.25 * one_copy > available:  # checked before allocating: numpy's MemoryError is a traceback
+        raise UsageError(f"benchmark size {size} needs about {1.25 * one_copy / 2**30:.1f} GiB of memory; "
+                         f"{available / 2**30:.1f} GiB are available")
+    source = khatri_rao_source(Context("ci", seed, Device.CPU, "bench", "certificate").rng(size), side, side)
+    prime = modular_lu.primes_for(size, 1)[0]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # other work on the machine, before this row
+    with torch_threads(threads):  # the engine's products and the baseline LU: both torch's BLAS
+        residue, certificate_s, peak = _measured_certificate(source, prime, device)
+        if 2.25 * one_copy <= available:
+            lu_s, lu_from = _float_lu_seconds(source, prime, device), size
+        elif lu_reference is not None:
+            lu_from, measured_s = lu_reference
+            lu_s = measured_s * (size / lu_from) ** 3
+        else:
+            raise UsageError(f"float64 LU of {size}² needs two copies of the matrix ({2 * one_copy / 2**30:.1f} GiB): "
+                             "list a smaller size first, its LU time is extrapolated by n³")
+    flint_fits = size <= FLINT_UP_TO and FLINT_BYTES_PER_ENTRY * size**2 <= available
+    flint_residue, flint_s = _flint_residue(source, prime) if flint_fits else (None, None)
     return {
         "size": size,
         "device": device,
+        "threads": threads,
         "prime": prime,
         "det_mod_p": residue,
         "det_mod_p_nonzero": residue != 0,
-        "flint_agrees": flint_residue == residue,
+        "flint_agrees": None if flint_residue is None else flint_residue == residue,
         "certificate_s": certificate_s,
         "flint_s": flint_s,
         "lu_s": lu_s,
+        "lu_measured_at": lu_from,
         "ratio": certificate_s / lu_s,
-        "flint_ratio": flint_s / lu_s,
+        "flint_ratio": None if flint_s is None else flint_s / lu_s,
+        "peak_bytes": peak,
+        "peak_per_copy": None if peak is None else peak / one_copy,
+        "load_average": load,
     }
+
+
+def benchmark_certificates(sizes: list[int], seed: int, device: Device, threads: list[int] | None = None) -> list[dict]:
+    """Every size at every thread count (default: one thread and every core), smallest size first,
+    so that a size whose LU does not fit twice is extrapolated from the largest one measured."""
+    rows = []
+    for count in sorted(set(threads or [1, os.cpu_count() or 1])):
+        reference = None
+        for size in sorted(sizes):
+            row = benchmark_certificate(size, seed, device, count, reference)
+            if row["lu_measured_at"] == size:
+                reference = (size, row["lu_s"])
+            rows.append(row)
+    return rows
 
 
 def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
@@ -131,7 +196,8 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
             "solve_share": log.seconds / total_s, "max_abs_error": error}
 
 
-def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], progress: bool = False) -> dict:
+def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], progress: bool = False,
+                  threads: list[int] | None = None) -> dict:
     """Every benchmark of the suite, each a ratio against a baseline measured in the same
     run: the certificate against float64 LU, the chains against batched matmul, and the
     constructions' share of time in linear solves, with the run's environment."""
@@ -140,11 +206,11 @@ def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], pro
     from .engine import environment
     from .maths.bn_chain import benchmark_chain
 
-    steps = [("certificate", size) for size in sizes] + [("chain", None)] + [("construction", d) for d in dims]
+    steps = [("certificate", None), ("chain", None)] + [("construction", d) for d in dims]
     results: dict = {"certificate": [], "chain": None, "construction": []}
     for name, size in tqdm(steps, desc="benchmarks", disable=not progress):
         if name == "certificate":
-            results["certificate"].append(benchmark_certificate(size, seed=seed, device=device))
+            results["certificate"] = benchmark_certificates(sizes, seed, device, threads)
         elif name == "chain":
             results["chain"] = benchmark_chain(device=device)
         else:

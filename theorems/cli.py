@@ -570,17 +570,25 @@ def _print_bench_rows(measure, args, line) -> int:
     return 0
 
 
+def _certificate_line(row: dict) -> str:
+    lu = "float64 LU" if row["lu_measured_at"] == row["size"] else f"float64 LU (n³ from {row['lu_measured_at']}²)"
+    flint_part = ("flint not run (past its size or memory)" if row["flint_s"] is None else
+                  f"flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']})")
+    peak = "" if row["peak_bytes"] is None else (f"; peak {row['peak_bytes'] / 2**30:.2f} GiB "
+                                                f"= {row['peak_per_copy']:.2f} × 8n²")
+    return (f"size {row['size']}×{row['size']} on {row['device']}, {row['threads']} BLAS thread(s): certificate "
+            f"(det mod {row['prime']}) {row['certificate_s']:.2f} s, {lu} {row['lu_s']:.3f} s, ratio "
+            f"{row['ratio']:.2f}×{peak}; {flint_part}"
+            + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
+
+
 def command_bench(args) -> int:
     if args.target == "certificate":
-        from .bench import benchmark_certificate
+        from .bench import benchmark_certificates
 
         device = _context(args).device
         return _print_bench_rows(
-            lambda: [benchmark_certificate(size, seed=args.seed, device=device) for size in args.sizes], args,
-            lambda row: (f"size {row['size']}×{row['size']} on {row['device']}: certificate (det mod {row['prime']}) "
-                         f"{row['certificate_s']:.2f} s, flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']}), "
-                         f"float64 LU {row['lu_s']:.3f} s; ratio {row['ratio']:.2f}× "
-                         f"(flint {row['flint_ratio']:.1f}×)"))
+            lambda: benchmark_certificates(args.sizes, args.seed, device, args.threads), args, _certificate_line)
     if args.target == "all":
         from .bench import benchmark_all, write_benchmarks
         from .report import ensure_writable
@@ -589,7 +597,7 @@ def command_bench(args) -> int:
         ensure_writable(out)
         try:
             bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
-                                  progress=args.progress or sys.stderr.isatty())
+                                  progress=args.progress or sys.stderr.isatty(), threads=args.threads)
         except ValueError as error:  # a size the benchmark cannot build
             raise UsageError(str(error)) from None
         path = write_benchmarks(bench, out)
@@ -706,13 +714,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all: the report folder to write bench.json into (default %(default)s)")
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32],
                    help="construction: target widths d (source width d²)")
-    p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="Khatri–Rao sizes (perfect squares)")
+    p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096],
+                   help="certificate: matrix orders n (perfect squares: A ⊙ B with √n × n factors)")
+    p.add_argument("--threads", type=int, nargs="+", default=None,
+                   help="certificate: BLAS thread counts to run each size at (default: 1 and every core)")
     p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
     p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
     p.add_argument("--json", action="store_true",
-                   help="certificate: a JSON array, one object per size with size, device, certificate_s, flint_s, "
-                        "lu_s, ratio; "
+                   help="certificate: a JSON array, one object per size and thread count with size, device, "
+                        "threads, certificate_s, flint_s, lu_s, lu_measured_at, ratio, peak_bytes, peak_per_copy; "
                         "construction: one object per d with total_s, solve_s, solve_share, max_abs_error")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)

@@ -102,7 +102,3 @@ class ConstructionInputError(TheoremsError, ValueError):
 class ConstructionFailed(TheoremsError, RuntimeError):
     """The random draw is degenerate for this target (a singular system, a zero pivot)."""
 
-
-class LeadingMinorVanished(TheoremsError, ArithmeticError):
-    """A leading principal minor was zero mod p: the Schur recursion cannot proceed. Not a
-    statement about the determinant; retry with preconditioning or fall back to ``factor``."""

@@ -7,9 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from theorems.engine.context import Context
-from theorems.engine.parallel import run_claims
+from theorems.engine.parallel import run_claims, usable_cores
 from theorems.engine.registry import resolve
 from theorems.engine.settings import validate_jobs
 
@@ -288,3 +289,19 @@ def test_a_claim_runs_with_what_it_rests_on_and_is_never_certified_for_more_size
     assert result.dependencies == {"depsdemo.base": (result.verdict, "n ≤ 3")}
     assert result.scope == "as depsdemo.base: n ≤ 3"
     assert result.to_json()["own_scope"] == "all"
+
+
+def test_a_claim_that_needs_the_whole_machine_runs_alone_after_the_others_in_this_process():
+    from theorems.engine.registry import Check, Claim
+    from theorems.engine.verdicts import Outcome, Verdict
+
+    def where(ctx):
+        return Outcome(Verdict.SUPPORTED, "ran", {"pid": os.getpid(), "torch_threads": torch.get_num_threads()})
+
+    alone = Claim(id="wholemachine.claim", source="test", hypotheses=(), checks=(Check("where", "randomized", where),),
+                  broken=(), label="Alone", statement="runs alone", alone_at=("quick",))
+    others = [resolve(claim_id) for claim_id in IDS[:2]]
+    results = run_claims([others[0], alone, others[1]], Context("quick", 7, "cpu"), jobs=2)
+    assert [r.claim.id for r in results] == [IDS[0], alone.id, IDS[1]]  # the order asked for
+    evidence = results[1].checks[0].outcome.evidence
+    assert evidence["pid"] == os.getpid() and evidence["torch_threads"] == usable_cores()

@@ -123,6 +123,15 @@ def test_bad_weight_requests_raise_value_errors(d, law):
         bc.sample_weights(d, generator(), law)
 
 
+@pytest.mark.parametrize("law", bc.WEIGHT_LAWS)
+def test_weights_drawn_into_a_buffer_are_the_fresh_draw(law):
+    buffer = torch.empty(3, 5, 5, dtype=torch.float64)
+    drawn = bc.sample_weights(5, generator(4), law, batch=(3,), out=buffer)
+    assert drawn is buffer and torch.equal(buffer, bc.sample_weights(5, generator(4), law, batch=(3,)))
+    with pytest.raises(ValueError, match="out must be"):
+        bc.sample_weights(5, generator(), law, batch=(2,), out=buffer)
+
+
 # --- one layer -------------------------------------------------------------------------------
 
 
@@ -214,6 +223,20 @@ def test_run_chain_replays_the_layer_by_layer_recursion():
     assert run.recorded_steps == [4, 6]
     assert torch.allclose(run.final, replay)
     assert torch.allclose(run.series, torch.stack(expected))
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (2, 4, 6), (2, 3, 4, 6)])
+@pytest.mark.parametrize("gamma, center", [(0.4, False), (0.4, True), (math.inf, False)])
+def test_run_chain_in_its_buffers_equals_fresh_steps_bit_for_bit(shape, gamma, center):
+    X = torch.randn(shape, generator=generator(), dtype=torch.float64)
+    original = X.clone()
+    run = bc.run_chain(X, 5, gamma, generator(9), activation=torch.sin, center=center, observe=bc.effective_rank)
+    replay, weights, expected = X, generator(9), []
+    for _ in range(5):
+        replay = bc.fbn_step(replay, bc.sample_weights(4, weights, batch=shape[:-2]), gamma, torch.sin, center)
+        expected.append(bc.effective_rank(replay))
+    assert torch.equal(run.final, replay) and torch.equal(run.series, torch.stack(expected))
+    assert torch.equal(X, original)
 
 
 def test_spectral_observables_match_their_definitions():

@@ -13,10 +13,12 @@ from hypothesis.extra import numpy as hnp
 from scipy import sparse
 from sympy.combinatorics import Permutation
 
+from theorems.maths import boolean_determinant
 from theorems.maths.boolean_determinant import (
     boolean_matrix,
     detbool,
     detbool_recursive,
+    detbool_stack,
     enumerate_boolean,
     frobenius_konig_block,
     has_unique_perfect_matching,
@@ -190,3 +192,30 @@ def test_enumeration_rejects_impossible_sizes(n, message):
 
 def test_boolean_matrix_allows_rectangles_when_asked():
     assert boolean_matrix(np.array([[1, 0, 1]]), square=False).dtype == bool
+
+
+def test_detbool_stack_equals_detbool_on_every_3x3_mask():
+    masks = np.array(list(every_matrix(3)))
+    assert detbool_stack(masks).tolist() == [detbool(mask) for mask in masks]
+
+
+@pytest.mark.parametrize("n", [1, 4, 9, 25])
+def test_detbool_stack_equals_detbool_across_chunks(n, monkeypatch):
+    # Chunks of three masks: the block-diagonal union is rebuilt several times per stack.
+    monkeypatch.setattr(boolean_determinant, "STACK_CHUNK_CELLS", 3 * n * n)
+    rng = np.random.default_rng(n)
+    masks = rng.random((40, n, n)) < rng.random((40, 1, 1))
+    masks[:5] = np.eye(n, dtype=bool)[::-1]  # no zero line, one perfect matching
+    values = detbool_stack(masks)
+    assert values.dtype == np.int64 and values.tolist() == [detbool(mask) for mask in masks]
+
+
+def test_detbool_stack_accepts_0_1_numbers_and_empty_stacks():
+    assert detbool_stack(np.array([[[1, 0], [0, 1]], [[1, 1], [0, 0]]])).tolist() == [1, 0]
+    assert detbool_stack(np.zeros((0, 3, 3), dtype=bool)).tolist() == []
+
+
+@pytest.mark.parametrize("masks", [np.ones((2, 2, 3)), np.ones((2, 2)), np.zeros((2, 0, 0)), np.full((1, 2, 2), 2)])
+def test_detbool_stack_rejects_what_is_not_a_stack_of_square_masks(masks):
+    with pytest.raises(ValueError):
+        detbool_stack(masks)

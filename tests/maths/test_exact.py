@@ -65,7 +65,8 @@ def test_large_matrices_go_through_the_engine(monkeypatch):
     monkeypatch.setattr(exact, "ENGINE_ABOVE", 4)
     calls = []
     factor = modular_lu.factor
-    monkeypatch.setattr(modular_lu, "factor", lambda a, p=modular_lu.PRIME: calls.append(p) or factor(a, p))
+    monkeypatch.setattr(modular_lu, "factor",
+                        lambda a, p=modular_lu.PRIME, device="cpu": calls.append(p) or factor(a, p, device))
     rng = np.random.default_rng(3)
     full = exact.random_points(rng, (9, 9))
     found = exact.nonzero_det_residue(full)

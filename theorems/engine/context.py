@@ -21,10 +21,16 @@ def stable_hash(*labels: object) -> list[int]:
     return [zlib.crc32(str(label).encode("utf-8")) for label in labels]
 
 
+def seed_words(seed: int, *labels: object) -> list[int]:
+    """The words of the SeedSequence behind ``seeded_rng(seed, *labels)``: recorded, they
+    rebuild a draw without the suite (np.random.default_rng(np.random.SeedSequence(words)))."""
+    return [seed, *stable_hash(*labels)]
+
+
 def seeded_rng(seed: int, *labels: object) -> np.random.Generator:
     """A numpy Generator from a run seed and labels. Contexts add the claim and check names
     to the labels; call this directly only for samples that several claims share."""
-    return np.random.default_rng(np.random.SeedSequence([seed, *stable_hash(*labels)]))
+    return np.random.default_rng(np.random.SeedSequence(seed_words(seed, *labels)))
 
 
 def seeded_int(seed: int, *labels: object) -> int:
@@ -58,6 +64,10 @@ class Context:
         """Randomness for this check: the run seed, the claim and check names, extra labels."""
         return seeded_rng(self.seed, self.claim_id, self.check_name, *labels)
 
+    def seed_words(self, *labels: object) -> list[int]:
+        """The SeedSequence words of ``rng(*labels)``."""
+        return seed_words(self.seed, self.claim_id, self.check_name, *labels)
+
     def int_seed(self, *labels: object) -> int:
         return seeded_int(self.seed, self.claim_id, self.check_name, *labels)
 
@@ -79,13 +89,14 @@ class Context:
         return generator
 
     def capped_size(self, parameter: str, wanted: int, bytes_needed: Callable[[int], float],
-                    shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1) -> int:
+                    shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1,
+                    share: float | None = None) -> int:
         """``wanted``, or the largest smaller size on the ``shrink`` ladder whose memory fits
         the device (``resources.capped_size``); a cap is recorded in the claim's result."""
         from . import resources
 
         return resources.capped_size(self.device, f"{self.claim_id} {self.check_name}", parameter, wanted,
-                                     bytes_needed, shrink, smallest)
+                                     bytes_needed, shrink, smallest, share or resources.MEMORY_SHARE)
 
     def progress(self, iterable: Iterable[T], desc: str, total: int | None = None) -> Iterable[T]:
         if not self.show_progress:

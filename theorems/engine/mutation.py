@@ -21,7 +21,7 @@ from typing import Any
 
 from .context import Context
 from .registry import Broken, Claim
-from .runner import ClaimResult, one_torch_thread, run_check, run_claim
+from .runner import ClaimResult, run_check, run_claim, torch_threads
 from .verdicts import Verdict
 
 
@@ -87,7 +87,7 @@ def mutation_test(claim: Claim, context: Context, genuine: ClaimResult | None = 
     """Run every broken variant of ``claim`` against every check that takes one of its objects
     (``genuine``: the claim's own result at ``context``, run here when not given) and apply the
     rule of the module docstring. Torch runs on one thread, as in every claim run."""
-    with one_torch_thread():
+    with torch_threads():
         return _mutation_test(claim, context, genuine if genuine is not None else run_claim(claim, context))
 
 

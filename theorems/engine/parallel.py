@@ -363,6 +363,9 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
     as it finishes. Workers import the claim modules of ``packages`` (default the packaged
     papers), which ``selected`` comes from. ``prepare`` (a module-level function) is applied
     to each result in the worker that ran it: the report renders figures there, in parallel.
+    A claim that needs the whole machine at this profile (``Claim.alone_at``) runs after the
+    workers have finished and gone, in this process, with every core's BLAS threads: no
+    worker waits idle behind it and none competes for its memory.
     A check that crashes in a worker raises its CheckCrashed here, and the claims not
     started are dropped. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted`` with the claims
     that finished."""
@@ -374,20 +377,45 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
     if why and f"{jobs} {workers}" not in _told:
         _told.add(f"{jobs} {workers}")
         print(f"theorems: --jobs {jobs} capped to {workers} ({why})", file=sys.stderr)
+    if workers == 1 or len(selected) <= 1:
+        return _run_here(selected, context, desc, [], prepare=None)
+    alone = [claim for claim in selected if context.profile in claim.alone_at]
+    shared = [claim for claim in selected if context.profile not in claim.alone_at]
+    finished = _run_in_workers(shared, context, workers, desc, expected_seconds, packages, prepare) if shared else []
+    finished = _run_here(alone, context, f"{desc} (alone)", finished, prepare)
+    by_id = {result.claim.id: result for result in finished}
+    return [by_id[claim.id] for claim in selected]
+
+
+def _run_here(selected: list[Claim], context: Context, desc: str, finished: list[ClaimResult],
+              prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
+    """Run ``selected`` in this process, one after the other, after ``finished``; a claim that
+    needs the whole machine at this profile on every core."""
     from tqdm import tqdm
 
-    if workers == 1 or len(selected) <= 1:
-        finished = []
-        with stop_signals() as stop:
-            try:
-                for claim in tqdm(selected, desc=desc, disable=not context.show_progress, file=sys.stderr):
-                    finished.append(run_claim(claim, context))
-                    if stop.signum:
-                        raise KeyboardInterrupt
-                    pause_at("claim")
-            except KeyboardInterrupt:
-                raise Interrupted(finished, stop.signum or signal.SIGINT) from None
-        return finished
+    finished = list(finished)
+    with stop_signals() as stop:
+        try:
+            for claim in tqdm(selected, desc=desc, disable=not context.show_progress or not selected,
+                              file=sys.stderr):
+                result = run_claim(claim, context, usable_cores() if context.profile in claim.alone_at else 1)
+                if prepare is not None:
+                    prepare(result)
+                finished.append(result)
+                if stop.signum:
+                    raise KeyboardInterrupt
+                pause_at("claim")
+        except KeyboardInterrupt:
+            raise Interrupted(finished, stop.signum or signal.SIGINT) from None
+    return finished
+
+
+def _run_in_workers(selected: list[Claim], context: Context, workers: int, desc: str,
+                    expected_seconds: dict[str, float] | None, packages: Sequence[str],
+                    prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
+    """Run ``selected`` in ``workers`` worker processes (see ``_run_each``); the results in any order."""
+    from tqdm import tqdm
+
     quiet = dataclasses.replace(context, show_progress=False)
     by_id = {claim.id: claim for claim in selected}
     results: dict[str, ClaimResult] = {}
@@ -431,4 +459,4 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
             _stop_workers(pool)
             raise
     pool.shutdown(wait=True)
-    return [results[claim.id] for claim in selected]
+    return list(results.values())

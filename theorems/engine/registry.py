@@ -175,6 +175,9 @@ class Claim:
     erratum: Erratum | None = None
     subject: Mapping[str, Any] = field(default_factory=dict)
     general_argument: str = ""
+    # Profiles at which the claim needs the whole machine (every core's BLAS threads, most of
+    # the memory): with several jobs it runs alone, after the others, in the main process.
+    alone_at: tuple[str, ...] = ()
     # The declared entries, kept so that a variant can rebuild the checks from other objects.
     entries: tuple[Check | Takes, ...] = field(default=(), repr=False, compare=False)
 

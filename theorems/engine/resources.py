@@ -40,12 +40,15 @@ def available_memory_bytes(device: Device) -> int:
 
 
 def capped_size(device: Device, where: str, parameter: str, wanted: int, bytes_needed: Callable[[int], float],
-                shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1) -> int:
+                shrink: Callable[[int], int] = lambda size: size // 2, smallest: int = 1,
+                share: float = MEMORY_SHARE) -> int:
     """The largest of ``wanted``, ``shrink(wanted)``, … (down to ``smallest``) whose
-    ``bytes_needed`` fits in ``MEMORY_SHARE`` of the memory available on ``device``; a
-    size below ``wanted`` is recorded as a cap of ``parameter`` for ``where`` (claim and
-    check). Use it through ``Context.capped_size``."""
-    budget = MEMORY_SHARE * available_memory_bytes(device)
+    ``bytes_needed`` fits in ``share`` of the memory available on ``device``; a size below
+    ``wanted`` is recorded as a cap of ``parameter`` for ``where`` (claim and check). A larger
+    share than ``MEMORY_SHARE`` is for a ``bytes_needed`` that bounds every array the check
+    holds (the in-place modular LU), not one that estimates the main ones. Use it through
+    ``Context.capped_size``."""
+    budget = share * available_memory_bytes(device)
     size = wanted
     while size > smallest and bytes_needed(size) > budget:
         size = max(smallest, shrink(size))
@@ -55,7 +58,7 @@ def capped_size(device: Device, where: str, parameter: str, wanted: int, bytes_n
     return size
 
 
-def _reset_peak_resident_memory() -> bool:
+def reset_peak_resident_memory() -> bool:
     """Reset this process's resident-set high-water mark (Linux ≥ 4.0: writing 5 to
     /proc/self/clear_refs); False where the kernel does not allow it."""
     try:
@@ -82,8 +85,28 @@ def resident_memory_bytes() -> int | None:
     return _status_bytes("VmRSS")
 
 
-def _peak_resident_memory_bytes() -> int | None:
+def peak_resident_memory_bytes() -> int | None:
     return _status_bytes("VmHWM")
+
+
+_earlier_peak = 0  # the high-water mark a ``peak_memory`` block reset, for the claim's ``measured``
+
+
+@contextlib.contextmanager
+def peak_memory() -> Iterator[dict]:
+    """Measure a block: yields a dict that, on exit, holds ``peak_bytes``, the resident
+    high-water mark during the block above the resident size at its start (None where the
+    kernel cannot reset the mark). The claim's own peak (``measured``) survives the reset."""
+    global _earlier_peak
+    _earlier_peak = max(_earlier_peak, peak_resident_memory_bytes() or 0)
+    before = resident_memory_bytes()
+    usage: dict = {}
+    reset = reset_peak_resident_memory()
+    try:
+        yield usage
+    finally:
+        high = peak_resident_memory_bytes()
+        usage["peak_bytes"] = high - before if reset and high is not None and before is not None else None
 
 
 @contextlib.contextmanager
@@ -91,9 +114,11 @@ def measured(device: Device) -> Iterator[dict]:
     """Measure one claim's run: yields a dict that, on exit, holds the caps recorded during
     the run and the peak memory (the process's resident-set high-water mark, reset at the
     start where the kernel allows; on CUDA also torch's peak allocation)."""
+    global _earlier_peak
     del _caps[:]
     usage: dict = {}
-    since_start = _reset_peak_resident_memory()
+    _earlier_peak = 0
+    since_start = reset_peak_resident_memory()
     if device == Device.CUDA:
         import torch
 
@@ -102,7 +127,8 @@ def measured(device: Device) -> Iterator[dict]:
         yield usage
     finally:
         usage["capped"] = list(_caps)
-        usage["peak_resident_bytes"] = _peak_resident_memory_bytes()
+        high = peak_resident_memory_bytes()
+        usage["peak_resident_bytes"] = None if high is None else max(high, _earlier_peak)
         usage["peak_resident_since"] = "claim start" if since_start else "process start"
         if device == Device.CUDA:
             import torch

@@ -111,23 +111,25 @@ class ClaimResult:
 
 
 @contextlib.contextmanager
-def one_torch_thread():
-    """Run torch's CPU kernels on one thread, restoring the setting afterwards. The checks'
-    tensors are small (chains of 32×32 products, batches of tiny solves): splitting them
-    over threads gains nothing, and on a busy machine the threads' barriers made chains
-    30× slower (measured on the 2-core development machine)."""
+def torch_threads(count: int = 1):
+    """Run torch's CPU kernels on ``count`` threads, restoring the setting afterwards. Claims
+    run on one: their tensors are small (chains of 32×32 products, batches of tiny solves),
+    splitting them over threads gains nothing, and on a busy machine the threads' barriers
+    made chains 30× slower (measured on the 2-core development machine). A claim that needs
+    the whole machine (``Claim.alone_at``) gets every core for its large products."""
     import torch
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(count)
     try:
         yield
     finally:
         torch.set_num_threads(threads)
 
 
-def run_claim(claim: Claim, context: Context) -> ClaimResult:
-    with one_torch_thread(), resources.measured(context.device) as usage:
+def run_claim(claim: Claim, context: Context, threads: int = 1) -> ClaimResult:
+    """Run every check of ``claim`` in ``context``, on ``threads`` torch threads."""
+    with torch_threads(threads), resources.measured(context.device) as usage:
         result = _run_checks(claim, context)
     result.resources = usage
     return result

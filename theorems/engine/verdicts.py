@@ -26,6 +26,9 @@ from .vocabulary import Verdict
 __all__ = ["ALL_SIZES", "Outcome", "Verdict", "claim_scope", "combine", "limit_by_dependencies"]
 
 ALL_SIZES = "all"
+# Evidence under this key measures the run itself (seconds, peak memory): reported with the
+# evidence, never compared, since no two runs take the same time.
+MEASURED = "measured"
 
 # Strength used within a part (best wins) and across parts (worst wins).
 _STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}

@@ -119,18 +119,27 @@ def sample_weights(
     dtype: torch.dtype = torch.float64,
     device: str | torch.device = "cpu",
     batch: tuple[int, ...] = (),
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """A d × d weight matrix (or a batch of them) with iid entries:
 
     - "uniform": uniform[−√3, √3], zero mean and unit variance, the law μ of Def. 1;
     - "asymmetric": uniform[0, 2/√d], the non-centred law of Sec. 5.2 ("Breaking BN");
     - "gaussian": standard normal; "rademacher": ±1 with probability 1/2 each.
+
+    ``out`` (shape (*batch, d, d), the given dtype, on the generator's device) receives the draw instead of a new
+    tensor: the same values from the same generator state, without allocating a layer's weights.
     """
     if not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
     # In-place sampling: one pass over the d² entries, which is the cost that matters
     # next to the layer's single matmul (see benchmark_chain).
-    weights = torch.empty((*batch, d, d), dtype=dtype, device=device)
+    if out is None:
+        weights = torch.empty((*batch, d, d), dtype=dtype, device=device)
+    elif out.shape != (*batch, d, d) or out.dtype != dtype:
+        raise ValueError(f"out must be a {(*batch, d, d)} {dtype} tensor, got {tuple(out.shape)} {out.dtype}")
+    else:
+        weights = out
     if law == "uniform":
         return weights.uniform_(-math.sqrt(3), math.sqrt(3), generator=generator)
     if law == "asymmetric":
@@ -187,6 +196,25 @@ def _fbn_step(H, W, gamma, activation, center):
     if center:
         H_gamma = H_gamma - H_gamma.mean(-1, keepdim=True)
     return _normalize_rows(H_gamma)
+
+
+def _fbn_step_into(H, W, gamma, activation, center, out):
+    """``_fbn_step`` written into ``out`` (a tensor shaped like H, not H itself): the same
+    operations in the same order, so the same values, without allocating the layer's H_γ and
+    its normalized copy (on a CPU, fresh multi-megabyte results cost as much as the arithmetic
+    around the product). No autograd: ``out`` is overwritten at every layer."""
+    features = H if activation is None else activation(H)
+    if math.isinf(gamma):
+        torch.matmul(W, features, out=out)
+    elif H.ndim == W.ndim == 2:
+        torch.addmm(H, W, features, alpha=gamma, out=out)
+    elif H.ndim == W.ndim == 3:
+        torch.baddbmm(H, W, features, alpha=gamma, out=out)
+    else:
+        out.copy_(H + gamma * (W @ features))
+    if center:
+        out.sub_(out.mean(-1, keepdim=True))
+    return out.mul_(math.sqrt(out.shape[-1]) / torch.linalg.vector_norm(out, dim=-1, keepdim=True))
 
 
 def vanilla_step(H: torch.Tensor, W: torch.Tensor, gamma: float) -> torch.Tensor:
@@ -303,17 +331,22 @@ def run_chain(
     where the time goes). ``observe(H)`` is recorded after every ``every``-th step past
     ``burn_in``; ``gamma = math.inf`` drops the skip connection (H_γ ∝ W F(H), the γ = ∞
     networks of Fig. 2). ``progress`` wraps the layers (e.g. ``Context.progress``, a bar).
+
+    The layers reuse their buffers (the weights and two iterates, X left untouched): ``observe``
+    must return new tensors, not H or a view of it, and no gradient flows through the chain.
     """
     _check_run(X, steps, burn_in, every, gamma)
     batch = tuple(X.shape[:-2])
     H = X
+    weights = torch.empty((*batch, X.shape[-2], X.shape[-2]), dtype=X.dtype, device=X.device)
+    iterates = [torch.empty_like(X, memory_format=torch.contiguous_format) for _ in range(2)]
     records: list[Observation] = []
     recorded = []
     layers = range(1, steps + 1)
-    with threads_for(X.numel() * X.shape[-2]):
+    with threads_for(X.numel() * X.shape[-2]), torch.no_grad():
         for step in layers if progress is None else progress(layers):
-            W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch)
-            H = _fbn_step(H, W, gamma, activation, center)
+            W = sample_weights(X.shape[-2], generator, law, X.dtype, X.device, batch, out=weights)
+            H = _fbn_step_into(H, W, gamma, activation, center, iterates[step % 2])
             if observe is not None and step > burn_in and (step - burn_in) % every == 0:
                 records.append(observe(H))
                 recorded.append(step)
@@ -357,11 +390,12 @@ def run_vanilla_chain(
     batch = tuple(X.shape[:-2])
     d, n = X.shape[-2], X.shape[-1]
     H = _rescale_to_trace(X, d, n)
+    weights = torch.empty((*batch, d, d), dtype=X.dtype, device=X.device)
     records: list[Observation] = []
     recorded = []
     with threads_for(X.numel() * d):
         for step in range(1, steps + 1):
-            W = sample_weights(d, generator, law, X.dtype, X.device, batch)
+            W = sample_weights(d, generator, law, X.dtype, X.device, batch, out=weights)
             H = _rescale_to_trace(H + gamma * (W @ H), d, n)
             if observe is not None and step > burn_in and (step - burn_in) % every == 0:
                 records.append(observe(H))
@@ -411,6 +445,7 @@ def lyapunov_log_growth(
     rotation = torch.kron(torch.eye(d // 2, dtype=dtype, device=device),
                           torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=dtype, device=device))
     Q = eye[:, :top].expand(chains, d, top)
+    weights = torch.empty((chains, d, d), dtype=dtype, device=device)
     growth = []
     with threads_for(chains * d * d * top):
         for _ in range(steps):
@@ -419,7 +454,7 @@ def lyapunov_log_growth(
                         .reshape(chains, 4)[:, :2, None, None].unbind(1))
                 W = a * eye + b * rotation
             else:
-                W = sample_weights(d, generator, law, dtype, device, (chains,))
+                W = sample_weights(d, generator, law, dtype, device, (chains,), out=weights)
             Q, log_r = _orthonormalize(Q + gamma * (W @ Q))
             growth.append(log_r)
     return torch.stack(growth)

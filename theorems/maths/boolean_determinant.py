@@ -7,6 +7,7 @@ when the permanent of B has a nonzero term. Three views of that one fact live he
 
 - ``detbool_recursive``: the definition as printed (memoized), the oracle for small sizes;
 - ``detbool``: maximum bipartite matching (``scipy.sparse.csgraph``), for any size;
+- ``detbool_stack``: the same for a whole stack of masks in one matching (small masks in bulk);
 - ``perfect_matchings``: the nonzero terms of the permanent, enumerated (small sizes).
 
 Certificates that make either value checkable without trusting the code: a perfect matching
@@ -31,6 +32,8 @@ RECURSIVE_MAX_SIZE = 20
 PERMUTATION_MAX_SIZE = 9
 # 2^(n²) matrices: n = 5 is 3.4e7, n = 6 would be 6.9e10.
 ENUMERATION_MAX_SIZE = 5
+# detbool_stack matches at most this many cells at once (its index arrays: ~24 bytes a one).
+STACK_CHUNK_CELLS = 1 << 22
 
 
 def boolean_matrix(mask, *, square: bool = True, name: str = "mask") -> np.ndarray:
@@ -99,7 +102,15 @@ def _csr(mask) -> sparse.csr_array:
             stray = csr.data[~np.isin(csr.data, (0, 1))][0]
             raise ValueError(f"mask must be Boolean (entries 0 or 1), found {stray!r}")
         return csr
-    return sparse.csr_array(boolean_matrix(mask))
+    return _csr_of_ones(*np.nonzero(boolean_matrix(mask)), np.shape(mask))
+
+
+def _csr_of_ones(rows: np.ndarray, columns: np.ndarray, shape: tuple[int, int]) -> sparse.csr_array:
+    """The 0/1 matrix with ones at (rows, columns), listed row by row as ``np.nonzero`` lists
+    them: the CSR arrays directly, without scipy's dense conversion through COO."""
+    row_starts = np.zeros(shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=shape[0]), out=row_starts[1:])
+    return sparse.csr_array((np.ones(len(columns), dtype=bool), columns, row_starts), shape=shape)
 
 
 def _row_of_column(csr: sparse.csr_array) -> np.ndarray:
@@ -119,6 +130,35 @@ def detbool(mask) -> int:
     Accepts dense arrays and scipy sparse matrices; near-linear in the number of ones.
     """
     return int(perfect_matching(mask) is not None)
+
+
+def detbool_stack(masks) -> np.ndarray:
+    """DetBool of each n×n mask of a (k, n, n) stack, as an int64 array of 0s and 1s.
+
+    Equal to ``detbool`` on each mask, without its per-call overhead (which dominates for small
+    n). A mask with a zero row or column is 0 at once (a Frobenius–König block of one line);
+    the others are decided, a chunk at a time, by one maximum matching of their disjoint union
+    (a block-diagonal graph): a maximum matching of a disjoint union restricts to a maximum
+    matching of each part (otherwise that part's augmenting path would augment the whole), so
+    a mask has a perfect matching iff all its columns are matched.
+    """
+    stack = np.asarray(masks)
+    if stack.ndim != 3 or stack.shape[1] != stack.shape[2] or stack.shape[1] == 0:
+        raise ValueError(f"expected a stack of nonempty square masks, got shape {stack.shape}")
+    values = np.zeros(len(stack), dtype=np.int64)
+    if not len(stack):
+        return values
+    n = stack.shape[1]
+    stack = boolean_matrix(stack.reshape(-1, n), square=False, name="masks").reshape(stack.shape)
+    no_zero_line = np.flatnonzero(stack.any(axis=1).all(axis=1) & stack.any(axis=2).all(axis=1))
+    per_chunk = max(1, STACK_CHUNK_CELLS // (n * n))
+    for start in range(0, len(no_zero_line), per_chunk):
+        chosen = no_zero_line[start : start + per_chunk]
+        # Row r of the stacked rows belongs to mask r // n, whose columns start at (r // n)·n.
+        rows, columns = np.nonzero(stack[chosen].reshape(-1, n))
+        union = _csr_of_ones(rows, rows // n * n + columns, (len(chosen) * n,) * 2)
+        values[chosen] = (_row_of_column(union).reshape(-1, n) >= 0).all(axis=1)
+    return values
 
 
 def frobenius_konig_block(mask) -> tuple[np.ndarray, np.ndarray] | None:

@@ -149,10 +149,9 @@ def rank_exact(a: np.ndarray) -> int:
     return fmpz_matrix(a).rank()
 
 
-def engine_device(device: str | None) -> str | None:
-    """The device argument for ``modular_lu.det_mod``: its torch recursion on CUDA, else
-    None, the numpy PLUQ (on a CPU the faster of the two, see ``theorems bench certificate``)."""
-    return "cuda" if device == "cuda" else None
+def engine_device(device: str | None) -> str:
+    """The device the modular LU engine runs on: CUDA when asked, else the CPU."""
+    return "cuda" if device == "cuda" else "cpu"
 
 
 def det_mod_p(a: np.ndarray, p: int = CERTIFICATE_PRIME, device: str | None = None) -> int:

@@ -1,5 +1,5 @@
-"""Exact LU modulo a prime at floating-point BLAS speed: determinant, rank and a nonzero
-minor of a dense integer matrix modulo p.
+"""Exact LU modulo a prime at floating-point BLAS speed, in place: determinant, rank and a
+nonzero minor of an integer matrix modulo p, on the CPU or a GPU, in one copy of the matrix.
 
 Arithmetic (FFLAS-FFPACK style). Residues are stored as float64, centred in
 [−(p−1)/2, (p−1)/2]. For a prime p < 2^20 a product of two residues is below 2^38, so a
@@ -8,25 +8,25 @@ an integer that float64 represents exactly, in any summation order, so BLAS (or 
 computes the product *exactly*. It is then reduced by ``x − p·rint(x·(1/p))``. For
 |x| < 2^53 the computed quotient is within 2^53/p · 2^−52 = 2/p of x/p, so the result is
 congruent to x and at most (p+3)/2 in absolute value; ``max_inner`` sizes the products
-for that bound (32767 for the default prime), and longer inner products are split.
+for that bound (32767 for the default prime; ``primes_for`` picks smaller primes for
+larger matrices).
 
-Two algorithms:
+Memory: one copy. ``factor`` builds the float64 residues of the matrix in a torch tensor,
+column block by column block from its integer source (``IntegerColumns``: a dense integer
+array, or a structured matrix such as a Khatri–Rao product that makes its residues from the
+points it is built from, so no integer copy of the whole matrix exists), then factors it in
+place: Schur updates are BLAS products accumulated into the matrix (``addmm_`` on views),
+row exchanges are applied in column chunks, and every working block is bounded
+independently of n (``BLOCK_ENTRIES``, the leaves' few columns and the solves' few rows).
 
-- ``factor`` (numpy, CPU): a recursive, LAPACK ``getrf2``-style PLUQ. Columns are split
-  in halves; the left half is factored with row pivoting (any nonzero pivot is exact), a
-  column with no nonzero pivot left is a non-pivot column (rank-revealing), the right half
-  gets a recursive triangular solve and one Schur-complement matrix product, then is
-  factored in turn. It returns the rank, det mod p and the rows and columns of an r×r
-  minor that is nonzero mod p: the certificate that the rank over Q is at least r.
-- ``torch_det`` (torch, CPU or CUDA): det by recursive Schur complements without pivoting,
-  det A = det A₁₁ · det(A₂₂ − A₂₁A₁₁⁻¹A₁₂), with inverses assembled block-recursively, so
-  that almost all work is large matrix products (≈ 1.2× the flops of an LU). Leaves are
-  Gauss–Jordan eliminations whose pivot inverses come from a table of inverses mod p held
-  on the device, so no step waits for the host: one synchronisation per determinant. A
-  zero leading minor makes the run *fail*, never "singular": it is retried on
-  U·A·L with random unit upper/lower triangular Toeplitz U, L (Kaltofen–Saunders: det is
-  unchanged and every leading minor of a nonsingular matrix is nonzero with high
-  probability), and the caller falls back to ``factor`` if that fails too.
+Algorithm: a recursive, LAPACK ``getrf2``-style PLUQ, the same on every device. Columns are
+split in halves; the left half is factored with row pivoting (any nonzero pivot is exact), a
+column with no nonzero pivot left is a non-pivot column (rank-revealing), the right half
+gets a recursive triangular solve and one Schur-complement product, then is factored in
+turn. Narrow panels (leaves) are eliminated column by column with numpy on the host: on a
+GPU a leaf goes there and back (a few MB), and every large product stays on the device. It
+returns the rank, det mod p and the rows and columns of an r×r minor that is nonzero mod p:
+the certificate that the rank over Q is at least r.
 
 Primes and Schwartz–Zippel. ``PRIMES`` are the primes just below 2^20. A certificate is an
 evaluation f(x) of a determinant polynomial at an integer point: a nonzero residue mod any
@@ -43,15 +43,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import flint
 import numpy as np
-
-from ..errors import LeadingMinorVanished
-
-if TYPE_CHECKING:
-    import torch
+import torch
 
 FLOAT_EXACT = 1 << 53  # integers below this are exact in float64
 
@@ -144,12 +140,24 @@ def centred_residues(a: np.ndarray, p: int) -> np.ndarray:
     return reduce(result, p)
 
 
-def reduce(x: np.ndarray, p: int) -> np.ndarray:
-    """Reduce exact integers |x| < 2^53 held in float64 modulo p, in place: x − p·rint(x/p)."""
-    quotient = np.multiply(x, 1.0 / p)
-    np.rint(quotient, out=quotient)
-    quotient *= p
-    np.subtract(x, quotient, out=x)
+# numpy arrays with at least this many entries are reduced by torch, on its threads.
+THREADED_REDUCTION = 1 << 16
+
+
+def reduce(x, p: int):
+    """Reduce exact integers |x| < 2^53 held in float64 modulo p, in place: x − p·rint(x/p).
+    ``x`` is a numpy array or a torch tensor (both round halves to even); a large numpy array
+    goes through a torch view of its memory, whose elementwise kernels use torch's threads."""
+    if isinstance(x, np.ndarray) and x.size < THREADED_REDUCTION:
+        quotient = x * (1.0 / p)
+        np.rint(quotient, out=quotient)
+        quotient *= p
+        x -= quotient
+        return x
+    values = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    quotient = values * (1.0 / p)
+    quotient.round_()
+    values.sub_(quotient, alpha=p)
     return x
 
 
@@ -159,72 +167,252 @@ def _inverse(value: float, p: int) -> float:
 
 
 def _lazy_limit(p: int, size: int) -> None:
-    """The numpy PLUQ reduces an entry only when it is about to be multiplied: until then
+    """The PLUQ reduces an entry only when it is about to be multiplied: until then
     it accumulates at most ``size`` products of reduced residues, which must stay exact."""
     if size > max_inner(p):
         raise ValueError(f"matrices larger than {max_inner(p)} in either dimension need a smaller prime than {p}")
 
 
-# --- PLUQ on numpy ----------------------------------------------------------------------
+# --- the matrix, built column block by column block -----------------------------------
+
+# Entries of a working block outside the matrix (32 MiB of float64): building the residues,
+# exchanging rows. Leaves and triangular solves hold a few columns or rows besides.
+BLOCK_ENTRIES = 1 << 22
+
+
+def _chunk_width(rows: int, matrix_entries: int) -> int:
+    """Columns of a working block of ``rows`` rows: at most BLOCK_ENTRIES entries, and at
+    most 1/64 of the matrix, so that a few working blocks stay within a quarter of it."""
+    return max(1, min(BLOCK_ENTRIES, matrix_entries // 64) // max(rows, 1))
+
+
+class IntegerColumns(Protocol):
+    """An integer matrix that makes the centred residues of any of its column blocks."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    def residue_columns(self, p: int, start: int, stop: int) -> np.ndarray:
+        """Columns start:stop as centred float64 residues modulo p."""
+        ...
+
+
+@dataclass(frozen=True)
+class DenseColumns:
+    """An integer array (any integer dtype, bool or Python ints) as ``IntegerColumns``."""
+
+    matrix: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.matrix.shape
+
+    def residue_columns(self, p: int, start: int, stop: int) -> np.ndarray:
+        return centred_residues(self.matrix[:, start:stop], p)
+
+
+def residue_matrix(source: IntegerColumns, p: int, device: str = "cpu"):
+    """The float64 residues of ``source`` modulo p, written column block by column block into
+    the one array that the factorization then overwrites: a numpy array on the CPU, a torch
+    tensor on CUDA."""
+    rows, cols = source.shape
+    on_host = device == "cpu"
+    # Column-major: a panel's columns, a column block of the build, are contiguous.
+    work = np.empty((rows, cols), order="F") if on_host else torch.empty((cols, rows), dtype=torch.float64,
+                                                                           device=device).T
+    width = _chunk_width(rows, rows * cols)
+    for start in range(0, cols, width):
+        stop = min(cols, start + width)
+        block = np.asarray(source.residue_columns(p, start, stop), dtype=np.float64)
+        work[:, start:stop] = block if on_host else torch.from_numpy(block)
+    return work
+
+
+def columns_of(a) -> IntegerColumns:
+    """``a`` as ``IntegerColumns``: an integer array is checked and wrapped, a source kept."""
+    if hasattr(a, "residue_columns"):
+        return a
+    return DenseColumns(_as_matrix(a))
+
+
+# --- PLUQ, in place ------------------------------------------------------------------
+#
+# One algorithm for numpy arrays (the CPU) and torch tensors (CUDA): the code below uses the
+# syntax both share, and the few operations that differ go through the helpers here. On the
+# CPU, small operations cost numpy's microsecond, and large products go to BLAS through torch
+# views of the same memory (numpy's ``c -= a @ b`` would hold a temporary as large as c).
 #
 # Lazy reduction: an entry of the working matrix is reduced only right before it is used
 # as a factor of a product (a pivot column, a pivot row, a row of U12). Until then it only
 # accumulates Schur updates, at most one product of reduced residues per pivot eliminated
 # before it, so for a matrix with at most max_inner(p) rows and columns it stays an exact
 # integer below 2^53. Each entry is reduced O(1) times instead of once per recursion level.
+#
+# Packing: after ``_factor`` a block's pivot columns are its first r columns (non-pivot
+# columns are overwritten; only the L part of the pivot columns is read again), so that a
+# parent takes its left half's L as the view block[:, :r].
 
-LEAF_COLUMNS = 8  # panels this narrow are eliminated column by column
+LEAF_COLUMNS = 8  # panels this narrow are eliminated column by column, on the host
 LEAF_SOLVE = 64  # triangular systems this small are solved by their inverse
 
 
-def _unit_lower_inverse(lower: np.ndarray, p: int) -> np.ndarray:
+def _subtract_product(c, a, b) -> None:
+    """c ← c − a·b in place, by BLAS (or cuBLAS) on views of c's memory."""
+    if isinstance(c, np.ndarray):
+        c, a, b = torch.from_numpy(c), torch.from_numpy(a), torch.from_numpy(b)
+    c.addmm_(a, b, alpha=-1)
+
+
+# numpy's BLAS (OpenBLAS) runs products of at most this many multiply-adds on one thread.
+SMALL_PRODUCT = 1 << 18
+
+
+def _product(a, b):
+    """a·b. Large products of numpy arrays go through torch, so that every product that may
+    use threads runs on one BLAS whose threads ``torch.set_num_threads`` sets; small ones stay
+    in numpy, whose call costs a microsecond."""
+    if isinstance(a, np.ndarray) and a.shape[0] * a.shape[1] * b.shape[1] > SMALL_PRODUCT:
+        return (torch.from_numpy(a) @ torch.from_numpy(b)).numpy()
+    return a @ b
+
+
+def _strict_lower_and_identity(lower):
+    """(the strictly lower triangle of ``lower``, the identity of its size), as its type."""
+    size = lower.shape[0]
+    if isinstance(lower, np.ndarray):
+        return np.tril(lower, -1), np.eye(size)
+    return torch.tril(lower, -1), torch.eye(size, dtype=lower.dtype, device=lower.device)
+
+
+def _unit_lower_inverse(lower, p: int):
     """L⁻¹ mod p for a small unit lower triangular L = I + N (the diagonal of ``lower`` is
     ignored): N is nilpotent, so L⁻¹ = Σ_j (−N)^j = (I − N)(I + N²)(I + N⁴)···, a few small
     matrix products instead of one step per row."""
-    size = lower.shape[0]
-    power = -np.tril(lower, -1)  # (−N)^span
-    inverse = np.eye(size) + power  # Σ_{j < span} (−N)^j
+    strict, identity = _strict_lower_and_identity(lower)
+    power = -strict  # (−N)^span
+    inverse = identity + power  # Σ_{j < span} (−N)^j
     span = 2
-    while span < size:
-        power = reduce(power @ power, p)
-        inverse += inverse @ power
+    while span < lower.shape[0]:
+        power = reduce(_product(power, power), p)
+        inverse += _product(inverse, power)
         reduce(inverse, p)
         span *= 2
     return inverse
 
 
-def _solve_unit_lower(lower: np.ndarray, b: np.ndarray, p: int) -> None:
+def _solve_unit_lower(lower, b, p: int, inverses: dict) -> None:
     """b ← L⁻¹ b for unit lower triangular L (reduced residues; the diagonal is ignored), in
-    place and recursively; b may be unreduced, the result is reduced."""
+    place and recursively; b may be unreduced, the result is reduced. ``inverses`` holds the
+    inverses of L's diagonal blocks by their place in memory: the recursion levels above
+    solve with the same blocks, which do not change once factored (see ``_factor``)."""
     size = lower.shape[0]
     if size <= LEAF_SOLVE:
+        key = (_address(lower), size)
+        if key not in inverses:
+            inverses[key] = _unit_lower_inverse(lower, p)
         reduce(b, p)
-        b[:] = _unit_lower_inverse(lower, p) @ b
+        b[:] = _product(inverses[key], b)
         reduce(b, p)
         return
     half = size // 2
-    _solve_unit_lower(lower[:half, :half], b[:half], p)
-    b[half:] -= lower[half:, :half] @ b[:half]
-    _solve_unit_lower(lower[half:, half:], b[half:], p)
+    _solve_unit_lower(lower[:half, :half], b[:half], p, inverses)
+    _subtract_product(b[half:], lower[half:, :half], b[:half])
+    _solve_unit_lower(lower[half:, half:], b[half:], p, inverses)
 
 
-def _factor_leaf(panel: np.ndarray, p: int) -> tuple[np.ndarray, list[int], list[float]]:
-    """Column-by-column elimination of a narrow panel in place. Returns the row order, the
-    pivot columns and the pivots. Works on a transposed copy, so that a column of the panel
-    is contiguous in memory."""
-    columns = np.ascontiguousarray(panel.T)
+def _address(view) -> int:
+    return view.__array_interface__["data"][0] if isinstance(view, np.ndarray) else view.data_ptr()
+
+
+def _permute_rows(block, order: np.ndarray) -> None:
+    """block[i] ← block[order[i]] in place, for the rows that move, in column chunks."""
+    moved = np.flatnonzero(order != np.arange(order.size))
+    if moved.size == 0:
+        return
+    target, source = moved, order[moved]
+    if not isinstance(block, np.ndarray):
+        target, source = (torch.as_tensor(x, device=block.device) for x in (target, source))
+    width = _chunk_width(moved.size, block.shape[0] * block.shape[1])
+    for start in range(0, block.shape[1], width):
+        chunk = block[:, start:start + width]
+        chunk[target] = chunk[source]
+
+
+def _move_columns(block, sources: list[int], first_row: int = 0) -> None:
+    """Column i ← column sources[i] (rows first_row:), for increasing sources[i] ≥ i: in
+    increasing i, no source is overwritten before it is read."""
+    for i, source in enumerate(sources):
+        if source != i:
+            block[first_row:, i] = block[first_row:, source]
+
+
+def _factor_leaf_without_exchanges(columns: np.ndarray, p: int) -> list[int] | None:
+    """The usual leaf, in a few calls instead of a few per column: when every leading minor of
+    the panel's top w×w block A11 is nonzero mod p, elimination takes no row exchange, so
+    A11 = L11·U11 by scalar elimination in Python integers and L21 = A21·U11⁻¹ by one product.
+    Writes L and U into ``columns`` (the panel's transpose, reduced) and returns the pivots;
+    None, with ``columns`` untouched, when a leading minor vanishes."""
+    width, rows = columns.shape
+    if rows < width:
+        return None
+    block = [[int(x) % p for x in row] for row in columns[:, :width].T.tolist()]  # block[i][j] = A11[i, j]
+    pivot_inverses = []
+    for k in range(width):
+        if block[k][k] == 0:
+            return None
+        inverse = pow(block[k][k], p - 2, p)
+        pivot_inverses.append(inverse)
+        pivot_row = block[k]
+        for row in block[k + 1:]:
+            factor = row[k] * inverse % p
+            row[k] = factor
+            if factor:
+                for j in range(k + 1, width):
+                    row[j] = (row[j] - factor * pivot_row[j]) % p
+    # U11⁻¹ by Gauss–Jordan on [U11 | I], from the last row up (rows of U11 from column k on).
+    upper_inverse = [[0] * k + [pivot_inverses[k]] + [0] * (width - k - 1) for k in range(width)]
+    scaled = [[u * pivot_inverses[k] % p for u in block[k][k:]] for k in range(width)]  # rows of D⁻¹U11
+    for k in range(width - 1, -1, -1):
+        target = upper_inverse[k]
+        for j in range(k + 1, width):
+            factor = scaled[k][j - k]
+            if factor:
+                source = upper_inverse[j]
+                for column in range(j, width):
+                    target[column] = (target[column] - factor * source[column]) % p
+    inverse = reduce(np.array(upper_inverse, dtype=np.float64), p)
+    columns[:, width:] = reduce(_product(inverse.T, columns[:, width:]), p)  # L21ᵀ = U11⁻ᵀ A21ᵀ
+    columns[:, :width] = reduce(np.array(block, dtype=np.float64).T, p)
+    return [block[k][k] for k in range(width)]
+
+
+def _factor_leaf(panel, p: int) -> tuple[np.ndarray, list[int], list[float]]:
+    """Column-by-column elimination of a narrow panel, on the host, packed. Returns the row
+    order, the pivot columns and the pivots. Works on the panel's transpose, whose rows (the
+    panel's columns) are contiguous in the column-major matrix: in place on the CPU, a copy
+    from and back to the GPU. The columns not yet eliminated are kept reduced (a zero test is
+    exact only on reduced residues), one reduction per step."""
+    on_host = isinstance(panel, np.ndarray)
+    columns = reduce(panel.T if on_host else panel.T.contiguous().cpu().numpy(), p)
     cols, rows = columns.shape
     order = np.arange(rows)
+    pivots = _factor_leaf_without_exchanges(columns, p)
+    if pivots is not None:
+        if not on_host:
+            panel.T.copy_(torch.from_numpy(columns))
+        return order, list(range(cols)), pivots
     pivot_columns, pivots = [], []
     r = 0
     for j in range(cols):
         if r == rows:
             break
-        column = reduce(columns[j, r:], p)  # a zero test is exact only on reduced residues
-        nonzero = np.flatnonzero(column)
-        if nonzero.size == 0:
-            continue  # no pivot in this column: it depends on the pivot columns before it
-        i = r + int(nonzero[0])
+        if columns[j, r] != 0:  # the usual case: no search, no exchange
+            i = r
+        else:
+            nonzero = np.flatnonzero(columns[j, r:])
+            if nonzero.size == 0:
+                continue  # no pivot in this column: it depends on the pivot columns before it
+            i = r + int(nonzero[0])
         if i != r:
             columns[:, [r, i]] = columns[:, [i, r]]
             order[[r, i]] = order[[i, r]]
@@ -233,47 +421,41 @@ def _factor_leaf(panel: np.ndarray, p: int) -> tuple[np.ndarray, list[int], list
         below *= _inverse(pivot, p)
         reduce(below, p)
         if j + 1 < cols:
-            pivot_row = reduce(columns[j + 1:, r], p)
-            columns[j + 1:, r + 1:] -= pivot_row[:, None] * below[None, :]
+            rest = columns[j + 1:, r + 1:]
+            rest -= columns[j + 1:, r, None] * below[None, :]
+            reduce(rest, p)
         pivot_columns.append(j)
         pivots.append(pivot)
         r += 1
-    panel[:] = columns.T
+    columns[:r] = columns[pivot_columns]
+    if not on_host:
+        panel.T.copy_(torch.from_numpy(columns))
     return order, pivot_columns, pivots
 
 
-def _columns(block: np.ndarray, columns: list[int]) -> np.ndarray:
-    """block[:, columns], as a view when the columns are a leading range (full column rank)."""
-    if columns and columns[-1] == len(columns) - 1:
-        return block[:, :len(columns)]
-    return block[:, columns]
-
-
-def _is_identity(order: np.ndarray) -> bool:
-    return bool(np.all(order == np.arange(order.size)))
-
-
-def _factor(block: np.ndarray, p: int) -> tuple[np.ndarray, list[int], list[float]]:
-    """PLUQ of ``block`` (a view, overwritten with L and U): the row order (a permutation of
-    its rows), the pivot columns in increasing order, and the pivots (U's diagonal)."""
+def _factor(block, p: int, inverses: dict) -> tuple[np.ndarray, list[int], list[float]]:
+    """PLUQ of ``block`` (a view, overwritten with L and U, packed): the row order (a
+    permutation of its rows), the pivot columns in increasing order, and the pivots.
+    The diagonal blocks of L keep their place once factored (row exchanges only reach rows
+    below them), unless packing moves columns: then ``inverses`` is emptied."""
     rows, cols = block.shape
     if cols <= LEAF_COLUMNS:
         return _factor_leaf(block, p)
     half = cols // 2
     left, right = block[:, :half], block[:, half:]
-    order, left_columns, pivots = _factor(left, p)
-    if not _is_identity(order):
-        right[:] = right[order]
+    order, left_columns, pivots = _factor(left, p, inverses)
+    _permute_rows(right, order)
     r1 = len(left_columns)
     if r1:
-        pivot_part = _columns(left, left_columns)
-        _solve_unit_lower(pivot_part[:r1], right[:r1], p)
+        _solve_unit_lower(left[:r1, :r1], right[:r1], p, inverses)
         if r1 < rows:
-            right[r1:] -= pivot_part[r1:] @ right[:r1]
-    right_order, right_columns, right_pivots = _factor(right[r1:], p)
-    if not _is_identity(right_order):
-        left[r1:] = left[r1:][right_order]
-        order[r1:] = order[r1:][right_order]
+            _subtract_product(right[r1:], left[r1:, :r1], right[:r1])
+    right_order, right_columns, right_pivots = _factor(right[r1:], p, inverses)
+    _permute_rows(left[r1:], right_order)
+    order[r1:] = order[r1:][right_order]
+    if r1 < half:  # pack: the right half's pivot columns (L below row r1) follow the left's
+        _move_columns(block, list(range(r1)) + [half + j for j in range(len(right_columns))], first_row=r1)
+        inverses.clear()
     return order, left_columns + [half + j for j in right_columns], pivots + right_pivots
 
 
@@ -302,17 +484,24 @@ def _as_matrix(a) -> np.ndarray:
     return a
 
 
-def factor(a, p: int = PRIME) -> Factorization:
-    """PLUQ of the integer matrix ``a`` modulo the prime p (CPU, numpy and BLAS)."""
-    a = _as_matrix(a)
+def factor(a, p: int = PRIME, device: str = "cpu") -> Factorization:
+    """PLUQ of the integer matrix ``a`` (an array or ``IntegerColumns``) modulo the prime p,
+    on ``device`` ("cpu" or "cuda"), in one float64 copy of the matrix."""
+    source = columns_of(a)
     p = check_prime(p)
-    rows, cols = a.shape
+    _lazy_limit(p, max(source.shape))
+    return factor_residues(residue_matrix(source, p, device), p)
+
+
+def factor_residues(work, p: int) -> Factorization:
+    """PLUQ of a matrix of float64 residues modulo p (``residue_matrix``: a numpy array, or a
+    torch tensor on any device, best column-major), overwritten with its L and U factors."""
+    rows, cols = work.shape
     _lazy_limit(p, max(rows, cols))
-    work = np.ascontiguousarray(centred_residues(a, p))
     if rows == 0 or cols == 0:
         order, pivot_columns, pivots = np.arange(rows), [], []
     else:
-        order, pivot_columns, pivots = _factor(work, p)
+        order, pivot_columns, pivots = _factor(work, p, {})
     rank = len(pivot_columns)
     det = None
     if rows == cols:
@@ -324,152 +513,20 @@ def factor(a, p: int = PRIME) -> Factorization:
     return Factorization(p, (rows, cols), rank, np.sort(order[:rank]), np.asarray(pivot_columns, dtype=np.int64), det)
 
 
-def det_mod(a, p: int = PRIME, device: str | None = None) -> int:
-    """det(a) mod p: the numpy PLUQ, or with ``device`` ("cpu" or "cuda") the torch Schur
-    recursion, falling back to the PLUQ where a leading minor vanishes twice."""
-    a = _as_matrix(a)
-    if a.shape[0] != a.shape[1]:
-        raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
-    if device is not None:
-        try:
-            return torch_det(a, p, device)
-        except LeadingMinorVanished:
-            pass
-    return factor(a, p).det
+def warm_up(device: str = "cpu", size: int = 512) -> None:
+    """Factor a random size×size matrix: BLAS loads its kernels and sizes its buffers (tens of
+    MB with MKL) and the allocator grows its arenas, so that a time or a peak memory measured
+    next, at a size up to this one, counts none of them."""
+    factor(np.random.default_rng(0).integers(0, PRIME, (size, size)), PRIME, device)
 
 
-def rank_mod(a, p: int = PRIME) -> int:
-    return factor(a, p).rank
+def det_mod(a, p: int = PRIME, device: str = "cpu") -> int:
+    """det(a) mod p for a square integer matrix (an array or ``IntegerColumns``)."""
+    source = columns_of(a)
+    if source.shape[0] != source.shape[1]:
+        raise ValueError(f"determinant of a non-square {source.shape[0]}×{source.shape[1]} matrix")
+    return factor(source, p, device).det
 
 
-# --- recursive Schur complements on torch -----------------------------------------------
-
-TORCH_LEAF = 64  # Gauss–Jordan leaves of the Schur recursion
-
-
-def _torch_reduce(x, p: int):
-    quotient = x * (1.0 / p)
-    quotient.round_()
-    return x.sub_(quotient, alpha=p)
-
-
-def _torch_product(a, b, p: int, add_to=None, sign: int = 1):
-    """(add_to + sign·a·b) mod p (add_to = 0 when None), exactly."""
-    import torch
-
-    step = max_inner(p)
-    result = torch.zeros(a.shape[0], b.shape[1], dtype=a.dtype, device=a.device) if add_to is None else add_to.clone()
-    for start in range(0, a.shape[1], step):
-        result.add_(a[:, start:start + step] @ b[start:start + step], alpha=sign)
-        _torch_reduce(result, p)
-    return result
-
-
-_INVERSE_TABLES: dict = {}
-
-
-def inverse_table(p: int, device) -> torch.Tensor:
-    """inverse_table[x mod p] = x⁻¹ mod p, centred (0 ↦ 0), as float64 on the device."""
-    import torch
-
-    key = (p, str(device))
-    if key not in _INVERSE_TABLES:
-        base = np.arange(p, dtype=np.int64)
-        result, exponent = np.ones(p, dtype=np.int64), p - 2
-        while exponent:  # vectorised square-and-multiply: products < 2^40 in int64
-            if exponent & 1:
-                result = result * base % p
-            base = base * base % p
-            exponent >>= 1
-        result[result > p // 2] -= p
-        _INVERSE_TABLES[key] = torch.as_tensor(result.astype(np.float64), device=device)
-    return _INVERSE_TABLES[key]
-
-
-def _leaf_det_inverse(a, p: int, table, want_inverse: bool):
-    """Gauss–Jordan without pivoting on the device: (det, inverse, ok) with ok a 0-d bool
-    tensor, false when a leading minor vanished (the other values are then meaningless)."""
-    import torch
-
-    size = a.shape[0]
-    work = torch.cat([a, torch.eye(size, dtype=a.dtype, device=a.device)], dim=1) if want_inverse else a.clone()
-    det = torch.ones((), dtype=a.dtype, device=a.device)
-    ok = torch.ones((), dtype=torch.bool, device=a.device)
-    for j in range(size):
-        pivot = work[j, j].clone()
-        ok &= pivot != 0
-        det = _torch_reduce(det * pivot, p)
-        inverse = table[torch.remainder(pivot, p).long()]
-        row = _torch_reduce(work[j] * inverse, p)
-        work.sub_(torch.outer(work[:, j], row))
-        work[j] = row
-        _torch_reduce(work, p)
-    return det, (work[:, size:] if want_inverse else None), ok
-
-
-def _schur_det_inverse(a, p: int, table, want_inverse: bool):
-    import torch
-
-    size = a.shape[0]
-    if size <= TORCH_LEAF:
-        return _leaf_det_inverse(a, p, table, want_inverse)
-    k = size // 2
-    a11, a12, a21, a22 = a[:k, :k], a[:k, k:], a[k:, :k], a[k:, k:]
-    det11, x, ok11 = _schur_det_inverse(a11, p, table, True)
-    x_a12 = _torch_product(x, a12, p)
-    schur = _torch_product(a21, x_a12, p, add_to=a22, sign=-1)
-    det22, y, ok22 = _schur_det_inverse(schur, p, table, want_inverse)
-    det = _torch_reduce(det11 * det22, p)
-    if not want_inverse:
-        return det, None, ok11 & ok22
-    a21_x = _torch_product(a21, x, p)
-    top_right = _torch_product(x_a12, y, p, sign=-1)  # −X A12 Y
-    top_left = _torch_product(top_right, a21_x, p, add_to=x, sign=-1)  # X + X A12 Y A21 X
-    bottom_left = _torch_product(y, a21_x, p, sign=-1)  # −Y A21 X
-    inverse = torch.cat([torch.cat([top_left, top_right], dim=1), torch.cat([bottom_left, y], dim=1)], dim=0)
-    return det, inverse, ok11 & ok22
-
-
-def random_toeplitz_entries(rng: np.random.Generator, size: int, p: int) -> np.ndarray:
-    """1 followed by size − 1 uniform residues mod p, centred, as float64."""
-    entries = np.concatenate([[1], rng.integers(0, p, size - 1)])
-    return centred_residues(entries[None, :], p)[0]
-
-
-def _toeplitz(first: np.ndarray, upper: bool) -> np.ndarray:
-    """Unit triangular Toeplitz matrix with the given off-diagonal entries (first[0] = 1)."""
-    size = first.size
-    index = np.arange(size)
-    offsets = (index[None, :] - index[:, None]) if upper else (index[:, None] - index[None, :])
-    return np.where(offsets >= 0, first[np.clip(offsets, 0, size - 1)], 0.0)
-
-
-def torch_det(a, p: int = PRIME, device: str = "cpu", rng: np.random.Generator | None = None) -> int:
-    """det(a) mod p by recursive Schur complements on torch (``device`` "cpu" or "cuda").
-
-    One host synchronisation per attempt. If a leading minor vanishes, the attempt is
-    repeated once on U·a·L with random unit triangular Toeplitz U (upper) and L (lower),
-    whose determinant is det(a); raises ``LeadingMinorVanished`` if that fails too (the
-    caller then uses ``factor``, which pivots)."""
-    import torch
-
-    a = _as_matrix(a)
-    if a.shape[0] != a.shape[1]:
-        raise ValueError(f"determinant of a non-square {a.shape[0]}×{a.shape[1]} matrix")
-    p = check_prime(p)
-    if a.shape[0] == 0:
-        return 1
-    table = inverse_table(p, device)
-    matrix = torch.as_tensor(centred_residues(a, p), device=device)
-    det, _, ok = _schur_det_inverse(matrix, p, table, want_inverse=False)
-    if bool(ok):
-        return int(det.item()) % p
-    rng = rng if rng is not None else np.random.default_rng(a.shape[0])
-    size = a.shape[0]
-    upper, lower = (torch.as_tensor(_toeplitz(random_toeplitz_entries(rng, size, p), up), device=device)
-                    for up in (True, False))
-    preconditioned = _torch_product(_torch_product(upper, matrix, p), lower, p)
-    det, _, ok = _schur_det_inverse(preconditioned, p, table, want_inverse=False)
-    if bool(ok):
-        return int(det.item()) % p
-    raise LeadingMinorVanished(f"a leading minor of the {size}×{size} matrix vanished modulo {p} twice")
+def rank_mod(a, p: int = PRIME, device: str = "cpu") -> int:
+    return factor(a, p, device).rank

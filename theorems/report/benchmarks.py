@@ -8,8 +8,8 @@ BENCHMARK_COLUMNS = ("benchmark", "size", "time", "baseline", "ratio")
 
 def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
     """One row per measurement (columns ``BENCHMARK_COLUMNS``)."""
-    rows = [("exact certificate (det mod p)", f"{row['size']}²", f"{row['certificate_s']:.2f} s",
-             f"float64 LU {row['lu_s']:.2f} s", f"{row['ratio']:.2f}× (flint {row['flint_ratio']:.1f}×)")
+    rows = [("exact certificate (det mod p)", f"{row['size']}², {row['threads']} BLAS thread(s)",
+             f"{row['certificate_s']:.2f} s, peak {_peak(row)}", _lu(row), _certificate_ratio(row))
             for row in bench["certificate"]]
     chain = bench["chain"]
     rows.append(("BN chain layers", f"d = {chain['d']}, N = {chain['n']}, {chain['chains']} chains",
@@ -20,6 +20,20 @@ def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
               f"linear solves {row['solve_s']:.2f} s", f"{100 * row['solve_share']:.0f}% in solves; max error "
               f"{row['max_abs_error']:.1e}") for row in bench["construction"]]
     return rows
+
+
+def _peak(row: dict) -> str:
+    return "not measured" if row["peak_bytes"] is None else f"{row['peak_per_copy']:.2f} × 8n²"
+
+
+def _lu(row: dict) -> str:
+    lu = f"float64 LU {row['lu_s']:.2f} s"
+    return lu if row["lu_measured_at"] == row["size"] else f"{lu} (n³ from {row['lu_measured_at']}²)"
+
+
+def _certificate_ratio(row: dict) -> str:
+    flint = "flint not run" if row["flint_ratio"] is None else f"flint {row['flint_ratio']:.1f}×"
+    return f"{row['ratio']:.2f}× ({flint})"
 
 
 def benchmarks_caption(bench: dict) -> str:

@@ -5,7 +5,8 @@ is a difference, and nothing is re-run. Evidence is compared only on the device 
 was made on (CUDA draws other random streams than the CPU): re-run anywhere else, only the
 verdict is compared, and the answer says so (``Agreement.NOT_COMPARED``), never "matches".
 Floats that differ below 1e-9 relative are reported apart from real differences: another
-BLAS build may round so.
+BLAS build may round so. Evidence under ``measured`` (``verdicts.MEASURED``: a run's seconds
+and peak memory) is never compared.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..engine import environment
 from ..engine.context import Context
 from ..engine.registry import Claim
 from ..engine.runner import run_claim
+from ..engine.verdicts import MEASURED
 from ..engine.vocabulary import Device, Verdict
 
 # The parts of a record's claim that say which claim it is: a record of another version of
@@ -87,9 +89,12 @@ def json_path_order(path: str) -> list:
 
 
 def _flatten(value: Any, path: str = "") -> dict[str, Any]:
+    """JSON paths to leaves, without the run's own measurements (``verdicts.MEASURED``)."""
     if isinstance(value, dict):
         flat = {}
         for key, item in value.items():
+            if key == MEASURED:
+                continue
             flat.update(_flatten(item, f"{path}.{key}" if path else str(key)))
         return flat or {path: {}}
     if isinstance(value, list):

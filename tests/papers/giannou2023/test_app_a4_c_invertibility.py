@@ -115,3 +115,22 @@ def test_lemma8_symbolic_sizes_are_every_size_up_to_four():
 
 def test_reduction_sizes_are_every_size_up_to_six():
     assert sorted(kr.REDUCTION_SIZES) == sorted((n, m) for n in range(1, 7) for m in range(1, 7) if 2 <= n * m <= 6)
+
+
+def test_mulmod_mersenne61_matches_python_integers_at_the_extremes():
+    p = kr.MERSENNE_61
+    rng = np.random.default_rng(0)
+    edges = [0, 1, 2, (1 << 32) - 1, 1 << 32, (1 << 60) + 12345, p - 2, p - 1]
+    x = np.array(edges + rng.integers(0, p, size=200).tolist(), dtype=np.uint64)
+    y = np.array(edges[::-1] + rng.integers(0, p, size=200).tolist(), dtype=np.uint64)
+    for u in (x, np.full_like(x, p - 1)):
+        assert kr.mulmod_mersenne61(u, y).tolist() == [int(a) * int(b) % p for a, b in zip(u, y, strict=True)]
+
+
+@pytest.mark.parametrize("kind", kr.D_KINDS)
+def test_lemma8_product_mod_p_is_the_exact_matrix_reduced(kind):
+    for n, m in ((1, 2), (3, 2), (2, 4)):
+        diagonal = kr.adversarial_diagonal(kind, n * m, np.random.default_rng(n))
+        exact_b = kr.lemma8_matrix(np.random.default_rng(7), n, m, diagonal, points_mod_p=True)
+        reduced = kr.lemma8_product_mod_p(*kr.lemma8_factors(np.random.default_rng(7), n, m, True), diagonal)
+        assert reduced == kr.exact.nmod_matrix(exact_b)

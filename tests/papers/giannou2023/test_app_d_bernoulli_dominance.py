@@ -234,8 +234,9 @@ def test_zero_after_replacing_matches_a_direct_computation():
     for trial in range(20):
         product = khatri_rao(replay.random((2, 4)) < 0.7, replay.random((2, 4)) < 0.7)
         replacements = replay.random((4, 4)) < 0.2
-        assert zero[trial, 0] == (detbool(product) == 0)
-        assert zero[trial, 4] == (detbool(replacements) == 0)
+        for k in range(5):  # the trials a loop drawing one at a time sees, every k decided
+            product[:, :k] = replacements[:, :k]
+            assert zero[trial, k] == (detbool(product) == 0)
 
 
 def test_dense_replacements_end_in_a_full_matrix():

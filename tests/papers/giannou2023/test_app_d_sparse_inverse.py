@@ -37,7 +37,9 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     all_masks,
     anti_identity,
     batch_detbool,
+    bernoulli_mask,
     decide_det_polynomial,
+    expanded_determinant,
     ignoring_last_row,
     induction_step,
     lemma9_statement,
@@ -56,6 +58,7 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     sparsified_product_sampler,
     square_mask,
     symbolic_product,
+    unique_matching_pair,
     unsigned_expansion,
 )
 
@@ -171,6 +174,16 @@ def test_definition_8_as_data_is_the_printed_recursion(n):
     assert values.tolist() == [detbool_recursive(m) for m in masks]
     assert (values == (permanent_term_counts(masks) > 0)).all()
     assert [DEFINITION_8(m) for m in masks[:: max(1, len(masks) // 50)]] == values[:: max(1, len(masks) // 50)].tolist()
+
+
+@pytest.mark.parametrize("n", [5, 7, 9])
+def test_definition_8_bottom_up_equals_the_literal_recursion_past_the_sweep(n):
+    # Every row set of every size is filled level by level; one mask at a time as the searches call it.
+    rng = np.random.default_rng(n)
+    masks = rng.random((60, n, n)) < rng.random((60, 1, 1))
+    masks[:10] = anti_identity(n)  # the only perfect matching uses the last row of column 0
+    assert DEFINITION_8.evaluate(masks).tolist() == [detbool_recursive(m) for m in masks]
+    assert [DEFINITION_8(m) for m in masks[::6]] == [detbool(m) for m in masks[::6]]
 
 
 def test_audit_mutant_is_one_for_every_n_from_two():
@@ -293,3 +306,42 @@ def test_row_scaled_weights_break_lemma9_at_d_2():
                           .replace(lambda e: isinstance(e, sympy.Indexed),
                                    lambda e: (p if e.base == P_WEIGHTS else q)[int(e.indices[0])]))
     assert matrix.det() == 0 and detbool(np.ones((4, 4), dtype=bool)) == 1
+
+
+@pytest.mark.parametrize("n", [1, 5, 64, 65, 200])
+@pytest.mark.parametrize("above_diagonal", [False, True])
+def test_bernoulli_mask_is_one_draw_of_the_whole_matrix(n, above_diagonal):
+    rng, replay = np.random.default_rng(n), np.random.default_rng(n)
+    mask = bernoulli_mask(rng, n, 0.3, above_diagonal)
+    expected = replay.random((n, n)) < 0.3
+    assert (mask == (np.triu(expected, k=1) if above_diagonal else expected)).all()
+    assert rng.random() == replay.random()  # the stream continues where one draw would leave it
+
+
+def test_expanded_determinant_is_berkowitz_expanded_with_its_monomial_count():
+    ones = mask_pair("ones", 3, np.random.default_rng(0), 1.0)
+    matrix = symbolic_product(sparsified_entry, *ones).extract([0, 2, 4, 8], [1, 2, 5, 7])
+    determinant, monomials = expanded_determinant(matrix)
+    assert sympy.expand(determinant - matrix.det(method="berkowitz")) == 0
+    assert monomials == len(sympy.Add.make_args(determinant)) == 24
+    assert expanded_determinant(sympy.Matrix([[2, 1], [1, 1]])) == (1, 1)
+    assert expanded_determinant(sympy.zeros(2, 2)) == (0, 0)
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_unique_matching_pair_keeps_each_addition_that_keeps_the_matching_unique(d):
+    # Replays the draws and decides each addition afresh on the whole A ⊙ B.
+    for seed in range(10):
+        a, b, rows_of_columns = unique_matching_pair(d, np.random.default_rng(seed), 0.7)
+        replay = np.random.default_rng(seed)
+        columns = replay.permutation(d * d)
+        assert (columns == rows_of_columns).all()
+        expected = {True: np.zeros((d, d * d), dtype=bool), False: np.zeros((d, d * d), dtype=bool)}
+        expected[True][columns // d, np.arange(d * d)] = expected[False][columns % d, np.arange(d * d)] = True
+        for _ in range(int(0.7 * 2 * d * d * d)):
+            target = expected[bool(replay.random() < 0.5)]
+            i, c = replay.integers(d), replay.integers(d * d)
+            kept = target[i, c]
+            target[i, c] = True
+            target[i, c] = kept or has_unique_perfect_matching(khatri_rao(expected[True], expected[False]))
+        assert (a == expected[True]).all() and (b == expected[False]).all()

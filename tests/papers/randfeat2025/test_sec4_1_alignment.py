@@ -40,3 +40,16 @@ def test_pinned_instances_past_the_sweep_separate_the_projections():
     assert al.alignment_property(al.after_singular_values)(rank_one) is not None
     w1, w2, target = al.draw_beyond(np.random.default_rng(0))
     assert w1.shape[1] == target.shape[1] and w2.shape[0] == target.shape[0] and target.size > 2
+
+
+def test_range_facts_residual_matches_least_squares_exact_and_is_shared_per_matrix():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        m = features.feature_matrix(rng.integers(-2, 3, size=(3, 2)), rng.integers(-2, 3, size=(2, 3)))
+        v = rng.integers(-3, 4, size=4)
+        assert al.least_squares_residual(m, v) == features.least_squares_exact(m, v)[1]
+        assert al.least_squares_residual(m, v / 4) == features.least_squares_exact(m, v / 4)[1]
+        facts = al.range_facts(m)
+        assert facts.rank == np.linalg.matrix_rank(m)
+        assert al.range_facts(m.copy()) is facts  # one computation per distinct M
+    assert al.range_facts(np.zeros((2, 1), dtype=np.int64)).kappa == 1.0

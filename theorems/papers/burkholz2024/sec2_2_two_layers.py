@@ -12,8 +12,10 @@ layer 1×1 with identity activation, as in Sec. 2.2; 'same' zero padding) and co
 from __future__ import annotations
 
 import itertools
+import time
 import zlib
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 
@@ -24,14 +26,15 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
+from ...engine import resources
 from ...engine.checks import SCHWARTZ_ZIPPEL, exhaustive_sweep, property_search, search_beyond_sweep, symbolic_identity
 from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
-from ...engine.verdicts import Outcome, Verdict
+from ...engine.verdicts import MEASURED, Outcome, Verdict
 from ...maths import construction as cm
 from ...maths import exact, modular_lu
 from ...maths.exact import fraction_array
-from ...maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
+from ...maths.khatri_rao import KhatriRaoColumns, khatri_rao
 from . import SOURCE
 
 # (c0, c2, k1, k2, kt): fully connected (empty kernels), 1-D and 2-D convolutions.
@@ -418,58 +421,95 @@ def search_check(name: str, kind: str, threshold, least: bool, pinned) -> Check:
 # ---------------------------------------------------------------- Thm 2.2 at the paper's instance (Sec. 3.2)
 
 PAPER_CHANNELS = 64  # c0 = c2 = 64, k1 = 1×1, k2 = kt = 3×3: c1 = 36801, a 36864-row system
-# The largest c the large profile certifies per device: on two CPU cores the 9216² determinant
-# (c = 32) takes about 50 s and 2.4 GB at peak; c = 40 (14400 rows) about three minutes, c = 64 hours.
-LARGE_PAPER_CHANNELS = {"cpu": 32, "cuda": PAPER_CHANNELS}
-# Device bytes per matrix entry: the numpy PLUQ holds the int64 matrix, its float64 residues
-# and an int64 temporary (2.4 GB measured at c = 32, 28 per entry); the torch recursion on the
-# GPU holds the float64 matrix, the inverse of its leading half and two Schur-sized products
-# (about 2 n² float64 at its peak), so 24 there leaves headroom: 33 GB for c = 64 on an 80 GB GPU.
-PAPER_BYTES_PER_ENTRY = {"cpu": CERTIFICATE_BYTES_PER_ENTRY, "cuda": 24}
+# Device bytes per matrix entry of the modular LU engine: one float64 copy, factored in place,
+# and its working blocks (at most a few 64ths of the matrix, and BLAS's buffers): measured at
+# 1.00–1.06 × 8n² above the process's footprint from 2304² to 9216². This bounds every array
+# the check holds, so it may plan with PAPER_MEMORY_SHARE of the free memory (the rest: the
+# interpreter and the other worker): 12.0 GB for the paper's 36864² matrix, which a machine
+# with 16 GB free certifies.
+PAPER_BYTES_PER_ENTRY = 1.1 * 8
+PAPER_MEMORY_SHARE = 0.75
 
 
 def paper_family_channels(ctx: Context) -> list[int]:
     """c0 = c2 = c of the paper's family: 2, 4, 8 (ci), 16 (thorough); the large profile adds
-    LARGE_PAPER_CHANNELS[device], halved until half the device's free memory holds it (a
-    smaller one is recorded as a cap)."""
+    the paper's c = 64, halved until PAPER_MEMORY_SHARE of the device's free memory holds it
+    (a smaller one is recorded as a cap)."""
     small = ctx.by_profile([2], [2, 4, 8], [2, 4, 8, 16])
     if ctx.profile != "large":
         return small
-    largest = ctx.capped_size("channels c0 = c2 of the paper's instance", LARGE_PAPER_CHANNELS[ctx.device],
-                              lambda c: PAPER_BYTES_PER_ENTRY[ctx.device] * (9 * c * c) ** 2, smallest=small[-1])
+    largest = ctx.capped_size("channels c0 = c2 of the paper's instance", PAPER_CHANNELS,
+                              lambda c: PAPER_BYTES_PER_ENTRY * (9 * c * c) ** 2, smallest=small[-1],
+                              share=PAPER_MEMORY_SHARE)
     return small + ([largest] if largest > small[-1] else [])
 
 
-def paper_family_matrix(rng: np.random.Generator, c: int, c1: int) -> np.ndarray:
+@dataclass(frozen=True)
+class PaperFamilyMatrix:
     """[T | B_1 … B_k] at an integer point, c0 = c2 = c, k1 = 1×1, k2 = kt = 3×3, with
     k = min(9c² − c1, c) target columns: square for 9c² − c ≤ c1 ≤ 9c², tall below.
 
     T[(i, t, j), J] = W2[i, J, t]·W1[J, j] is the Khatri–Rao product of W2 (as 9c × c1) and
-    W1ᵀ; B_i holds the target's channel i in its rows (i, ·, ·). Points below 2^31 keep every
-    product exact in int64. Filled in column blocks, so only the result is held."""
+    W1ᵀ; B_i holds the target's channel i in its rows (i, ·, ·). As ``modular_lu.IntegerColumns``
+    it makes the residues of any column block from the points, so the modular LU engine holds
+    one float64 copy and no integer one; ``integers()`` is the int64 matrix (exact: points
+    below 2^31) for flint's sizes."""
+
+    first: np.ndarray  # W1ᵀ: c0 × c1
+    second: np.ndarray  # W2: (i, t) × c1
+    target: np.ndarray  # (i, t, j), entries nonzero
+    blocks: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        c1 = self.first.shape[1]
+        return self.second.shape[0] * self.first.shape[0], c1 + self.blocks
+
+    def _target_columns(self, start: int, stop: int) -> np.ndarray:
+        """B's columns start:stop (counted from B's first): channel i's target in rows (i, ·, ·)."""
+        c = self.first.shape[0]
+        columns = np.zeros((self.shape[0], stop - start), dtype=np.int64)
+        for i in range(start, stop):
+            columns[i * 9 * c:(i + 1) * 9 * c, i - start] = self.target[i].reshape(-1)
+        return columns
+
+    def residue_columns(self, p: int, start: int, stop: int) -> np.ndarray:
+        c1 = self.first.shape[1]
+        parts = []
+        if start < c1:
+            parts.append(KhatriRaoColumns(self.second, self.first).residue_columns(p, start, min(stop, c1)))
+        if stop > c1:
+            parts.append(modular_lu.centred_residues(self._target_columns(max(start, c1) - c1, stop - c1), p))
+        return np.hstack(parts)
+
+    def integers(self) -> np.ndarray:
+        c1 = self.first.shape[1]
+        matrix = np.empty(self.shape, dtype=np.int64)
+        step = 4096  # filled in column blocks: only the result is held
+        for start in range(0, c1, step):
+            stop = min(start + step, c1)
+            matrix[:, start:stop] = khatri_rao(self.second[:, start:stop], self.first[:, start:stop])
+        matrix[:, c1:] = self._target_columns(0, self.blocks)
+        return matrix
+
+
+def paper_family_matrix(rng: np.random.Generator, c: int, c1: int) -> PaperFamilyMatrix:
+    """The family member c at c1 channels, drawn from ``rng``: W1ᵀ (c × c1), W2 (9c × c1),
+    then the target (c × 9 × c, plus one), each uniform on [0, 2^31)."""
     n = 9 * c * c
-    blocks = min(n - c1, c)
-    first = exact.random_points(rng, (c, c1))  # W1ᵀ: c0 × c1
-    second = exact.random_points(rng, (9 * c, c1))  # W2: (i, t) × c1
-    target = exact.random_points(rng, (c, 9, c)) + 1  # (i, t, j), entries nonzero
-    matrix = np.empty((n, c1 + blocks), dtype=np.int64)
-    step = 4096
-    for start in range(0, c1, step):
-        stop = min(start + step, c1)
-        matrix[:, start:stop] = khatri_rao(second[:, start:stop], first[:, start:stop])
-    matrix[:, c1:] = 0
-    for i in range(blocks):
-        matrix[i * 9 * c:(i + 1) * 9 * c, c1 + i] = target[i].reshape(-1)
-    return matrix
+    first = exact.random_points(rng, (c, c1))
+    second = exact.random_points(rng, (9 * c, c1))
+    target = exact.random_points(rng, (c, 9, c)) + 1
+    return PaperFamilyMatrix(first, second, target, min(n - c1, c))
 
 
-def nonzero_residue(matrix: np.ndarray, device: str | None) -> exact.DeterminantResidue | None:
+def nonzero_residue(matrix: PaperFamilyMatrix, device: str) -> exact.DeterminantResidue | None:
     """A nonzero det residue as ``exact.nonzero_det_residue`` finds one, with the engine's primes
-    chosen for the size (``modular_lu.primes_for``: below 2^19.9 for the paper's 36864 rows);
-    ``device`` "cuda" (or "cpu", torch on the CPU) runs the torch recursion, None the numpy PLUQ."""
+    chosen for the size (``modular_lu.primes_for``: below 2^19.9 for the paper's 36864 rows),
+    on ``device`` ("cpu" or "cuda")."""
     n = matrix.shape[0]
     if n <= exact.ENGINE_ABOVE:
-        return exact.nonzero_det_residue(matrix)
+        return exact.nonzero_det_residue(matrix.integers())
     for p in modular_lu.primes_for(n, exact.ENGINE_PRIMES_TRIED):
         residue = modular_lu.det_mod(matrix, p, device)
         if residue:
@@ -480,16 +520,22 @@ def nonzero_residue(matrix: np.ndarray, device: str | None) -> exact.Determinant
 def family_rank(ctx: Context, c: int, c1: int) -> tuple[str, dict]:
     """Decide c1 channels for the family member c: ("full row rank", …) when det [T | B_1 … B_k]
     ≢ 0 mod p with k = 9c² − c1 < c; ("not representable", …) when [T | B] (all c blocks) has
-    full column rank mod p; ("undecided", …) otherwise."""
-    matrix = paper_family_matrix(ctx.rng("paper family", c, *(() if c1 == 9 * c * c - c + 1 else (c1,))), c, c1)
+    full column rank mod p; ("undecided", …) otherwise. A decided determinant records the seed
+    words that rebuild its matrix, and its time and peak memory (``measured``)."""
+    labels = ("paper family", c, *(() if c1 == 9 * c * c - c + 1 else (c1,)))
+    matrix = paper_family_matrix(ctx.rng(*labels), c, c1)
     n, columns = matrix.shape
     if columns == n and columns - c1 < c:
-        found = nonzero_residue(matrix, exact.engine_device(ctx.device))
-        del matrix
+        with resources.peak_memory() as usage:
+            started = time.perf_counter()
+            found = nonzero_residue(matrix, exact.engine_device(ctx.device))
+            seconds = time.perf_counter() - started
         if found is None:
             return UNDECIDED, {}
-        return "full row rank", {"prime": found.prime, "det_mod_p": found.residue}
-    rank = exact.nmod_matrix(matrix, SWEEP_PRIME).rank()
+        return "full row rank", {"prime": found.prime, "det_mod_p": found.residue,
+                                 "seed_words": ctx.seed_words(*labels),
+                                 MEASURED: {"seconds": round(seconds, 1), **usage}}
+    rank = exact.nmod_matrix(matrix.integers(), SWEEP_PRIME).rank()
     return (NOT_REPRESENTABLE if rank == columns else UNDECIDED), {"columns": columns, "rank_mod_p": rank}
 
 
@@ -534,10 +580,10 @@ def paper_instance_check(name: str, width) -> Check:
         evidence = {"family": "c0 = c2 = c, k1 = 1×1, k2 = kt = 3×3, c1 = 9c² − c + 1 (the paper: c = 64, c1 = 36801)",
                     "instances": entries, "paper_instance_certified": largest == PAPER_CHANNELS}
         if ctx.profile == "large":
-            evidence["large"] = {"device": str(ctx.device), "wanted_c": LARGE_PAPER_CHANNELS[ctx.device],
+            evidence["large"] = {"device": str(ctx.device), "wanted_c": PAPER_CHANNELS,
                                  "certified_c": largest, "certified_rows": 9 * largest * largest,
-                                 "memory_cap": f"half the free memory, {PAPER_BYTES_PER_ENTRY[ctx.device]} bytes "
-                                               f"per matrix entry"}
+                                 "memory_cap": f"{PAPER_MEMORY_SHARE:.0%} of the free memory, "
+                                               f"{PAPER_BYTES_PER_ENTRY:g} bytes per matrix entry"}
         return Outcome(Verdict.CERTIFIED,
                        f"[T | B] has full row rank for c = {', '.join(str(e['c']) for e in entries)} "
                        f"(largest {entries[-1]['rows']}×{entries[-1]['rows']}); one channel fewer is not "
@@ -1054,6 +1100,7 @@ register(Claim(
                      "doubles the memory of the paper's 36864-row instance, and the witness needs index bookkeeping "
                      "sympy does not settle at symbolic sizes.",
     depends_on=("burkholz2024.lemma2_1.corrected",),
+    alone_at=("large",),  # the paper's 36864² determinant: 11 GB and every core, for about ten minutes
 ))
 
 

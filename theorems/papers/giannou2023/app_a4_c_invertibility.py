@@ -488,13 +488,53 @@ def adversarial_targets(size: int, rng: np.random.Generator) -> dict[str, np.nda
     return dict(zip(TARGET_KINDS, targets, strict=True))
 
 
-def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray, points_mod_p: bool) -> np.ndarray:
-    """B = (A D) ⊙ C at a random point, as exact Python ints. Points are uniform on
-    [0, p) for certificates (so a false zero has probability ≤ deg/p) or on [0, 2^31)."""
+def lemma8_factors(rng: np.random.Generator, n: int, m: int, points_mod_p: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A (n × nm) and C (m × nm) at a random point, int64. Points are uniform on [0, p) for
+    certificates (so a false zero has probability ≤ deg/p) or on [0, 2^31)."""
     high = exact.CERTIFICATE_PRIME if points_mod_p else 1 << exact.POINT_BITS
-    a = rng.integers(0, high, size=(n, n * m), dtype=np.int64).astype(object)
-    c = rng.integers(0, high, size=(m, n * m), dtype=np.int64).astype(object)
-    return khatri_rao(a * diagonal.astype(object), c)
+    return (rng.integers(0, high, size=(n, n * m), dtype=np.int64),
+            rng.integers(0, high, size=(m, n * m), dtype=np.int64))
+
+
+def lemma8_product(a: np.ndarray, c: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
+    """B = (A D) ⊙ C as exact Python ints (column k of B needs column k of A, C and d_k only)."""
+    return khatri_rao(a.astype(object) * np.asarray(diagonal).astype(object), c.astype(object))
+
+
+def lemma8_matrix(rng: np.random.Generator, n: int, m: int, diagonal: np.ndarray, points_mod_p: bool) -> np.ndarray:
+    """B = (A D) ⊙ C at a random point (``lemma8_factors``), as exact Python ints."""
+    return lemma8_product(*lemma8_factors(rng, n, m, points_mod_p), diagonal)
+
+
+# The certificate prime is the Mersenne prime 2^61 − 1, so products reduce modulo it with shifts.
+MERSENNE_61 = (1 << 61) - 1
+if exact.CERTIFICATE_PRIME != MERSENNE_61:
+    raise ImportError("mulmod_mersenne61 assumes exact.CERTIFICATE_PRIME = 2^61 − 1")
+
+
+def mulmod_mersenne61(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x·y mod 2^61 − 1, elementwise, for uint64 arrays with entries in [0, 2^61 − 1): exact, in uint64.
+    With x = x_h·2^32 + x_l and y alike, x·y = x_h·y_h·2^64 + (x_h·y_l + x_l·y_h)·2^32 + x_l·y_l, every
+    partial product fits 64 bits, and 2^61 ≡ 1 folds each term below 2^61 + 8, so their sum stays below 2^63."""
+    low32, p = np.uint64((1 << 32) - 1), np.uint64(MERSENNE_61)
+    x_high, x_low, y_high, y_low = x >> np.uint64(32), x & low32, y >> np.uint64(32), y & low32
+    high = x_high * y_high  # < 2^58, times 2^64 ≡ 2^3
+    middle = x_high * y_low + x_low * y_high  # < 2^62, times 2^32: its bits from 29 up wrap to 2^0
+    low = x_low * y_low  # < 2^64
+    total = ((high << np.uint64(3)) + (middle >> np.uint64(29)) + ((middle & np.uint64((1 << 29) - 1)) << np.uint64(32))
+             + (low & p) + (low >> np.uint64(61)))
+    total = (total & p) + (total >> np.uint64(61))
+    return np.where(total >= p, total - p, total)
+
+
+def lemma8_product_mod_p(a: np.ndarray, c: np.ndarray, diagonal: np.ndarray) -> flint.nmod_mat:
+    """``lemma8_product(a, c, diagonal)`` modulo p for factors drawn modulo p, without its exact
+    integers: the entries (a_ik d_k) c_jk formed modulo p in uint64."""
+    n, m, size = a.shape[0], c.shape[0], a.shape[1]
+    scaled = mulmod_mersenne61(a.astype(np.uint64),
+                               np.mod(np.asarray(diagonal, dtype=np.int64), MERSENNE_61).astype(np.uint64))
+    product = mulmod_mersenne61(scaled[:, None, :], c.astype(np.uint64)[None, :, :])  # row i·m + j: A_i ∘ C_j
+    return flint.nmod_mat(n * m, size, product.ravel().tolist(), MERSENNE_61)
 
 
 def lemma8_sizes(top: int):
@@ -519,12 +559,12 @@ def gamma_at_size(rng, n: int, m: int, kind: str, diagonal_model, target_model) 
     zero, None when B is singular at this point only (an unlucky draw)."""
     size = n * m
     diagonal = diagonal_model(adversarial_diagonal(kind, size, rng))
-    b = lemma8_matrix(rng, n, m, diagonal, points_mod_p=True)
-    modular = exact.nmod_matrix(b)
+    a, c = lemma8_factors(rng, n, m, points_mod_p=True)
+    modular = lemma8_product_mod_p(a, c, diagonal)
     if modular.det() == 0:
         return refute_singular(rng, n, m, diagonal, f"n={n}, m={m}")
     inverse = modular.inv()
-    targets = target_model(adversarial_targets(size, rng), np.array([int(x) for x in b[:, 0]], dtype=object))
+    targets = target_model(adversarial_targets(size, rng), lemma8_product(a[:, :1], c[:, :1], diagonal[:1])[:, 0])
     columns = np.column_stack([t.astype(object) for t in targets.values()])
     gammas = inverse * exact.nmod_matrix(columns)
     zero_units = sum(int(x) == 0 for x in inverse.entries())
@@ -533,7 +573,7 @@ def gamma_at_size(rng, n: int, m: int, kind: str, diagonal_model, target_model) 
         return {"n": n, "m": m, "D": kind, "det_mod_p": int(modular.det()), "targets": size + len(targets)}
     # At points uniform mod p a nonzero γ-polynomial vanishes with probability
     # ≤ 2nm/p ≈ 1e-16: confirm over Q before calling the lemma refuted.
-    exact_b = exact.fmpq_matrix(b)
+    exact_b = exact.fmpq_matrix(lemma8_product(a, c, diagonal))
     if zeros:
         name, i = zeros[0]
         w = exact.fmpq_matrix(targets[name].astype(object).reshape(-1, 1))
@@ -614,19 +654,20 @@ def cofactor_independence(diagonal_model):
             rng = ctx.rng("cofactors", n, m)
             size = n * m
             diagonal = diagonal_model(adversarial_diagonal("random nonzero", size, rng))
-            inverses = []
-            while len(inverses) < size:
-                modular = exact.nmod_matrix(lemma8_matrix(rng, n, m, diagonal, points_mod_p=True))
+            # inverses[k, i, j] = B(x_k)⁻¹_ij: read out of flint once, then sliced by row i.
+            inverses, points = np.empty((size, size, size), dtype=np.int64), 0
+            while points < size:
+                modular = lemma8_product_mod_p(*lemma8_factors(rng, n, m, points_mod_p=True), diagonal)
                 if modular.det() == 0:
                     refuted = refute_singular(rng, n, m, diagonal, f"n={n}, m={m}")
                     if refuted:
                         return refuted
                     continue
-                inverses.append(modular.inv())
-            ranks = []
-            for i in range(size):
-                rows = [int(inverse[i, j]) for inverse in inverses for j in range(size)]
-                ranks.append(flint.nmod_mat(size, size, rows, exact.CERTIFICATE_PRIME).rank())
+                inverses[points] = np.fromiter(map(int, modular.inv().entries()), np.int64, size * size).reshape(
+                    size, size)
+                points += 1
+            ranks = [flint.nmod_mat(size, size, inverses[:, i, :].ravel().tolist(), exact.CERTIFICATE_PRIME).rank()
+                     for i in range(size)]
             if min(ranks) < size:
                 return Outcome(Verdict.INCONCLUSIVE,
                                f"n={n}, m={m}: cofactor evaluations of rank {min(ranks)} < {size}",

@@ -28,7 +28,7 @@ from theorems.engine.checks import property_search, search_beyond_sweep, to_json
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
-from theorems.maths.boolean_determinant import detbool, permanent_term_counts
+from theorems.maths.boolean_determinant import detbool, detbool_stack, permanent_term_counts
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.maths.stats import FALSE_ALARM, binomial_upper_pvalue, clopper_pearson, round_sig
 from theorems.papers.giannou2023 import SOURCE
@@ -503,16 +503,22 @@ PRINTED_REPLACEMENT = Replacement(lambda p, d: p * p / (2 * d))
 def zero_after_replacing(rng: np.random.Generator, d: int, p: float, q: float, trials: int, columns: int) -> np.ndarray:
     """[DetBool(M_k) = 0] for k = 0 … columns, where M_k is A ⊙ B with its first k columns
     replaced by iid Bern(q) columns; shape (trials, columns + 1). One draw of A, B and of the
-    replacements serves every k, so consecutive k form pairs that differ in one column."""
+    replacements serves every k, so consecutive k form pairs that differ in one column.
+
+    Each trial draws A, B (d×d²), then its replacements (d²×columns); one array of every trial's
+    draws, a row per trial, reads the generator's stream in that same order (the trials a loop
+    drawing one trial at a time would see). Every M_k of every trial is decided in one stack."""
     size = d * d
-    zero = np.zeros((trials, columns + 1), dtype=bool)
-    for trial in range(trials):
-        product = khatri_rao(rng.random((d, size)) < p, rng.random((d, size)) < p)
-        replacements = rng.random((size, columns)) < q
-        for k in range(columns + 1):
-            product[:, :k] = replacements[:, :k]
-            zero[trial, k] = detbool(product) == 0
-    return zero
+    draws = rng.random((trials, 2 * d * size + size * columns))
+    a = draws[:, : d * size].reshape(trials, d, size) < p
+    b = draws[:, d * size : 2 * d * size].reshape(trials, d, size) < p
+    replacements = draws[:, 2 * d * size :].reshape(trials, size, columns) < q
+    # Row j·d + l of A ⊙ B is A[j]·B[l] (as ``khatri_rao``), for every trial at once.
+    product = (a[:, :, None, :] & b[:, None, :, :]).reshape(trials, size, size)
+    matrices = np.repeat(product[:, None], columns + 1, axis=1)  # [trial, k, row, column]
+    for k in range(1, columns + 1):
+        matrices[:, k, :, :k] = replacements[:, :, :k]
+    return detbool_stack(matrices.reshape(-1, size, size)).reshape(trials, columns + 1) == 0
 
 
 def paired_sign_test(before: np.ndarray, after: np.ndarray, direction: int) -> dict:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import combinations
 
 import numpy as np
 import sympy
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from scipy import sparse
+from sympy.polys.matrices import DomainMatrix
 
 from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
@@ -29,7 +30,6 @@ from theorems.maths.boolean_determinant import (
     boolean_matrix,
     detbool,
     frobenius_konig_block,
-    has_unique_perfect_matching,
     perfect_matching,
     perfect_matchings,
     permanent_term_counts,
@@ -44,6 +44,23 @@ DetBool = Callable[[np.ndarray], int]
 # --- mask generators: every density, and the boundary of having a perfect matching -----
 
 
+# Rows of a mask drawn at a time: an n×n float64 draw would be 512 MiB at n = 8192.
+DRAW_ROWS = 64
+
+
+def bernoulli_mask(rng: np.random.Generator, n: int, density: float, above_diagonal: bool = False) -> np.ndarray:
+    """``rng.random((n, n)) < density``, the same values drawn a block of rows at a time (the
+    generator fills an array in order, so consecutive blocks continue one stream); with
+    ``above_diagonal``, the ones on and below the diagonal are dropped (``np.triu(·, k=1)``)."""
+    mask = np.empty((n, n), dtype=bool)
+    for start in range(0, n, DRAW_ROWS):
+        block = mask[start : start + DRAW_ROWS]
+        np.less(rng.random(block.shape), density, out=block)
+        if above_diagonal:
+            block &= np.arange(n) > np.arange(start, start + len(block))[:, None]
+    return mask
+
+
 def square_mask(kind: str, n: int, rng: np.random.Generator, density: float) -> np.ndarray:
     """An n×n Boolean mask of a given kind; ``density`` is the probability of each optional one.
 
@@ -54,16 +71,21 @@ def square_mask(kind: str, n: int, rng: np.random.Generator, density: float) -> 
     n + 1 − r columns (no perfect matching), filled around it at ``density``.
     """
     if kind == "bernoulli":
-        return rng.random((n, n)) < density
+        return bernoulli_mask(rng, n, density)
     if kind in ("unique_matching", "one_missing"):
-        pattern = np.triu(rng.random((n, n)) < density, k=1)
+        pattern = bernoulli_mask(rng, n, density, above_diagonal=True)
         np.fill_diagonal(pattern, True)
         if kind == "one_missing":
             missing = rng.integers(n)
             pattern[missing, missing] = False
-        return pattern[rng.permutation(n)][:, rng.permutation(n)]
+        row_order, column_order = rng.permutation(n), rng.permutation(n)
+        # pattern[row_order][:, column_order], by moving each one rather than gathering all n² entries.
+        pattern_rows, pattern_columns = np.nonzero(pattern)
+        mask = np.zeros((n, n), dtype=bool)
+        mask[np.argsort(row_order)[pattern_rows], np.argsort(column_order)[pattern_columns]] = True
+        return mask
     if kind == "hidden_block":
-        mask = rng.random((n, n)) < density
+        mask = bernoulli_mask(rng, n, density)
         rows = rng.integers(1, n + 1)
         mask[np.ix_(rng.permutation(n)[:rows], rng.permutation(n)[: n + 1 - rows])] = False
         return mask
@@ -80,20 +102,35 @@ def unique_matching_pair(d: int, rng: np.random.Generator, density: float) -> tu
     c ↔ (j_c, l_c), so A ⊙ B starts as a permutation matrix; then random ones are added to A
     or B whenever the matching stays unique (each addition puts a whole rectangle of rows
     into a column of A ⊙ B, so masks of this kind cannot be drawn entrywise).
+
+    Ones are only added, so the starting permutation stays a perfect matching, and it is the
+    only one iff the digraph on columns with c → k when column c holds a one in k's matched row
+    (k ≠ c) has no cycle (as in ``has_unique_perfect_matching``). The new ones of an addition all
+    lie in one column c, so they close a cycle iff one of their edges c → k meets a path k ⇝ c;
+    the paths are kept as a reachability table, updated on each accepted addition.
     """
     columns = d * d
     rows_of_columns = rng.permutation(columns)
+    column_of_row = np.argsort(rows_of_columns)
     a = np.zeros((d, columns), dtype=bool)
     b = np.zeros((d, columns), dtype=bool)
     a[rows_of_columns // d, np.arange(columns)] = True
     b[rows_of_columns % d, np.arange(columns)] = True
+    reaches = np.zeros((columns, columns), dtype=bool)  # [c, k]: a path c ⇝ k of one edge or more
     for _ in range(int(density * 2 * d * columns)):
-        target = a if rng.random() < 0.5 else b
+        in_a = rng.random() < 0.5
+        target = a if in_a else b
         i, c = rng.integers(d), rng.integers(columns)
-        if not target[i, c]:
-            target[i, c] = True
-            if not has_unique_perfect_matching(khatri_rao(a, b)):
-                target[i, c] = False
+        if target[i, c]:
+            continue
+        # Rows i·d + l of A ⊙ B for the ones B[l, c] (a one of A), rows j·d + i for the ones A[j, c] (of B).
+        new_rows = i * d + np.flatnonzero(b[:, c]) if in_a else np.flatnonzero(a[:, c]) * d + i
+        heads = column_of_row[new_rows]
+        if reaches[heads, c].any():
+            continue
+        target[i, c] = True
+        reaches |= np.outer(reaches[:, c] | (np.arange(columns) == c),
+                            (reaches[heads] | (np.arange(columns) == heads[:, None])).any(axis=0))
     return a, b, rows_of_columns
 
 
@@ -184,27 +221,35 @@ class FirstColumnRecursion:
     empty: int
 
     def evaluate(self, masks: np.ndarray) -> np.ndarray:
-        """DetBool of each n×n mask of a (count, n, n) batch."""
-        masks = np.asarray(masks, dtype=np.int64)
-        n = masks.shape[-1]
+        """DetBool of each n×n mask of a (count, n, n) batch.
 
-        @cache
-        def expand(rows: tuple[int, ...]) -> np.ndarray:
-            # After removing the first n − len(rows) columns the submatrix is fixed by its rows.
-            column = n - len(rows)
-            if len(rows) == 1:
-                return np.broadcast_to(self.base(masks[:, rows[0], column]), len(masks))
-            last = int(self.last_row(len(rows)))
-            if last >= len(rows):
-                raise ValueError(f"{self.label}: row {last} of a {len(rows)}-row submatrix does not exist")
-            value = np.full(len(masks), self.empty, dtype=np.int64)
+        After removing the first n − s columns the submatrix is fixed by its s rows, so the
+        recursion is memoized on row sets (bit r of a code is row r) and evaluated bottom-up, one
+        size s at a time: all row sets of a size in one array operation per fold step, so about
+        n²/2 array operations in all (a top-down memoized walk makes several per row set, 2^n sets)."""
+        masks = np.asarray(masks, dtype=np.int64)
+        count, n = len(masks), masks.shape[-1]
+        codes = np.arange(1 << n)
+        bits = (codes[:, None] >> np.arange(n)) & 1
+        values = np.empty((1 << n, count), dtype=np.int64)
+        for size in range(1, n + 1):
+            row_sets = codes[bits.sum(axis=1) == size]
+            rows = np.nonzero(bits[row_sets])[1].reshape(len(row_sets), size)  # each set's rows, in order
+            column = n - size
+            if size == 1:
+                values[row_sets] = np.broadcast_to(self.base(masks[:, rows[:, 0], column].T), (len(row_sets), count))
+                continue
+            last = int(self.last_row(size))
+            if last >= size:
+                raise ValueError(f"{self.label}: row {last} of a {size}-row submatrix does not exist")
+            value = np.full((len(row_sets), count), self.empty, dtype=np.int64)
             for i in range(last + 1):
                 # Row s of the minor is row s + [s ≥ i] of the submatrix (row_of_minor_row).
-                minor = expand(rows[:i] + rows[i + 1 :])
-                value = np.broadcast_to(self.combine(value, self.term(masks[:, rows[i], column], minor)), len(masks))
-            return value
-
-        return np.array(expand(tuple(range(n))))
+                minor = values[row_sets - (1 << rows[:, i])]
+                value = np.broadcast_to(self.combine(value, self.term(masks[:, rows[:, i], column].T, minor)),
+                                        value.shape)
+            values[row_sets] = value
+        return values[-1].copy()
 
     def __call__(self, mask) -> int:
         return int(self.evaluate(boolean_matrix(mask)[None])[0])
@@ -418,11 +463,12 @@ def pinned_large_masks(n: int) -> tuple[tuple[str, np.ndarray], ...]:
 def _verified_detbool(mask: np.ndarray) -> int | None:
     """0 or 1 from a witness checked entry by entry, None when no witness checks out."""
     n = mask.shape[0]
-    matching = perfect_matching(mask)
+    graph = sparse.csr_array(mask)  # converted once for both searches (n² entries to scan at n = 8192)
+    matching = perfect_matching(graph)
     if matching is not None:
         is_perfect_matching = len(np.unique(matching)) == n and mask[matching, np.arange(n)].all()
         return 1 if is_perfect_matching else None
-    rows, cols = frobenius_konig_block(mask)
+    rows, cols = frobenius_konig_block(graph)
     return 0 if len(rows) + len(cols) > n and not mask[np.ix_(rows, cols)].any() else None
 
 
@@ -824,9 +870,19 @@ def symbolic_product(entry: SparsifiedEntry, a: np.ndarray, b: np.ndarray) -> sy
     return sympy.Matrix(a.shape[0] * b.shape[0], a.shape[1], at)
 
 
-def _term_count(polynomial) -> int:
-    polynomial = sympy.expand(polynomial)
-    return 0 if polynomial == 0 else len(sympy.Add.make_args(polynomial))
+def expanded_determinant(matrix: sympy.Matrix) -> tuple[sympy.Expr, int]:
+    """det(matrix) expanded, and its number of monomials, for a square matrix of integer
+    polynomials. Berkowitz's algorithm as ``det(method="berkowitz")`` (det = (−1)^n times the
+    constant coefficient of the characteristic polynomial), but run in the polynomial ring
+    ZZ[symbols], where every intermediate is a sum of monomials, rather than on expression trees
+    expanded afterwards (the same 720 monomials at 6×6, some thirty times faster)."""
+    symbols = tuple(sorted(matrix.free_symbols, key=str))
+    ring = sympy.ZZ[symbols] if symbols else sympy.ZZ
+    square = DomainMatrix.from_list_sympy(*matrix.shape, matrix.tolist()).convert_to(ring)
+    determinant = (-1) ** matrix.rows * square.charpoly()[-1]
+    # A ring element is a dict from monomials to their nonzero coefficients; over ZZ (no symbols) an integer.
+    monomials = len(determinant) if symbols else int(determinant != 0)
+    return ring.to_sympy(determinant), monomials
 
 
 MatchingExpansion = Callable[[sympy.Matrix, np.ndarray], sympy.Expr]
@@ -861,8 +917,7 @@ def matching_expansion(entry: SparsifiedEntry, expansion: MatchingExpansion):
             products[key] = symbolic_product(entry, a, b)
         matrix = products[key].extract(rows, cols)
         matchings = perfect_matchings(khatri_rao(a, b)[np.ix_(rows, cols)])
-        determinant = matrix.det(method="berkowitz")
-        return [determinant, _term_count(determinant)], [expansion(matrix, matchings), len(matchings)]
+        return [*expanded_determinant(matrix)], [expansion(matrix, matchings), len(matchings)]
 
     return build
 

@@ -15,9 +15,13 @@ target entry's square, orders of magnitude above it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
 
+import flint
 import numpy as np
 from hypothesis import strategies as st
 
@@ -33,11 +37,50 @@ from theorems.papers.randfeat2025 import SOURCE
 MAX_OUTPUTS = 3
 
 
-def least_squares_over_permutations(m: np.ndarray, target: np.ndarray) -> tuple[object, tuple[int, ...]]:
+@dataclass(frozen=True)
+class RangeFacts:
+    """What both sides of Thm 4.1 need from M alone, whatever the target: the exact projector
+    I − MM⁺ onto the complement of range M (v − Mγ = (I − MM⁺)v at the least-squares γ = M⁺v),
+    M's exact rank, the left singular vectors U of its full float64 SVD, and κ(M)."""
+
+    complement: flint.fmpq_mat
+    rank: int
+    u: np.ndarray
+    kappa: float
+
+
+def range_facts(m: np.ndarray) -> RangeFacts:
+    """``RangeFacts`` of M, computed once per distinct M: the sweep and the row permutations
+    ask about one M for every target (16 targets × c2! orders at c0 = c2 = 2)."""
+    m = np.ascontiguousarray(m)
+    return _range_facts(m.dtype.str, m.shape, m.tobytes())
+
+
+@functools.lru_cache(maxsize=4096)
+def _range_facts(dtype: str, shape: tuple[int, int], data: bytes) -> RangeFacts:
+    m = np.frombuffer(data, dtype=dtype).reshape(shape)
+    projector = exact.fmpq_matrix(m) * features.pinv_exact(m)
+    complement = flint.fmpq_mat([[int(i == j) for j in range(shape[0])] for i in range(shape[0])]) - projector
+    u, _, _ = np.linalg.svd(m.astype(float), full_matrices=True)
+    kappa = features.condition_number(m) if m.any() else 1.0
+    return RangeFacts(complement, exact.rank_exact(m), u, kappa)
+
+
+def least_squares_residual(m: np.ndarray, v: np.ndarray) -> Fraction:
+    """min_γ ‖Mγ − v‖² over Q: ‖(I − MM⁺)v‖², equal to ``features.least_squares_exact(m, v)[1]``."""
+    column = np.asarray(v).reshape(-1, 1)
+    # Integer targets (every one here) enter flint directly; anything else through its exact rational value.
+    vector = (flint.fmpq_mat(column.shape[0], 1, column.ravel().tolist()) if column.dtype.kind in "iub"
+              else exact.fmpq_matrix(column))
+    residual = range_facts(m).complement * vector
+    return exact.fmpq_to_fraction((residual.transpose() * residual)[0, 0])
+
+
+def least_squares_over_permutations(m: np.ndarray, target: np.ndarray) -> tuple[Fraction, tuple[int, ...]]:
     """min over row permutations P of the exact least-squares residual, and the best P."""
     best = None
     for perm in itertools.permutations(range(target.shape[0])):
-        residual = features.least_squares_exact(m, target[list(perm)].ravel())[1]
+        residual = least_squares_residual(m, target[list(perm)].ravel())
         if best is None or residual < best[0]:
             best = (residual, perm)
     return best
@@ -45,10 +88,9 @@ def least_squares_over_permutations(m: np.ndarray, target: np.ndarray) -> tuple[
 
 def projected_norm(m: np.ndarray, v: np.ndarray, components: Callable[[int, int, int], slice]) -> float:
     """‖(Uᵀv)[components]‖² with U from the full float64 SVD of M; components(N, rank, c1)."""
-    u, _, _ = np.linalg.svd(m.astype(float), full_matrices=True)
-    rank = exact.rank_exact(m)
-    coordinates = u.T @ v.astype(float)
-    return float(np.sum(coordinates[components(m.shape[0], rank, m.shape[1])] ** 2))
+    facts = range_facts(m)
+    coordinates = facts.u.T @ v.astype(float)
+    return float(np.sum(coordinates[components(m.shape[0], facts.rank, m.shape[1])] ** 2))
 
 
 def last_r(n, rank, c1):
@@ -77,10 +119,10 @@ def alignment_property(components):
         residual, _ = least_squares_over_permutations(m, target)
         predicted = min(projected_norm(m, target[list(p)].ravel(), components)
                         for p in itertools.permutations(range(target.shape[0])))
-        kappa = features.condition_number(m) if m.any() else 1.0
-        tolerance = 1e-9 * (1 + float(np.sum(target.astype(float) ** 2))) * max(1.0, kappa)
+        facts = range_facts(m)
+        tolerance = 1e-9 * (1 + float(np.sum(target.astype(float) ** 2))) * max(1.0, facts.kappa)
         if abs(float(residual) - predicted) > tolerance:
-            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}, rank M = {exact.rank_exact(m)}: "
+            return (f"c0 = {w1.shape[1]}, c1 = {w1.shape[0]}, c2 = {w2.shape[0]}, rank M = {facts.rank}: "
                     f"min_P least squares = {residual} (exact), the projection formula gives {predicted:.6g}")
         return None
 
@@ -100,7 +142,7 @@ def instances(draw):
 def _classify(instance) -> list[str]:
     w1, w2, _ = instance
     m = features.feature_matrix(w1, w2)
-    rank = exact.rank_exact(m)
+    rank = range_facts(m).rank
     n, c1 = m.shape
     if rank == 0:
         return ["rank 0"]
@@ -113,7 +155,7 @@ def _describe(instance) -> dict:
     m = features.feature_matrix(w1, w2)
     residual, perm = least_squares_over_permutations(m, target)
     return {"W1": w1.tolist(), "W2": w2.tolist(), "target": target.tolist(), "M": m.tolist(),
-            "rank_M": exact.rank_exact(m), "least_squares_min": str(residual), "best_row_order": list(perm)}
+            "rank_M": range_facts(m).rank, "least_squares_min": str(residual), "best_row_order": list(perm)}
 
 
 ONE = (np.array([[1]]), np.array([[1]]), np.array([[1]]))
@@ -157,7 +199,7 @@ def exhaustive_alignment_check(components) -> Check:
         for instance in exhaustive_instances(ctx):
             failure = prop(instance)
             checked += 1
-            ranks.add((instance[2].size, exact.rank_exact(features.feature_matrix(instance[0], instance[1]))))
+            ranks.add((instance[2].size, range_facts(features.feature_matrix(instance[0], instance[1])).rank))
             if failure is not None:
                 return Outcome(Verdict.REFUTED, failure, {"bound": bound, "configurations": checked},
                                counterexample=_describe(instance))
