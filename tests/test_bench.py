@@ -28,9 +28,10 @@ def test_lu_time_is_extrapolated_by_n_cubed_where_two_copies_do_not_fit(monkeypa
 
 
 def test_certificate_json_keys(capsys):
-    assert main(["bench", "certificate", "--sizes", "16", "--threads", "1", "2", "--device", "cpu", "--json"]) == 0
+    assert main(["bench", "certificate", "--sizes", "16", "--threads", "1", "2", "--repeat", "2", "--device", "cpu",
+                 "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [row["threads"] for row in rows] == [1, 2]
+    assert [row["threads"] for row in rows] == [1, 2] and {row["repeat"] for row in rows} == {2}
     assert {"size", "device", "threads", "certificate_s", "flint_s", "lu_s", "ratio", "peak_bytes"} <= set(rows[0])
 
 
@@ -38,6 +39,13 @@ def test_certificate_json_keys(capsys):
 def test_bad_arguments(size, device, message):
     with pytest.raises(ValueError, match=message):
         benchmark_certificate(size, seed=0, device=device)
+
+
+@pytest.mark.parametrize("option, message", [("--threads", "BLAS threads must be ≥ 1"),
+                                             ("--repeat", "repeats must be ≥ 1")])
+def test_bad_counts_are_one_line_and_exit_2(option, message, capsys):
+    assert main(["bench", "certificate", "--sizes", "16", option, "0"]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_bench_all_writes_every_benchmark_and_the_report_includes_them(tmp_path, monkeypatch, capsys):

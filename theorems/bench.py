@@ -54,8 +54,9 @@ def khatri_rao_source(rng: np.random.Generator, n: int, m: int) -> KhatriRaoColu
     return KhatriRaoColumns(a, b)
 
 
-def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device) -> float:
-    """float64 LU of the matrix (its residues, the same n×n floats the engine factors)."""
+def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device, repeat: int) -> float:
+    """float64 LU of the matrix (its residues, the same n×n floats the engine factors): the
+    fastest of ``repeat`` runs."""
     import torch
 
     matrix = torch.as_tensor(modular_lu.residue_matrix(source, prime, "cpu"), device=device)
@@ -63,18 +64,28 @@ def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device) -> f
     if device == Device.CUDA:
         torch.linalg.lu_factor(matrix)  # warm-up: cuSOLVER's workspace and kernels
         synchronize()
-    started = time.perf_counter()
-    torch.linalg.lu_factor(matrix)
-    synchronize()
-    return time.perf_counter() - started
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        torch.linalg.lu_factor(matrix)  # a new tensor: the matrix is factored afresh each time
+        synchronize()
+        times.append(time.perf_counter() - started)
+    return min(times)
 
 
-def _measured_certificate(source: KhatriRaoColumns, prime: int, device: Device) -> tuple[int, float, int | None]:
-    """(det mod prime, seconds, peak bytes above what the process held before: resident
-    memory on the CPU, torch's allocation on CUDA)."""
+def _measured_certificate(source: KhatriRaoColumns, prime: int, device: Device,
+                          repeat: int) -> tuple[int, float, int | None]:
+    """(det mod prime, the fastest of ``repeat`` runs' seconds, the largest peak: bytes above what
+    the process held before, resident memory on the CPU, torch's allocation on CUDA)."""
+    modular_lu.warm_up(device, min(source.shape[0], WARM_UP_ORDER))
+    runs = [_certificate_run(source, prime, device) for _ in range(repeat)]
+    peaks = [peak for _, _, peak in runs if peak is not None]
+    return runs[0][0], min(seconds for _, seconds, _ in runs), max(peaks) if peaks else None
+
+
+def _certificate_run(source: KhatriRaoColumns, prime: int, device: Device) -> tuple[int, float, int | None]:
     import torch
 
-    modular_lu.warm_up(device, min(source.shape[0], WARM_UP_ORDER))
     if device == Device.CUDA:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
@@ -99,10 +110,12 @@ def _flint_residue(source: KhatriRaoColumns, prime: int) -> tuple[int, float]:
 
 
 def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, threads: int | None = None,
-                          lu_reference: tuple[int, float] | None = None) -> dict:
+                          lu_reference: tuple[int, float] | None = None, repeat: int = 3) -> dict:
     """One row: the certificate and float64 LU of the size×size Khatri–Rao matrix at ``threads``
-    BLAS threads (default: every core). ``lu_reference`` (size, LU seconds) measured earlier in
-    the same run extrapolates the LU time where two copies of the matrix do not fit."""
+    BLAS threads (default: every core), each the fastest of ``repeat`` runs (the usual
+    benchmark statistic: other work on the machine only ever adds time). ``lu_reference``
+    (size, LU seconds) measured earlier in the same run extrapolates the LU time where two
+    copies of the matrix do not fit."""
     side = math.isqrt(size) if isinstance(size, int) and size >= 4 else 0
     if side * side != size:
         raise UsageError(f"benchmark size must be a perfect square n·n ≥ 4 (n = m), got {size}")
@@ -112,6 +125,8 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
     threads = (os.cpu_count() or 1) if threads is None else threads
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise UsageError(f"BLAS threads must be ≥ 1, got {threads}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise UsageError(f"benchmark repeats must be ≥ 1, got {repeat}")
     one_copy = FLOAT64 * size**2
     available = resources.available_memory_bytes(Device.CPU)
     if 1.25 * one_copy > available:  # checked before allocating: numpy's MemoryError is a traceback
@@ -121,9 +136,9 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
     prime = modular_lu.primes_for(size, 1)[0]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # other work on the machine, before this row
     with torch_threads(threads):  # the engine's products and the baseline LU: both torch's BLAS
-        residue, certificate_s, peak = _measured_certificate(source, prime, device)
+        residue, certificate_s, peak = _measured_certificate(source, prime, device, repeat)
         if 2.25 * one_copy <= available:
-            lu_s, lu_from = _float_lu_seconds(source, prime, device), size
+            lu_s, lu_from = _float_lu_seconds(source, prime, device, repeat), size
         elif lu_reference is not None:
             lu_from, measured_s = lu_reference
             lu_s = measured_s * (size / lu_from) ** 3
@@ -136,6 +151,7 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
         "size": size,
         "device": device,
         "threads": threads,
+        "repeat": repeat,
         "prime": prime,
         "det_mod_p": residue,
         "det_mod_p_nonzero": residue != 0,
@@ -152,14 +168,15 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
     }
 
 
-def benchmark_certificates(sizes: list[int], seed: int, device: Device, threads: list[int] | None = None) -> list[dict]:
+def benchmark_certificates(sizes: list[int], seed: int, device: Device, threads: list[int] | None = None,
+                           repeat: int = 3) -> list[dict]:
     """Every size at every thread count (default: one thread and every core), smallest size first,
     so that a size whose LU does not fit twice is extrapolated from the largest one measured."""
     rows = []
     for count in sorted(set(threads or [1, os.cpu_count() or 1])):
         reference = None
         for size in sorted(sizes):
-            row = benchmark_certificate(size, seed, device, count, reference)
+            row = benchmark_certificate(size, seed, device, count, reference, repeat)
             if row["lu_measured_at"] == size:
                 reference = (size, row["lu_s"])
             rows.append(row)
@@ -197,7 +214,7 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
 
 
 def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], progress: bool = False,
-                  threads: list[int] | None = None) -> dict:
+                  threads: list[int] | None = None, repeat: int = 3) -> dict:
     """Every benchmark of the suite, each a ratio against a baseline measured in the same
     run: the certificate against float64 LU, the chains against batched matmul, and the
     constructions' share of time in linear solves, with the run's environment."""
@@ -210,7 +227,7 @@ def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], pro
     results: dict = {"certificate": [], "chain": None, "construction": []}
     for name, size in tqdm(steps, desc="benchmarks", disable=not progress):
         if name == "certificate":
-            results["certificate"] = benchmark_certificates(sizes, seed, device, threads)
+            results["certificate"] = benchmark_certificates(sizes, seed, device, threads, repeat)
         elif name == "chain":
             results["chain"] = benchmark_chain(device=device)
         else:

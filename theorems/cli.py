@@ -576,7 +576,8 @@ def _certificate_line(row: dict) -> str:
                   f"flint {row['flint_s']:.2f} s (agrees: {row['flint_agrees']})")
     peak = "" if row["peak_bytes"] is None else (f"; peak {row['peak_bytes'] / 2**30:.2f} GiB "
                                                 f"= {row['peak_per_copy']:.2f} × 8n²")
-    return (f"size {row['size']}×{row['size']} on {row['device']}, {row['threads']} BLAS thread(s): certificate "
+    return (f"size {row['size']}×{row['size']} on {row['device']}, {row['threads']} BLAS thread(s), fastest of "
+            f"{row['repeat']}: certificate "
             f"(det mod {row['prime']}) {row['certificate_s']:.2f} s, {lu} {row['lu_s']:.3f} s, ratio "
             f"{row['ratio']:.2f}×{peak}; {flint_part}"
             + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
@@ -588,7 +589,8 @@ def command_bench(args) -> int:
 
         device = _context(args).device
         return _print_bench_rows(
-            lambda: benchmark_certificates(args.sizes, args.seed, device, args.threads), args, _certificate_line)
+            lambda: benchmark_certificates(args.sizes, args.seed, device, args.threads, args.repeat), args,
+            _certificate_line)
     if args.target == "all":
         from .bench import benchmark_all, write_benchmarks
         from .report import ensure_writable
@@ -597,7 +599,8 @@ def command_bench(args) -> int:
         ensure_writable(out)
         try:
             bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
-                                  progress=args.progress or sys.stderr.isatty(), threads=args.threads)
+                                  progress=args.progress or sys.stderr.isatty(), threads=args.threads,
+                                  repeat=args.repeat)
         except ValueError as error:  # a size the benchmark cannot build
             raise UsageError(str(error)) from None
         path = write_benchmarks(bench, out)
@@ -718,6 +721,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: matrix orders n (perfect squares: A ⊙ B with √n × n factors)")
     p.add_argument("--threads", type=int, nargs="+", default=None,
                    help="certificate: BLAS thread counts to run each size at (default: 1 and every core)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="certificate: runs of the certificate and of LU per row, each timed by its fastest")
     p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
     p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
