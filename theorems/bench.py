@@ -135,16 +135,17 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
     source = khatri_rao_source(Context("ci", seed, Device.CPU, "bench", "certificate").rng(size), side, side)
     prime = modular_lu.primes_for(size, 1)[0]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # other work on the machine, before this row
+    lu_fits = 2.25 * one_copy <= available
+    if not lu_fits and lu_reference is None:  # said before minutes of certificate, not after
+        raise UsageError(f"float64 LU of {size}² needs two copies of the matrix ({2 * one_copy / 2**30:.1f} GiB): "
+                         "list a smaller size first, its LU time is extrapolated by n³")
     with torch_threads(threads):  # the engine's products and the baseline LU: both torch's BLAS
         residue, certificate_s, peak = _measured_certificate(source, prime, device, repeat)
-        if 2.25 * one_copy <= available:
+        if lu_fits:
             lu_s, lu_from = _float_lu_seconds(source, prime, device, repeat), size
-        elif lu_reference is not None:
+        else:
             lu_from, measured_s = lu_reference
             lu_s = measured_s * (size / lu_from) ** 3
-        else:
-            raise UsageError(f"float64 LU of {size}² needs two copies of the matrix ({2 * one_copy / 2**30:.1f} GiB): "
-                             "list a smaller size first, its LU time is extrapolated by n³")
     flint_fits = size <= FLINT_UP_TO and FLINT_BYTES_PER_ENTRY * size**2 <= available
     flint_residue, flint_s = _flint_residue(source, prime) if flint_fits else (None, None)
     return {
