@@ -387,8 +387,9 @@ def _factor_leaf_without_exchanges(columns: np.ndarray, p: int) -> list[int] | N
 
 
 def _factor_leaf(panel, p: int) -> tuple[np.ndarray, list[int], list[float]]:
-    """Column-by-column elimination of a narrow panel, on the host, packed. Returns the row
-    order, the pivot columns and the pivots. Works on the panel's transpose, whose rows (the
+    """Elimination of a narrow panel, on the host, packed: in a few calls when no row exchange
+    is needed (``_factor_leaf_without_exchanges``), else column by column with pivoting.
+    Returns the row order, the pivot columns and the pivots. Works on the panel's transpose, whose rows (the
     panel's columns) are contiguous in the column-major matrix: in place on the CPU, a copy
     from and back to the GPU. The columns not yet eliminated are kept reduced (a zero test is
     exact only on reduced residues), one reduction per step."""

@@ -423,7 +423,8 @@ def search_check(name: str, kind: str, threshold, least: bool, pinned) -> Check:
 PAPER_CHANNELS = 64  # c0 = c2 = 64, k1 = 1×1, k2 = kt = 3×3: c1 = 36801, a 36864-row system
 # Device bytes per matrix entry of the modular LU engine: one float64 copy, factored in place,
 # and its working blocks (at most a few 64ths of the matrix, and BLAS's buffers): measured at
-# 1.00–1.06 × 8n² above the process's footprint from 2304² to 9216². This bounds every array
+# 1.00–1.06 × 8n² above the process's footprint from 2304² to 9216², and 1.02 (11.04 GB) at
+# the paper's 36864². This bounds every array
 # the check holds, so it may plan with PAPER_MEMORY_SHARE of the free memory (the rest: the
 # interpreter and the other worker): 12.0 GB for the paper's 36864² matrix, which a machine
 # with 16 GB free certifies.
