@@ -128,10 +128,10 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise UsageError(f"benchmark repeats must be ≥ 1, got {repeat}")
     one_copy = FLOAT64 * size**2
-    available = resources.available_memory_bytes(Device.CPU)
+    available = resources.available_memory_bytes(device)  # where the matrix is factored: the GPU's on CUDA
     if 1.25 * one_copy > available:  # checked before allocating: numpy's MemoryError is a traceback
-        raise UsageError(f"benchmark size {size} needs about {1.25 * one_copy / 2**30:.1f} GiB of memory; "
-                         f"{available / 2**30:.1f} GiB are available")
+        raise UsageError(f"benchmark size {size} needs about {1.25 * one_copy / 2**30:.1f} GiB of {device} "
+                         f"memory; {available / 2**30:.1f} GiB are available")
     source = khatri_rao_source(Context("ci", seed, Device.CPU, "bench", "certificate").rng(size), side, side)
     prime = modular_lu.primes_for(size, 1)[0]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # other work on the machine, before this row
@@ -146,7 +146,8 @@ def benchmark_certificate(size: int, seed: int, device: Device = Device.CPU, thr
         else:
             lu_from, measured_s = lu_reference
             lu_s = measured_s * (size / lu_from) ** 3
-    flint_fits = size <= FLINT_UP_TO and FLINT_BYTES_PER_ENTRY * size**2 <= available
+    flint_fits = (size <= FLINT_UP_TO
+                  and FLINT_BYTES_PER_ENTRY * size**2 <= resources.available_memory_bytes(Device.CPU))
     flint_residue, flint_s = _flint_residue(source, prime) if flint_fits else (None, None)
     return {
         "size": size,

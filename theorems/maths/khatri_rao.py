@@ -1,6 +1,6 @@
 """Khatri–Rao products and the exact products they are built from.
 
-A ⊙ B is the column-wise Kronecker product of ``scipy.linalg.khatri_rao``: column j of
+A ⊙ B is the column-wise Kronecker product, in ``scipy.linalg.khatri_rao``'s order: column j of
 A ⊙ B is A[:, j] ⊗ B[:, j], so row i·m + k is row i of A times row k of B. It works on
 float, integer, sympy and Python-int object arrays alike.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import sympy
 
 from . import exact, modular_lu
@@ -23,12 +22,14 @@ CERTIFICATE_BYTES_PER_ENTRY = 20
 
 
 def khatri_rao(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A ⊙ B. Boolean factors are multiplied as 0/1 integers (the product of two 0/1
-    columns is their logical AND): scipy deprecates ``khatri_rao`` on bool arrays."""
+    """A ⊙ B, in ``scipy.linalg.khatri_rao``'s order, by numpy broadcasting: every entry is one
+    product, so float, integer, bool (logical AND), sympy and Python-int object arrays are
+    multiplied exactly as their dtype multiplies. scipy's own function deprecates bool arrays
+    (1.14) and object arrays (1.18), the exact ones the suite needs most."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype == bool or b.dtype == bool:
-        return scipy.linalg.khatri_rao(a.astype(np.uint8), b.astype(np.uint8)).astype(bool)
-    return scipy.linalg.khatri_rao(a, b)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"A ⊙ B needs two matrices with as many columns, got shapes {a.shape} and {b.shape}")
+    return (a[:, None, :] * b[None, :, :]).reshape(a.shape[0] * b.shape[0], a.shape[1])
 
 
 @dataclass(frozen=True)

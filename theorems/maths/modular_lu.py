@@ -23,9 +23,10 @@ Algorithm: a recursive, LAPACK ``getrf2``-style PLUQ, the same on every device. 
 split in halves; the left half is factored with row pivoting (any nonzero pivot is exact), a
 column with no nonzero pivot left is a non-pivot column (rank-revealing), the right half
 gets a recursive triangular solve and one Schur-complement product, then is factored in
-turn. Narrow panels (leaves) are eliminated column by column with numpy on the host: on a
-GPU a leaf goes there and back (a few MB), and every large product stays on the device. It
-returns the rank, det mod p and the rows and columns of an r×r minor that is nonzero mod p:
+turn. Narrow panels (leaves) are eliminated on the device that holds them: their top block
+column by column, the rows below by one product; only a leaf that needs a row exchange (rare
+for a random point) goes to the host and back. It returns the rank, det mod p and the rows
+and columns of an r×r minor that is nonzero mod p:
 the certificate that the rank over Q is at least r.
 
 Primes and Schwartz–Zippel. ``PRIMES`` are the primes just below 2^20. A certificate is an
@@ -140,7 +141,9 @@ def centred_residues(a: np.ndarray, p: int) -> np.ndarray:
     return reduce(result, p)
 
 
-# numpy arrays with at least this many entries are reduced by torch, on its threads.
+# numpy arrays with at least this many entries are reduced by torch, on its threads, in chunks
+# of about this many entries: a chunk's temporaries (512 KiB) stay in cache, so a large array
+# is read and written once instead of seven times (4096²: 22 ms instead of 70 on two cores).
 THREADED_REDUCTION = 1 << 16
 
 
@@ -155,10 +158,20 @@ def reduce(x, p: int):
         x -= quotient
         return x
     values = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    if values.is_cuda or values.dim() != 2 or values.numel() <= THREADED_REDUCTION:
+        _reduce_tensor(values, p)
+        return x
+    outer = 0 if values.stride(0) >= values.stride(1) else 1  # chunks of whole inner lines
+    step = max(1, THREADED_REDUCTION * values.shape[outer] // values.numel())
+    for start in range(0, values.shape[outer], step):
+        _reduce_tensor(values.narrow(outer, start, min(step, values.shape[outer] - start)), p)
+    return x
+
+
+def _reduce_tensor(values: torch.Tensor, p: int) -> None:
     quotient = values * (1.0 / p)
     quotient.round_()
     values.sub_(quotient, alpha=p)
-    return x
 
 
 def _inverse(value: float, p: int) -> float:
@@ -252,7 +265,10 @@ def columns_of(a) -> IntegerColumns:
 # columns are overwritten; only the L part of the pivot columns is read again), so that a
 # parent takes its left half's L as the view block[:, :r].
 
-LEAF_COLUMNS = 8  # panels this narrow are eliminated column by column, on the host
+# Panels this narrow are leaves. Wider leaves mean fewer recursion steps (each a few numpy or
+# kernel calls) and the same per-column cost: 32 was the fastest of 8, 16, 32 and 64 at 1024²
+# and 4096² on the CPU.
+LEAF_COLUMNS = 32
 LEAF_SOLVE = 64  # triangular systems this small are solved by their inverse
 
 
@@ -346,62 +362,66 @@ def _move_columns(block, sources: list[int], first_row: int = 0) -> None:
             block[first_row:, i] = block[first_row:, source]
 
 
-def _factor_leaf_without_exchanges(columns: np.ndarray, p: int) -> list[int] | None:
-    """The usual leaf, in a few calls instead of a few per column: when every leading minor of
-    the panel's top w×w block A11 is nonzero mod p, elimination takes no row exchange, so
-    A11 = L11·U11 by scalar elimination in Python integers and L21 = A21·U11⁻¹ by one product.
-    Writes L and U into ``columns`` (the panel's transpose, reduced) and returns the pivots;
-    None, with ``columns`` untouched, when a leading minor vanishes."""
+def _as_array_like(values: list[float], like):
+    """``values`` as a float64 vector of ``like``'s kind: a numpy array, or a tensor on its device."""
+    if isinstance(like, np.ndarray):
+        return np.array(values, dtype=np.float64)
+    return torch.tensor(values, dtype=torch.float64, device=like.device)
+
+
+def _copy(block):
+    return block.copy() if isinstance(block, np.ndarray) else block.clone()
+
+
+def _factor_leaf_without_exchanges(columns, p: int) -> list[float] | None:
+    """The usual leaf, on the device that holds it: when every leading minor of the panel's
+    top w×w block A11 is nonzero mod p, elimination takes no row exchange, so A11 = L11·U11
+    column by column on the w×w block alone, and L21 = A21·U11⁻¹ by one product. ``columns``
+    is the panel's transpose (reduced; ``columns[j, i]`` is entry (i, j)), overwritten with
+    L and U; returns the pivots, or None, with ``columns`` untouched, when a leading minor
+    vanishes. U11⁻¹ = V⁻¹D⁻¹ for U11 = D·V with V unit upper, and V⁻¹ is a unit triangular
+    inverse (``_unit_lower_inverse``, on Vᵀ)."""
     width, rows = columns.shape
     if rows < width:
         return None
-    block = [[int(x) % p for x in row] for row in columns[:, :width].T.tolist()]  # block[i][j] = A11[i, j]
-    pivot_inverses = []
+    top = _copy(columns[:, :width])  # top[j, i] = A11[i, j]: U in its lower triangle, L above
+    pivots = []
     for k in range(width):
-        if block[k][k] == 0:
+        pivot = float(top[k, k])  # on a GPU, the one synchronisation of a column
+        if pivot == 0:
             return None
-        inverse = pow(block[k][k], p - 2, p)
-        pivot_inverses.append(inverse)
-        pivot_row = block[k]
-        for row in block[k + 1:]:
-            factor = row[k] * inverse % p
-            row[k] = factor
-            if factor:
-                for j in range(k + 1, width):
-                    row[j] = (row[j] - factor * pivot_row[j]) % p
-    # U11⁻¹ by Gauss–Jordan on [U11 | I], from the last row up (rows of U11 from column k on).
-    upper_inverse = [[0] * k + [pivot_inverses[k]] + [0] * (width - k - 1) for k in range(width)]
-    scaled = [[u * pivot_inverses[k] % p for u in block[k][k:]] for k in range(width)]  # rows of D⁻¹U11
-    for k in range(width - 1, -1, -1):
-        target = upper_inverse[k]
-        for j in range(k + 1, width):
-            factor = scaled[k][j - k]
-            if factor:
-                source = upper_inverse[j]
-                for column in range(j, width):
-                    target[column] = (target[column] - factor * source[column]) % p
-    inverse = reduce(np.array(upper_inverse, dtype=np.float64), p)
-    columns[:, width:] = reduce(_product(inverse.T, columns[:, width:]), p)  # L21ᵀ = U11⁻ᵀ A21ᵀ
-    columns[:, :width] = reduce(np.array(block, dtype=np.float64).T, p)
-    return [block[k][k] for k in range(width)]
+        pivots.append(pivot)
+        if k + 1 < width:
+            multipliers = top[k, k + 1:]  # A11[k+1:, k] / pivot
+            multipliers *= _inverse(pivot, p)
+            reduce(multipliers, p)
+            trailing = top[k + 1:, k + 1:]
+            trailing -= top[k + 1:, k, None] * multipliers[None, :]
+            reduce(trailing, p)
+    inverse_pivots = _as_array_like([_inverse(pivot, p) for pivot in pivots], top)
+    unit_lower = reduce(top * inverse_pivots[None, :], p)  # Vᵀ = U11ᵀ D⁻¹ (its strict lower part)
+    inverse = reduce(inverse_pivots[:, None] * _unit_lower_inverse(unit_lower, p), p)  # U11⁻ᵀ = D⁻¹ V⁻ᵀ
+    columns[:, width:] = reduce(_product(inverse, columns[:, width:]), p)  # L21ᵀ = U11⁻ᵀ A21ᵀ
+    columns[:, :width] = top
+    return pivots
 
 
 def _factor_leaf(panel, p: int) -> tuple[np.ndarray, list[int], list[float]]:
-    """Elimination of a narrow panel, on the host, packed: in a few calls when no row exchange
-    is needed (``_factor_leaf_without_exchanges``), else column by column with pivoting.
-    Returns the row order, the pivot columns and the pivots. Works on the panel's transpose, whose rows (the
-    panel's columns) are contiguous in the column-major matrix: in place on the CPU, a copy
-    from and back to the GPU. The columns not yet eliminated are kept reduced (a zero test is
-    exact only on reduced residues), one reduction per step."""
+    """Elimination of a narrow panel, packed: on the device that holds it when no row exchange
+    is needed (``_factor_leaf_without_exchanges``), else column by column with pivoting, on
+    the host. Returns the row order, the pivot columns and the pivots. Works on the panel's
+    transpose, whose rows (the panel's columns) are contiguous in the column-major matrix.
+    The columns not yet eliminated are kept reduced (a zero test is exact only on reduced
+    residues), one reduction per step."""
     on_host = isinstance(panel, np.ndarray)
-    columns = reduce(panel.T if on_host else panel.T.contiguous().cpu().numpy(), p)
+    columns = reduce(panel.T, p)
     cols, rows = columns.shape
     order = np.arange(rows)
     pivots = _factor_leaf_without_exchanges(columns, p)
     if pivots is not None:
-        if not on_host:
-            panel.T.copy_(torch.from_numpy(columns))
         return order, list(range(cols)), pivots
+    if not on_host:  # a few MB there and back: exchanges are the rare leaf
+        device_columns, columns = columns, columns.cpu().numpy()
     pivot_columns, pivots = [], []
     r = 0
     for j in range(cols):
@@ -430,7 +450,7 @@ def _factor_leaf(panel, p: int) -> tuple[np.ndarray, list[int], list[float]]:
         r += 1
     columns[:r] = columns[pivot_columns]
     if not on_host:
-        panel.T.copy_(torch.from_numpy(columns))
+        device_columns.copy_(torch.from_numpy(columns))
     return order, pivot_columns, pivots
 
 
