@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from theorems import cli
+from theorems.engine import papers, registry
 from theorems.engine.catalog import catalog
 from theorems.engine.registry import claims
 
@@ -63,6 +64,8 @@ def test_list_has_a_header_and_columns_that_long_ids_do_not_break(capsys, tmp_pa
     (tmp_path / "longpaper_claims.py").write_text(LONG_PAPER, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)  # no manifest here: statuses, not verdicts
+    for module, name in ((registry, "_REGISTRY"), (registry, "_REGISTERED_BY"), (papers, "_PAPERS")):
+        monkeypatch.setattr(module, name, dict(getattr(module, name)))  # restored after the test
     code, out, _ = run(capsys, "list", "--package", "longpaper_claims")
     header, row = out.splitlines()
     assert code == 0 and header.split() == ["id", "label", "verdict", "in", "the", "manifest", "(or", "status)"]

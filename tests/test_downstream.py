@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from theorems.engine import registry
+from theorems.engine import papers, registry
 from theorems.engine.context import Context
 from theorems.engine.mutation import mutation_test
 from theorems.engine.settings import DEFAULT_SEED
@@ -78,13 +78,14 @@ def test_a_project_gates_its_own_paper(tmp_path):
 
 def test_the_examples_broken_variant_passes_the_mutation_rule(tmp_path, monkeypatch):
     """Its near-miss is refuted by both certificates, as the suite's own variants must be
-    (tests/test_meta.py); registered into a copy of the registry, which is restored."""
+    (tests/test_meta.py); registered into copies of the registries, which are restored."""
     files, _ = readme_example()
     module = tmp_path / "claims.py"
     module.write_text(files["mypaper/claims.py"], encoding="utf-8")
     registry.claims()
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     monkeypatch.setattr(registry, "_REGISTERED_BY", dict(registry._REGISTERED_BY))
+    monkeypatch.setattr(papers, "_PAPERS", dict(papers._PAPERS))
     runpy.run_path(str(module), run_name="mypaper.claims")
     report = mutation_test(registry._REGISTRY["mypaper.lemma1"], Context("quick", DEFAULT_SEED, "cpu"))
     assert report.passed, report.failures
