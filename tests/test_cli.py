@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from theorems import cli
+from theorems.engine import papers, registry
 from theorems.engine.catalog import catalog
 from theorems.engine.registry import claims
 
@@ -34,6 +35,45 @@ def test_list_json_lists_every_catalog_id(capsys):
     for row in rows:
         assert {"id", "paper", "label", "statement", "implemented"} <= set(row)
         assert row["implemented"] == (row["id"] in claims())
+
+
+def test_list_json_names_each_claims_paper_and_location(capsys):
+    rows = {row["id"]: row for row in json.loads(run(capsys, "list", "--json")[1])}
+    row = rows["giannou2023.lemma6"]
+    assert row["source"] == "App. A.4, Lemma 6 (main text Lemma 2)"
+    assert row["paper_metadata"]["title"] == "The Expressive Power of Tuning Only the Normalization Layers"
+    assert (row["paper_metadata"]["venue"], row["paper_metadata"]["year"]) == ("COLT", 2023)
+    assert row["paper_metadata"]["link"] == "https://arxiv.org/abs/2302.07937"
+    assert all(row["paper_metadata"]["id"] == row["paper"] for row in rows.values())
+
+
+LONG_ID = "longpaper." + "a_very_long_lemma_name_about_normalization_layers2"  # 60 characters
+LONG_PAPER = f"""
+from theorems.engine.papers import Paper, register_paper
+from theorems.engine.registry import Check, Claim, register
+
+register_paper(Paper(id="longpaper", title="A Paper", authors=("Ada Lovelace",), venue="ICLR", year=2024,
+                     link="https://openreview.net/forum?id=abc"))
+register(Claim(id={LONG_ID!r}, source="Sec. 1, Lemma 1", label="Lemma 1", statement="a statement", hypotheses=(),
+               checks=(Check("never run", "randomized", lambda context: None),), broken=()))
+"""
+
+
+def test_list_has_a_header_and_columns_that_long_ids_do_not_break(capsys, tmp_path, monkeypatch):
+    assert len(LONG_ID) == 60
+    (tmp_path / "longpaper_claims.py").write_text(LONG_PAPER, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # no manifest here: statuses, not verdicts
+    for module, name in ((registry, "_REGISTRY"), (registry, "_REGISTERED_BY"), (papers, "_PAPERS")):
+        monkeypatch.setattr(module, name, dict(getattr(module, name)))  # restored after the test
+    code, out, _ = run(capsys, "list", "--package", "longpaper_claims")
+    header, row = out.splitlines()
+    assert code == 0 and header.split() == ["id", "label", "verdict", "in", "the", "manifest", "(or", "status)"]
+    assert row.split("  ")[0] == LONG_ID and row.endswith("  implemented")
+    assert header.index("label") == row.index("Lemma 1") == len(LONG_ID) + 2
+    lines = run(capsys, "list")[1].splitlines()
+    column = lines[0].index("label")  # every label starts there, after the id and two spaces
+    assert all(line[column - 2:column] == "  " and line[column] != " " for line in lines)
 
 
 def test_check_json_contract(capsys):

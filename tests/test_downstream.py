@@ -3,8 +3,8 @@ your own paper"), built in a temporary folder from the README's own code blocks,
 README cannot drift from what runs, then gated by ``theorems gate --package`` and by the
 pytest plugin, with the right manifest and with a wrong one; and projects that break the
 suite's discipline (a vacuous broken variant, no broken variant, a refutation without an
-erratum, a claims module that raises on import, two scopes merged in one part), which must
-fail their gate both ways."""
+erratum, a paper without metadata, a claims module that raises on import, two scopes merged
+in one part), which must fail their gate both ways."""
 
 import json
 import os
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from theorems.engine import registry
+from theorems.engine import papers, registry
 from theorems.engine.context import Context
 from theorems.engine.mutation import mutation_test
 from theorems.engine.settings import DEFAULT_SEED
@@ -78,13 +78,14 @@ def test_a_project_gates_its_own_paper(tmp_path):
 
 def test_the_examples_broken_variant_passes_the_mutation_rule(tmp_path, monkeypatch):
     """Its near-miss is refuted by both certificates, as the suite's own variants must be
-    (tests/test_meta.py); registered into a copy of the registry, which is restored."""
+    (tests/test_meta.py); registered into copies of the registries, which are restored."""
     files, _ = readme_example()
     module = tmp_path / "claims.py"
     module.write_text(files["mypaper/claims.py"], encoding="utf-8")
     registry.claims()
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     monkeypatch.setattr(registry, "_REGISTERED_BY", dict(registry._REGISTERED_BY))
+    monkeypatch.setattr(papers, "_PAPERS", dict(papers._PAPERS))
     runpy.run_path(str(module), run_name="mypaper.claims")
     report = mutation_test(registry._REGISTRY["mypaper.lemma1"], Context("quick", DEFAULT_SEED, "cpu"))
     assert report.passed, report.failures
@@ -208,7 +209,7 @@ register(Claim(
     id="mypaper.lemma2",
     label="Lemma 2",
     statement="centering over n − 1 entries is idempotent",
-    source="mypaper.pdf, Sec. 2, Lemma 2",
+    source="Sec. 2, Lemma 2",
     hypotheses=("x ∈ ℝⁿ, n ≥ 2",),
     subject={"center": center_over_n_minus_1},
     checks=(takes("center", build=idempotent),),
@@ -249,6 +250,10 @@ BREACHES = {
         "none)"]),
     "refuted without an erratum": (with_refuted_claim(""), '"mypaper.lemma2" = "refuted"\n', [
         "mypaper.lemma2: refuted without an erratum"]),
+    "paper without metadata": (lambda code: re.sub(r"^register_paper\(Paper\(.*?\)\)\n", "", code, flags=re.S | re.M),
+                               "", ["mypaper: paper without metadata: add register_paper(Paper(id='mypaper', "
+                                    "title=..., authors=(...), venue=..., year=..., link=...)) "
+                                    "(from theorems.engine.papers)"]),
 }
 
 
@@ -333,8 +338,10 @@ def test_a_project_gets_its_own_report_records_and_html(tmp_path):
     document = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert [claim["id"] for claim in document["claims"]] == ["mypaper.lemma1"]
     assert document["claim_packages"] == ["mypaper.claims"] and document["not_implemented"] == []
+    assert document["papers"]["mypaper"]["link"] == "https://example.org/mypaper.pdf"
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "giannou2023" not in markdown and "general argument: not machine-checked" in markdown
+    assert "Source: Lovelace, Turing, *Centering, Revisited*, arXiv preprint 2026" in markdown
     page = (folder / "html" / "claims" / "mypaper.lemma1.html").read_text(encoding="utf-8")
     assert "general argument: not machine-checked" in page and (folder / "html" / "index.html").is_file()
     record = json.loads((folder / "records" / "mypaper.lemma1.json").read_text(encoding="utf-8"))

@@ -26,7 +26,7 @@ def test_claims_are_marked_theorem_and_with_their_check_kinds(pytestconfig):
     assert all(f"{name}: " in registered for name in MARKERS)
 
 
-def test_the_discipline_fails_a_refutation_without_erratum_and_a_claim_without_variants():
+def test_the_discipline_fails_a_refutation_without_erratum_a_paper_without_metadata_and_a_claim_without_variants():
     from theorems.engine.context import Context
     from theorems.engine.registry import Check, Claim, takes
     from theorems.engine.runner import run_claim
@@ -43,5 +43,7 @@ def test_the_discipline_fails_a_refutation_without_erratum_and_a_claim_without_v
     assert str(raised.value).splitlines() == [
         "mypaper.toy: refuted without an erratum: give the claim erratum=Erratum(severity, reason) saying how much the "
         "refutation matters",
+        "mypaper: paper without metadata: add register_paper(Paper(id='mypaper', title=..., authors=(...), venue=..., "
+        "year=..., link=...)) (from theorems.engine.papers) to the module that holds its claims",
         "mypaper.toy: mutation rule: check 'search' refutes no broken variant (the claim has none): a check that "
         "cannot fail"]

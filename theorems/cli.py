@@ -234,16 +234,23 @@ def _manifest_expectations(packages: list[str] | None) -> tuple[dict, dict]:
 
 
 def command_list(args) -> int:
+    from .engine.papers import papers_json
     from .report.document import shown_verdict
     registered = _selected_claims(args)
     expected, scopes = _manifest_expectations(args.package)
     rows = []
-    for claim_id in known_ids(*(args.package or ())):
+    ids = known_ids(*(args.package or ()))
+    papers = papers_json(claim_id.split(".", 1)[0] for claim_id in ids)
+    for claim_id in ids:
         entry = catalog().get(claim_id)
         claim = registered.get(claim_id)
+        paper = claim_id.split(".", 1)[0]
         rows.append({
             "id": claim_id,
-            "paper": claim_id.split(".", 1)[0],
+            "paper": paper,
+            # title, authors, venue, year and link, so that a script needs no second table (None: undeclared)
+            "paper_metadata": papers[paper],
+            "source": claim.source if claim else None,  # where the paper states it: "App. A.2, Theorem 5"
             "label": entry.label if entry else claim.label,
             "statement": entry.statement if entry else claim.statement,
             "implemented": claim is not None,
@@ -259,10 +266,14 @@ def command_list(args) -> int:
     elif args.markdown:
         print(markdown_claims_table(rows))
     else:
+        # Columns as wide as their longest entry, so that a long id never shifts the others.
+        id_width = max(len("id"), *(len(row["id"]) for row in rows))
+        label_width = max(len("label"), *(len(row["label"]) for row in rows))
+        print(f"{'id':<{id_width}}  {'label':<{label_width}}  verdict in the manifest (or status)")
         for row in rows:
             status = (shown_verdict(row["expected_verdict"], row["expected_scope"]) if row["expected_verdict"]
                       else "implemented" if row["implemented"] else "not implemented")
-            print(f"{row['id']:<34} {row['label']:<28} {status}")
+            print(f"{row['id']:<{id_width}}  {row['label']:<{label_width}}  {status}")
     return 0
 
 
@@ -411,10 +422,10 @@ def command_gate(args) -> int:
 
 
 def _discipline(seeded_results: list[list], packages: list[str] | None) -> dict[str, list[str]]:
-    """The lines of each claim that breaks the erratum rule (at any seed) or, when gating
-    ``packages`` (another project's claims), the mutation rule (at the first seed and the
-    gate's profile): ``theorems.discipline``."""
-    from .discipline import erratum_failure, mutation_failures
+    """The lines of each claim that breaks the erratum rule (at any seed), of the first claim
+    of each paper that breaks the paper rule, or, when gating ``packages`` (another project's
+    claims), the mutation rule (at the first seed and the gate's profile): ``theorems.discipline``."""
+    from .discipline import erratum_failure, mutation_failures, paper_failure
 
     broken: dict[str, list[str]] = {}
     for results in seeded_results:
@@ -423,6 +434,10 @@ def _discipline(seeded_results: list[list], packages: list[str] | None) -> dict[
             if line and line not in broken.get(result.claim.id, []):
                 broken.setdefault(result.claim.id, []).append(line)
     first = seeded_results[0]
+    for result in first:  # one line per paper, counted against its first claim
+        line = paper_failure(result)
+        if line and not any(line in lines for lines in broken.values()):
+            broken.setdefault(result.claim.id, []).append(line)
     if packages and first:
         reports = _mutation_reports(first)
         for report in reports:

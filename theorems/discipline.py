@@ -3,20 +3,23 @@
 - **The erratum rule.** A refuted claim carries its erratum (``registry.Erratum``: how much
   the refutation matters and what repairs it): a refutation is a finding about the paper,
   and a finding without its judgement is unfinished work.
+- **The paper rule.** The paper a claim is from is declared (``engine.papers``: title,
+  authors, venue, year and link), so that every report cites it.
 - **The mutation rule** (``engine.mutation``): every broken variant comes out refuted, every
   check refutes some variant, and no certifying check certifies a broken object it takes.
   A vacuous variant (an object that behaves like the genuine one), ``broken=()`` or a
   certificate that never looks at its object cannot pass it.
 
-``theorems gate --package`` and the pytest plugin apply both to another project's claims,
+``theorems gate --package`` and the pytest plugin apply all three to another project's claims,
 the mutation rule at the gate's profile and first seed; ``theorems gate`` applies the
-erratum rule to the suite's own claims, whose mutation rule the meta-tests
+erratum and paper rules to the suite's own claims, whose mutation rule the meta-tests
 (``tests/test_meta.py``) apply; ``theorems meta`` prints the whole mutation table.
 """
 
 from __future__ import annotations
 
 from .engine.mutation import MutationReport
+from .engine.papers import paper
 from .engine.runner import ClaimResult
 from .engine.vocabulary import Verdict
 
@@ -32,3 +35,13 @@ def erratum_failure(result: ClaimResult) -> str | None:
 def mutation_failures(report: MutationReport) -> list[str]:
     """One line per breach of the mutation rule in ``report``, naming the claim."""
     return [f"{report.claim.id}: mutation rule: {failure}" for failure in report.failures]
+
+
+def paper_failure(result: ClaimResult) -> str | None:
+    """One line, naming the paper and the call that declares it, when ``result``'s claim is
+    from a paper that its package does not declare."""
+    paper_id = result.claim.paper
+    if paper(paper_id) is not None:
+        return None
+    return (f"{paper_id}: paper without metadata: add register_paper(Paper(id={paper_id!r}, title=..., authors=(...), "
+            "venue=..., year=..., link=...)) (from theorems.engine.papers) to the module that holds its claims")

@@ -230,12 +230,13 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
 
 def check_discipline(results: list) -> None:
     """Raise ``VerdictMismatch`` when the claim of ``results`` (its runs, one per seed) breaks
-    the erratum rule, or its broken variants the mutation rule at the first run's profile
-    and seed (``theorems.discipline``)."""
-    from .discipline import erratum_failure, mutation_failures
+    the erratum or paper rule, or its broken variants the mutation rule at the first run's
+    profile and seed (``theorems.discipline``)."""
+    from .discipline import erratum_failure, mutation_failures, paper_failure
     from .engine.mutation import mutation_test
 
     lines = list(dict.fromkeys(line for result in results if (line := erratum_failure(result))))
+    lines += [line] if (line := paper_failure(results[0])) else []
     lines += mutation_failures(mutation_test(results[0].claim, results[0].context, results[0]))
     if lines:
         raise VerdictMismatch("\n".join(lines))

@@ -147,7 +147,10 @@ class Chromium:
 
 def crawl(folder: Path, browser: Chromium, shots: Path | None = None) -> dict[Path, dict]:
     """Every page reachable from index.html, with what the browser found on it; fails on a
-    console error, an unloaded image or a link leaving the folder or pointing nowhere."""
+    console error, an unloaded image or a link leaving the folder or pointing nowhere. The
+    only links out are the papers' own (arXiv, OpenReview), as report.json declares them."""
+    report = json.loads((folder.parent / "report.json").read_text(encoding="utf-8"))
+    paper_links = {paper["link"] for paper in report["papers"].values() if paper}
     folder = folder.resolve()
     pages, pending, problems = {}, [folder / "index.html"], []
     while pending:
@@ -160,7 +163,8 @@ def crawl(folder: Path, browser: Chromium, shots: Path | None = None) -> dict[Pa
         for reference in found["hrefs"] + found["srcs"]:
             parts = urlsplit(reference)
             if parts.scheme or parts.netloc:
-                problems.append(f"{page.name}: {reference} leaves the folder")
+                if reference not in paper_links:
+                    problems.append(f"{page.name}: {reference} leaves the folder")
                 continue
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
             if not target.is_relative_to(folder) or not target.is_file():
@@ -215,6 +219,18 @@ def test_html_report_marks_what_rests_on_a_refuted_claim(report_folder):
     for claim_id in ("giannou2023.thm10", "giannou2023.remark11", "burkholz2024.lemma2_1"):
         assert f'id="{claim_id}"' in errata
     assert "claims/giannou2023.thm10.corrected.html" in errata
+
+
+def test_html_report_cites_each_paper_with_a_link(report_folder):
+    html = report_folder / "html"
+    page = (html / "claims" / "giannou2023.thm10.html").read_text(encoding="utf-8")
+    assert ("source: Giannou, Rajput, Papailiopoulos, <em>The Expressive Power of Tuning Only the Normalization "
+            'Layers</em>, COLT 2023 (<a href="https://arxiv.org/abs/2302.07937">arXiv:2302.07937</a>), App. D, '
+            "Theorem 10") in page
+    index = (html / "index.html").read_text(encoding="utf-8")
+    assert ("<p>Rebekka Burkholz. <em>Batch Normalization is Sufficient for Universal Function Approximation in "
+            'CNNs</em>. ICLR 2024. <a href="https://openreview.net/forum?id=wOSYMHfENq">OpenReview</a>.</p>') in index
+    assert "Angeliki Giannou, Shashank Rajput, Dimitris Papailiopoulos. <em>The Expressive Power" in index
 
 
 def test_html_report_escapes_the_report_text(report_folder, tmp_path):

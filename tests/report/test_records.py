@@ -38,6 +38,27 @@ def test_a_record_is_self_contained(record_path):
     assert "certified" in markdown and record["reproduce"]["command"] in markdown
 
 
+CITATION = ("Giannou, Rajput, Papailiopoulos, *The Expressive Power of Tuning Only the Normalization Layers*, "
+            "COLT 2023 ([arXiv:2302.07937](https://arxiv.org/abs/2302.07937)), App. A.4, Lemma 6 (main text Lemma 2)")
+
+
+def test_a_record_and_the_report_cite_the_paper(record_path):
+    record = json.loads(record_path.read_text())
+    assert record["paper"] == {
+        "id": "giannou2023", "title": "The Expressive Power of Tuning Only the Normalization Layers",
+        "authors": ["Angeliki Giannou", "Shashank Rajput", "Dimitris Papailiopoulos"], "venue": "COLT", "year": 2023,
+        "link": "https://arxiv.org/abs/2302.07937", "note": record["paper"]["note"]}
+    assert record["claim"]["source"] == "App. A.4, Lemma 6 (main text Lemma 2)"
+    assert f"Source: {CITATION}." in record_path.with_suffix(".md").read_text()
+    folder = record_path.parents[1]
+    assert json.loads((folder / "report.json").read_text())["papers"]["giannou2023"] == record["paper"]
+    markdown = (folder / "report.md").read_text()
+    assert f"Source: {CITATION}." in markdown
+    assert ("## Papers\n\n- **giannou2023**: Angeliki Giannou, Shashank Rajput, Dimitris Papailiopoulos. "
+            "*The Expressive Power of Tuning Only the Normalization Layers*. COLT 2023. [arXiv:2302.07937]"
+            "(https://arxiv.org/abs/2302.07937).") in markdown
+
+
 def test_reproduce_confirms_an_untouched_record(record_path, capsys):
     assert main(["reproduce", str(record_path)]) == 0
     assert "matches" in capsys.readouterr().out
@@ -106,6 +127,20 @@ def test_a_record_of_another_version_of_the_claim_is_not_a_match(record_path, tm
     assert main(["reproduce", _tampered(record_path, tmp_path, change)]) == 1
     out = capsys.readouterr().out
     assert "another version of this claim" in out and f"claim.{field}: recorded {value!r}" in out
+
+
+def test_a_record_of_another_paper_is_not_a_match_but_a_corrected_title_is(record_path, tmp_path, capsys):
+    def other_paper(record):
+        record["paper"]["link"] = "https://arxiv.org/abs/2302.07937v9"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, other_paper)]) == 1
+    assert "claim.paper link: recorded 'https://arxiv.org/abs/2302.07937v9'" in capsys.readouterr().out
+
+    def retitled(record):
+        record["paper"]["title"] = "The Expressive Power of Tuning Only the Norm Layers"
+
+    assert main(["reproduce", _tampered(record_path, tmp_path, retitled)]) == 0
+    assert "matches" in capsys.readouterr().out
 
 
 def test_differences_come_in_numeric_path_order_and_are_counted_past_twenty(record_path, tmp_path, capsys):

@@ -15,7 +15,8 @@ here: the engine knows no paper.
 
 Another project gates its own paper the same way: ``claims("mypaper.claims")`` walks its
 package (or module) instead, and its claims, outside the packaged catalog, state their own
-label and statement.
+label and statement; the package declares its paper as the packaged ones do
+(``engine.papers.register_paper``).
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ class Claim:
     """
 
     id: str
+    # Where the paper states the claim ("App. A.2, Theorem 5, Eq. (13)"); the paper itself (title,
+    # authors, venue, year, link) is declared once by the claim's package (``engine.papers``).
     source: str
     hypotheses: tuple[str, ...]
     checks: tuple[Check | Takes, ...]

@@ -1,6 +1,6 @@
 """The Markov chain of batch-normalized pre-activations of daneshmand2020, in torch.
 
-Definitions follow shared/seeds/004_2bd97c699bfe9ad2.txt (Sec. 2):
+Definitions follow daneshmand2020 (Sec. 2):
 
 - M(H) = H Hᵀ / N (Eq. 2), r(H) = Tr(M)² / ‖M‖_F² (Eq. 3),
   rank_τ(H) = #{i : σ_i² / N ≥ τ} (Eq. 4);

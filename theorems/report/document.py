@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import __version__
 from ..engine.catalog import catalog
+from ..engine.papers import papers_json
 from ..engine.registry import affected_by
 from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
@@ -62,6 +63,36 @@ def scope_limit(claim: dict) -> str | None:
             f"{scope_text(claim['scope'])}")
 
 
+def short_authors(authors: list[str]) -> str:
+    """Surnames, as a citation gives them: up to three, else the first "et al."."""
+    surnames = [author.split()[-1] for author in authors]
+    return ", ".join(surnames) if len(surnames) <= 3 else f"{surnames[0]} et al."
+
+
+def link_label(link: str) -> str:
+    """How a paper's link reads: "arXiv:2302.07937", "OpenReview", else the URL itself."""
+    arxiv = re.fullmatch(r"https://arxiv\.org/abs/(\S+)", link)
+    if arxiv:
+        return f"arXiv:{arxiv.group(1)}"
+    return "OpenReview" if link.startswith("https://openreview.net/") else link
+
+
+def citation_markdown(paper: dict | None, paper_id: str, location: str) -> str:
+    """A claim's source in Markdown: "Giannou, Rajput, Papailiopoulos, *The Expressive Power
+    of …*, COLT 2023 ([arXiv:2302.07937](https://arxiv.org/abs/2302.07937)), App. A.2, Theorem 5"."""
+    if paper is None:
+        return f"{paper_id} (no paper metadata declared), {location}"
+    return (f"{short_authors(paper['authors'])}, *{paper['title']}*, {paper['venue']} {paper['year']} "
+            f"([{link_label(paper['link'])}]({paper['link']})), {location}")
+
+
+def reference_markdown(paper: dict) -> str:
+    """A paper's full reference in Markdown, every author named, with its link and note."""
+    note = f" {paper['note'][0].upper()}{paper['note'][1:]}." if paper.get("note") else ""
+    return (f"{', '.join(paper['authors'])}. *{paper['title']}*. {paper['venue']} {paper['year']}. "
+            f"[{link_label(paper['link'])}]({paper['link']}).{note}")
+
+
 def slug(text: str) -> str:
     """``text`` as a file name or anchor: runs of anything but letters, digits, '.', '_'
     and '-' become one '-'."""
@@ -86,16 +117,20 @@ def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = ())
     claims = [claim_document(r) for r in results]
     packaged = "claim_packages" not in run
     have = {r.claim.id for r in results} | set(not_run) | (set(registered_claims()) if packaged else set())
+    not_implemented = [claim_id for claim_id in catalog() if claim_id not in have] if packaged else []
     return {
         "suite": "theorems",
         "version": __version__,
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         **run,
         "summary": dict(Counter(r.verdict.value for r in results)),
+        # Every paper the report names: title, authors, venue, year, link (None where undeclared).
+        "papers": papers_json([*(r.claim.paper for r in results),
+                               *(claim_id.split(".", 1)[0] for claim_id in [*not_run, *not_implemented])]),
         "claims": claims,
         "errata": errata(claims),
         "not_run": list(not_run),
-        "not_implemented": [claim_id for claim_id in catalog() if claim_id not in have] if packaged else [],
+        "not_implemented": not_implemented,
     }
 
 

@@ -25,7 +25,16 @@ from urllib.parse import quote
 
 from ..engine.vocabulary import Verdict
 from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
-from .document import GENERAL_ARGUMENT_LABEL, RELIES_ON_LABEL, SEVERITY_EXPLANATION, scope_limit, scope_text, slug
+from .document import (
+    GENERAL_ARGUMENT_LABEL,
+    RELIES_ON_LABEL,
+    SEVERITY_EXPLANATION,
+    link_label,
+    scope_limit,
+    scope_text,
+    short_authors,
+    slug,
+)
 
 VERDICTS = tuple(Verdict)
 # Claims without a verdict: not implemented yet; selected but not run (the run was
@@ -88,8 +97,8 @@ def write_html(report: dict, out: Path, sources: tuple[Path, ...]) -> Path:
     pages = {"index.html": _index(report, graph), "graph.html": _graph_page(graph),
              "errata.html": _errata_page(report, graph)}
     for claim in claims:
-        pages[_claim_page_path(claim["id"])] = _claim_page(claim, graph, figures.get(claim["id"], []),
-                                                           records[claim["id"]])
+        pages[_claim_page_path(claim["id"])] = _claim_page(claim, report["papers"].get(claim["paper"]), graph,
+                                                           figures.get(claim["id"], []), records[claim["id"]])
     for name, text in pages.items():
         (out / name).write_text(text, encoding="utf-8")
     return out / "index.html"
@@ -395,7 +404,9 @@ def _index(report: dict, graph: _Graph) -> str:
                     + f'<td class="num">{resting}</td><td>{_bar(counts)}</td></tr>')
     body.append("</table>")
     for paper in papers:
+        metadata = report["papers"].get(paper)
         body += [f'<h2 id="{escape(slug(paper))}">{escape(paper)}</h2>',
+                 f'<p>{_reference(metadata) if metadata else "No paper metadata declared."}</p>',
                  '<table class="wide"><tr><th>claim</th><th>label</th><th>verdict</th><th>rests on a refuted claim</th>'
                  "<th>time (s)</th></tr>"]
         for claim in (c for c in claims if c["paper"] == paper):
@@ -514,12 +525,31 @@ def _counterexample(value) -> str:
             f"<pre>{escape(json.dumps(value, indent=1, ensure_ascii=False))}</pre></details>")
 
 
-def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[str]) -> str:
+def _paper_link(paper: dict) -> str:
+    return f'<a href="{escape(paper["link"])}">{escape(link_label(paper["link"]))}</a>'
+
+
+def _reference(paper: dict) -> str:
+    """A paper's full reference: every author, the title, venue and year, its link and note."""
+    note = f" {escape(paper['note'][0].upper() + paper['note'][1:])}." if paper.get("note") else ""
+    return (f"{escape(', '.join(paper['authors']))}. <em>{escape(paper['title'])}</em>. "
+            f"{escape(paper['venue'])} {paper['year']}. {_paper_link(paper)}.{note}")
+
+
+def _citation(paper: dict | None, claim: dict) -> str:
+    """Where the paper states the claim: "Giannou, Rajput, Papailiopoulos, <em>The Expressive
+    Power of …</em>, COLT 2023 (arXiv:2302.07937, linked), App. A.2, Theorem 5"."""
+    if paper is None:
+        return f"{escape(claim['paper'])} (no paper metadata declared), {escape(claim['source'])}"
+    return (f"{escape(short_authors(paper['authors']))}, <em>{escape(paper['title'])}</em>, "
+            f"{escape(paper['venue'])} {paper['year']} ({_paper_link(paper)}), {escape(claim['source'])}")
+
+
+def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[str], records: list[str]) -> str:
     root, claim_id = "../", claim["id"]
     below = sorted(graph.refuted_below(claim_id))
     body = [f"<h1><code>{escape(claim_id)}</code> {_scoped_badge(claim)}</h1>",
-            f"<p><strong>{escape(claim['label'])}</strong> · {escape(claim['paper'])} · "
-            f"source: {escape(claim['source'])}</p>",
+            f"<p><strong>{escape(claim['label'])}</strong> · source: {_citation(paper, claim)}</p>",
             f"<blockquote>{escape(claim['statement'])}</blockquote>"]
     limit = scope_limit(claim)
     if limit:

@@ -11,6 +11,8 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    citation_markdown,
+    reference_markdown,
     scope_limit,
     shown_verdict,
     slug,
@@ -119,7 +121,11 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     if "interrupted" in report:
         lines += [f"**Interrupted ({report['interrupted'].get('signal', 'SIGINT')}): this report holds only the claims "
                   f"that finished; {len(not_run)} did not run: " + ", ".join(f"`{i}`" for i in not_run) + ".**", ""]
-    lines.append("## Verdicts by paper")
+    cited = report["papers"]
+    lines += ["## Papers", ""]
+    lines += [f"- **{paper_id}**: " + (reference_markdown(paper) if paper else "no paper metadata declared.")
+              for paper_id, paper in cited.items()]
+    lines += ["", "## Verdicts by paper"]
     # Another project's report lists its own claims, not the packaged catalog.
     catalog_ids = [] if "claim_packages" in report else list(catalog())
     ids = list(dict.fromkeys([*catalog_ids, *(c["id"] for c in claims), *not_run]))
@@ -142,7 +148,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     for claim in claims:
         verdict = shown_verdict(claim["verdict"], claim["scope"])
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
-                  f"> {claim['statement']}", "", f"Source: {claim['source']}."]
+                  f"> {claim['statement']}", "",
+                  f"Source: {citation_markdown(cited.get(claim['paper']), claim['paper'], claim['source'])}."]
         limit = scope_limit(claim)
         if limit:
             lines.append(f"Scope: {limit}.")

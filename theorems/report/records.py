@@ -1,7 +1,7 @@
 """Reproducibility records: one self-contained JSON (and Markdown) file per claim run.
 
 A record holds what a reader needs to judge and re-run one claim without the rest of the
-report: the claim and its statement, the profile, seed and device, the sizes and dtypes
+report: the claim, its statement and the paper it is from, the profile, seed and device, the sizes and dtypes
 its checks name, versions and commit, timings, peak memory and sizes capped for lack of it,
 the verdict with every check's evidence, and the command that re-runs it.
 ``theorems.report.reproduce`` re-runs a record and says what differs.
@@ -15,10 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import environment, settings
+from ..engine.papers import papers_json
 from ..engine.runner import ClaimResult
 from ..engine.vocabulary import Device, Verdict
 from ..errors import RecordError, SettingError
-from .document import GENERAL_ARGUMENT_LABEL, RELIES_ON_LABEL, claim_document, scope_limit, shown_verdict
+from .document import (
+    GENERAL_ARGUMENT_LABEL,
+    RELIES_ON_LABEL,
+    citation_markdown,
+    claim_document,
+    scope_limit,
+    shown_verdict,
+)
 
 # version 2: the claim's "scope" and each certified check's
 RECORD_FORMAT = "theorems reproducibility record, version 2"
@@ -56,6 +64,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
         "claim": {key: claim[key] for key in ("id", "paper", "label", "statement", "source", "hypotheses",
                                               "variant_of", "depends_on", "notes", "general_argument")
                   if key in claim},
+        # The paper's title, authors, venue, year and link (None where its package declares none).
+        "paper": papers_json([claim["paper"]])[claim["paper"]],
         "run": {
             "profile": context.profile,
             "seed": context.seed,
@@ -98,7 +108,7 @@ def render_record_markdown(record: dict) -> str:
         "",
         f"> {claim['statement']}",
         "",
-        f"Source: {claim['source']}.",
+        f"Source: {citation_markdown(record['paper'], claim['paper'], claim['source'])}.",
         "",
         "| | |",
         "|---|---|",

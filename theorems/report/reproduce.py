@@ -1,7 +1,8 @@
 """Re-run a reproducibility record and say what differs.
 
-A record is reproduced only by the claim it records: another statement, hypotheses or source
-is a difference, and nothing is re-run. Evidence is compared only on the device the record
+A record is reproduced only by the claim it records: another statement, hypotheses, location
+in the paper (``source``) or paper (its link: another paper, or another version of it) is a
+difference, and nothing is re-run. Evidence is compared only on the device the record
 was made on (CUDA draws other random streams than the CPU): re-run anywhere else, only the
 verdict is compared, and the answer says so (``Agreement.NOT_COMPARED``), never "matches".
 Floats that differ below 1e-9 relative are reported apart from real differences: another
@@ -20,14 +21,17 @@ from typing import Any
 
 from ..engine import environment
 from ..engine.context import Context
+from ..engine.papers import paper
 from ..engine.registry import Claim
 from ..engine.runner import run_claim
 from ..engine.verdicts import MEASURED
 from ..engine.vocabulary import Device, Verdict
 
 # The parts of a record's claim that say which claim it is: a record of another version of
-# the claim (another statement, hypotheses or source) reproduces nothing about this one.
-CLAIM_IDENTITY = ("id", "statement", "hypotheses", "source")
+# the claim (another statement, hypotheses or location in the paper, or another paper, named by
+# its link) reproduces nothing about this one. The paper's other metadata (a corrected title) does
+# not change the claim.
+CLAIM_IDENTITY = ("id", "statement", "hypotheses", "source", "paper link")
 
 
 class Agreement(StrEnum):
@@ -126,10 +130,12 @@ def evidence_differences(recorded: list[dict], rerun: list[dict]) -> tuple[list[
     return differences, rounding
 
 
-def claim_differences(recorded: dict, claim: Claim) -> list[str]:
+def claim_differences(record: dict, claim: Claim) -> list[str]:
     """The identity of the record's claim against the installed one, one line per field."""
+    declared = paper(claim.paper)
+    recorded = {**record["claim"], "paper link": (record.get("paper") or {}).get("link")}
     installed = {"id": claim.id, "statement": claim.catalog_statement(), "hypotheses": list(claim.hypotheses),
-                 "source": claim.source}
+                 "source": claim.source, "paper link": declared.link if declared else None}
     return [f"claim.{key}: recorded {recorded.get(key)!r}, installed {installed[key]!r}"
             for key in CLAIM_IDENTITY if recorded.get(key) != installed[key]]
 
@@ -140,7 +146,7 @@ def reproduce(record: dict, claim: Claim, device: Device) -> Reproduction:
     record of another version of the claim is not re-run: it reproduces nothing about it."""
     run = record["run"]
     recorded_device = Device(run["device"])
-    identity = claim_differences(record["claim"], claim)
+    identity = claim_differences(record, claim)
     common = {"id": record["claim"]["id"], "claim_differences": identity,
               "recorded_verdict": Verdict(record["verdict"]), "recorded_device": recorded_device, "device": device,
               "recorded_commit": record["environment"]["git_commit"]}

@@ -19,7 +19,6 @@ from ...engine.registry import Broken, Check, Claim, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.khatri_rao import symbols_matrix
-from . import SOURCE
 
 
 def correlate(x: np.ndarray, w: np.ndarray, padding: str) -> np.ndarray:
@@ -133,7 +132,7 @@ def general_identity(size_rule) -> Check:
 
 register(Claim(
     id="burkholz2024.composition",
-    source=f"{SOURCE}, Sec. 2.1 (definition of dim(k1, k2))",
+    source="Sec. 2.1 (definition of dim(k1, k2))",
     hypotheses=("stride 1", "zero padding: valid or full; 'same' when the first filter is 1×1", "1-D and 2-D filters"),
     subject={"size_rule": paper_rule, "padding": suitable_padding},
     checks=(takes("size_rule", "padding", build=composition_check), takes("size_rule", build=general_identity)),

@@ -35,7 +35,6 @@ from ...maths import construction as cm
 from ...maths import exact, modular_lu
 from ...maths.exact import fraction_array
 from ...maths.khatri_rao import KhatriRaoColumns, khatri_rao
-from . import SOURCE
 
 # (c0, c2, k1, k2, kt): fully connected (empty kernels), 1-D and 2-D convolutions.
 SHAPES = [
@@ -929,7 +928,7 @@ LEMMA21_NOTES = ("As printed the lemma is deterministic ('let two layers be give
 
 register(Claim(
     id="burkholz2024.lemma2_1",
-    source=f"{SOURCE}, Sec. 2.2, Lemma 2.1 and App. A.1",
+    source="Sec. 2.2, Lemma 2.1 and App. A.1",
     hypotheses=("two consecutive conv + normalization source layers, identity activation in between",
                 "every given target with nonzero output channels (deterministic: given layers, given target)",
                 "M of Eq. (2) with dim ker M ≥ 1"),
@@ -964,7 +963,7 @@ register(Claim(
     label="Lemma 2.1, nonzero pivot denominators",
     statement="If ker M contains γ⁽¹⁾ with Σ_J W2_{iJ} γ⁽¹⁾_J W1_{J j_i k_i} ≠ 0 for every output channel i, then γ⁽²⁾ "
               "from the pivots and this γ⁽¹⁾ represent the target exactly.",
-    source=f"{SOURCE}, Lemma 2.1 with the hypothesis its proof uses",
+    source="Lemma 2.1 with the hypothesis its proof uses",
     hypotheses=("as Lemma 2.1 (every given layers and target)", "nonzero pivot denominators"),
     subject={"row": cm.eliminated_row, "hypothesis": denominators_nonzero},
     checks=lemma21_checks(),
@@ -1045,7 +1044,7 @@ def thm22_checks():
 
 register(Claim(
     id="burkholz2024.thm2_2",
-    source=f"{SOURCE}, Sec. 2.2, Thm 2.2 and App. A.2; Sec. 3.2 (36801)",
+    source="Sec. 2.2, Thm 2.2 and App. A.2; Sec. 3.2 (36801)",
     hypotheses=("source tensors random, independent of the target",
                 "almost every (draw, target): the sweep and the instances draw every target entry nonzero, and "
                 "the paper excludes 'pathological targets' (a null set), so the claim is not read for each fixed "
@@ -1119,7 +1118,7 @@ def thm23_checks():
 
 register(Claim(
     id="burkholz2024.thm2_3",
-    source=f"{SOURCE}, Sec. 2.2, Thm 2.3 and App. A.3",
+    source="Sec. 2.2, Thm 2.3 and App. A.3",
     hypotheses=("source tensors random", "every target, almost surely in the draw: one draw with T of full row "
                 "rank serves every target (T does not depend on it)", "Δk ≥ 0 per axis", "c1 ≥ c2·c0·dim(k2, k1)"),
     subject={"width": maximum_width, "construction": full_construction, "activation": None},
@@ -1220,7 +1219,7 @@ def residual_checks():
 
 register(Claim(
     id="burkholz2024.residual",
-    source=f"{SOURCE}, Sec. 2.2, residual blocks, Eq. (3)",
+    source="Sec. 2.2, residual blocks, Eq. (3)",
     hypotheses=("outer normalization N2[C2 N1 C1 + C_skip]", "c1 = c2·c0·dim − c2 + 1", "random source tensors",
                 "skip filter compatible with the target", "almost every (draw, target, skip)"),
     subject={"width": paper_width, "construction": residual_construction},

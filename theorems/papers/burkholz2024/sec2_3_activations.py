@@ -27,7 +27,6 @@ from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.exact import fraction_array
-from . import SOURCE
 from .sec2_1_composition import correlate
 
 ACTIVATIONS = ("relu", "leaky_relu", "tanh", "sigmoid")
@@ -263,7 +262,7 @@ PINNED = [("tanh", 0.01, 18), ("relu", 0.01, 1)]
 
 register(Claim(
     id="burkholz2024.thm2_4",
-    source=f"{SOURCE}, Sec. 2.3, Thm 2.4, the parameter choices after it, App. A.4",
+    source="Sec. 2.3, Thm 2.4, the parameter choices after it, App. A.4",
     hypotheses=("S meets Lemma 2.1; first source layer followed by φ",
                 "Q1 = max_J |γ⁽¹⁾_J| Σ|w⁽¹⁾|, Q2 = max_i |γ⁽²⁾_i| Σ|w⁽²⁾|",
                 "inputs in [−1, 1]^{c0}, 'suitably padded with zeros' (Sec. 2.1)",
@@ -300,7 +299,7 @@ register(Claim(
     statement="With γ = min{(3ε/(Q2Q1³))^{1/2}, 1/Q1} for tanh and min{(12ε/(Q2Q1³))^{1/2}, 1/Q1} for sigmoid (ReLU "
               "and LeakyReLU as printed), the condition of Thm 2.4 holds and the source is within ε of the target "
               "in sup norm; for convolutions, when the second source convolution has valid padding (or k2 = 1).",
-    source=f"{SOURCE}, Thm 2.4 with the corrected constants",
+    source="Thm 2.4 with the corrected constants",
     hypotheses=("as Thm 2.4", "convolutions: valid padding in the second source layer (or k2 = 1)"),
     subject={"choice": corrected_choice, "paddings": ("valid",)},
     checks=thm24_checks(),

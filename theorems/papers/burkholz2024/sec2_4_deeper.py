@@ -46,7 +46,6 @@ from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 from ...maths.exact import fraction_array, nmod_matrix
 from ...maths.modular_lu import PRIME
-from . import SOURCE
 from .sec2_2_two_layers import torch_source, torch_target
 
 # (c0, c_L, hidden widths c_1..c_{L−1}, kernels k_1..k_L, target kernel kt) at the least total
@@ -622,7 +621,7 @@ SMALLEST = "c0 = c_L = 1, widths (1, 3, 1), kernels (2, 1, 1), target kernel 2 (
 
 register(Claim(
     id="burkholz2024.thm2_5",
-    source=f"{SOURCE}, Sec. 2.4, Thm 2.5 and App. A.5",
+    source="Sec. 2.4, Thm 2.5 and App. A.5",
     hypotheses=("L random linear source layers: fully connected (dim = 1) or convolutional (1-D, 2-D, stride 1, "
                 "zero padding)", "Δk = dim(k1, …, kL) − kt ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L (or >)",
                 "c_l ≥ c0", "a given target: each fixed target, almost surely in the draw (a failure here is "
@@ -666,7 +665,7 @@ register(Claim(
               "later layer is convolutional (dim(k_{l+1}, …, k_L) > 1), c_l ≥ c_L·dim(k_{l+1}, …, k_L) (and c_L ≥ "
               "c0), then the normalization parameters can be adjusted so that the source represents a given target "
               "layer exactly, with high probability.",
-    source=f"{SOURCE}, Thm 2.5 with the per-layer widths the first sweep needed",
+    source="Thm 2.5 with the per-layer widths the first sweep needed",
     hypotheses=("Δk ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L",
                 "c_l ≥ c0·dim(k1..kl) and, if dim(k_{l+1}..k_L) > 1, c_l ≥ c_L·dim(k_{l+1}..k_L), for l < L; c_L ≥ c0",
                 "a given target: each fixed target, almost surely in the draw"),
@@ -704,7 +703,7 @@ register(Claim(
               "c_L·dim(k_{l+1}, …, k_L) (fully connected tails included: c_l ≥ c_L there), and c_L ≥ c0, then the "
               "normalization parameters can be adjusted so that the source represents a given target layer "
               "exactly, with high probability.",
-    source=f"{SOURCE}, Thm 2.5 with the per-layer widths the sweep and the search past it need",
+    source="Thm 2.5 with the per-layer widths the sweep and the search past it need",
     hypotheses=("Δk ≥ 0", "Σ_l c_l ≥ c_L·c0·dim(k1, …, kL) + L",
                 "c_l ≥ max(c0·dim(k1..kl), c_L·dim(k_{l+1}..k_L)) for l < L; c_L ≥ c0",
                 "local surjectivity: generic sources, an open set of targets; the statement: each fixed target, "

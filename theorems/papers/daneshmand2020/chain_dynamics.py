@@ -2,7 +2,7 @@
 perturbation bound (Lemma 20), rank-one chains (Lemma 21 and footnote 12) and gradient
 alignment (Prop. 8).
 
-Source: shared/seeds/004_2bd97c699bfe9ad2.txt (Sec. 4, App. 7.5, 7.6). Exact rationals come
+Source: daneshmand2020 (Sec. 4, App. 7.5, 7.6). Exact rationals come
 from ``theorems.maths.exact`` (and ``rank_algebra``'s ``diagonal_matrix``), the float
 definitions from ``theorems.maths.bn_chain``.
 """
@@ -30,7 +30,6 @@ from theorems.maths.bn_chain import fbn_step, gram, sample_weights
 from theorems.maths.stats import round_sig
 from theorems.papers.daneshmand2020.rank_algebra import (
     NEAR_CORNER,
-    SOURCE,
     diagonal_matrix,
 )
 
@@ -246,7 +245,7 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma20",
-        source=f"{SOURCE}, App. 7.6, Lemma 20 (Eq. 98–101)",
+        source="App. 7.6, Lemma 20 (Eq. 98–101)",
         hypotheses=("H ∈ 𝓗 (used by the proof, Eq. 101)", "W in the support [−√3, √3]^{d×d} of μ", "|F(x)| ≤ B|x|"),
         subject={"bound": DeltaBound()},
         checks=(takes("bound", build=lemma20_ascent),),
@@ -614,7 +613,7 @@ def lemma21_checks(predicate, premise_only: bool) -> tuple:
 register(
     Claim(
         id="daneshmand2020.lemma21",
-        source=f"{SOURCE}, App. 7.6, Lemma 21 (= Lemma 7, Sec. 4.5) and footnote 12",
+        source="App. 7.6, Lemma 21 (= Lemma 7, Sec. 4.5) and footnote 12",
         hypotheses=_LEMMA21_HYPOTHESES,
         subject={"step_size": paper_step_size},
         checks=lemma21_checks(lemma21_printed, premise_only=False),
@@ -662,7 +661,7 @@ register(
         statement="Let F be odd with |F(x)| ≤ B|x|, γ ≤ 1/(8Bd) and H_k = s vᵀ ∈ 𝓗 of rank one with "
         "F(v) ∥ v (always true for linear F). Then H_ℓ = H_k for all ℓ ≥ k for every W_ℓ in the support of μ; "
         "in particular M(H_ℓ) = M(H_k) = ssᵀ, with entries ±1.",
-        source=f"{SOURCE}, App. 7.6, Lemma 21 and its proof",
+        source="App. 7.6, Lemma 21 and its proof",
         hypotheses=(*_LEMMA21_HYPOTHESES, "F(v) ∥ v for H_k = s vᵀ"),
         subject={"step_size": paper_step_size},
         checks=lemma21_checks(lemma21_corrected, premise_only=True),
@@ -892,7 +891,7 @@ _PROP8_HYPOTHESES = ("Ĥ_L has rank one", "F(x) = x or F(x) = max(x, 0)", "ℓ d
 register(
     Claim(
         id="daneshmand2020.prop8",
-        source=f"{SOURCE}, Sec. 5.3, Proposition 8 (Eq. 13)",
+        source="Sec. 5.3, Proposition 8 (Eq. 13)",
         hypotheses=_PROP8_HYPOTHESES,
         subject={"rank_bound": printed_alignment},
         checks=PROP8_CHECKS,
@@ -928,7 +927,7 @@ register(
         statement="If Ĥ_L = u wᵀ has rank one, the per-example gradients ∇_{W_L[k,:]} ℓ_i of each last-layer "
         "neuron are pairwise parallel for F linear, and for F = ReLU when u or w has entries of one sign; "
         "for F = ReLU in general they span at most two directions.",
-        source=f"{SOURCE}, Sec. 5.3, Proposition 8",
+        source="Sec. 5.3, Proposition 8",
         hypotheses=_PROP8_HYPOTHESES,
         subject={"rank_bound": corrected_alignment},
         checks=PROP8_CHECKS,

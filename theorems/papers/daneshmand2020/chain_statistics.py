@@ -1,6 +1,6 @@
 """daneshmand2020: the statistical claims about chains of batch-normalized pre-activations.
 
-Source: shared/seeds/004_2bd97c699bfe9ad2.txt. The chains come from ``theorems.maths.bn_chain``.
+Source: daneshmand2020. The chains come from ``theorems.maths.bn_chain``.
 
 Every claim here is about a limit (L → ∞ ergodic averages, an invariant law, a.s. for all
 ℓ, d → ∞ scaling). Finite evidence can show: ergodic averages of long stationary chains
@@ -39,7 +39,6 @@ from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import bn_chain, stats
 from theorems.maths.bn_chain import SpectralObservables
-from theorems.papers.daneshmand2020 import SOURCE
 
 CONFIDENCE = 1 - stats.FALSE_ALARM
 SMALL_GAMMA = 0.1  # "γ sufficiently small" (Thm 3): the mixing time still fits the budget
@@ -380,7 +379,7 @@ def rank_lower_bound_statement(bound: Callable[[int, float], float]) -> Check:
 register(
     Claim(
         id="daneshmand2020.thm3",
-        source=f"{SOURCE}, Sec. 3.1 Theorem 3 and App. 7.5 Theorem 19 (Eq. 63)",
+        source="Sec. 3.1 Theorem 3 and App. 7.5 Theorem 19 (Eq. 63)",
         hypotheses=(
             "F(H) = H, W iid uniform[−√3, √3] (Def. 1), rank(X) = d, γ small (γ = 0.1 here)",
             "unique invariant distribution — see notes: read as uniqueness on the full-rank matrices",
@@ -490,7 +489,7 @@ def scaling_statement(exponent: float) -> Check:
 register(
     Claim(
         id="daneshmand2020.fig2",
-        source=f"{SOURCE}, Sec. 3.3 and Figure 2",
+        source="Sec. 3.3 and Figure 2",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
                     "γ ∈ {0.1, 0.5, ∞} (∞ = no skip connection)"),
         subject={"growth_exponent": 0.5},
@@ -575,7 +574,7 @@ def alpha_below_threshold_when_wide(definition: Callable, threshold: float) -> C
 register(
     Claim(
         id="daneshmand2020.lemma15",
-        source=f"{SOURCE}, App. 7.5 Definition 7, Lemma 15, Eq. (54) and Figure 9",
+        source="App. 7.5 Definition 7, Lemma 15, Eq. (54) and Figure 9",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3]",
                     "unique invariant law (read as in thm3)"),
         subject={"regularity_constant": regularity_observables, "wide_threshold": 0.9},
@@ -651,7 +650,7 @@ def frobenius_statement(bound: Callable[[int, float], float]) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma18",
-        source=f"{SOURCE}, App. 7.5 Lemma 18 (Eq. 55) and Figure 10",
+        source="App. 7.5 Lemma 18 (Eq. 55) and Figure 10",
         hypotheses=("linear BN chain, N = d, Gaussian X, W iid uniform[−√3, √3], γ = 0.1", "α < 1 (measured, lemma15)"),
         subject={"frobenius_bound": frobenius_bound},
         checks=(takes("frobenius_bound", build=frobenius_statement),),
@@ -887,7 +886,7 @@ def permutation_law_check(law: LawAtDepth) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma6",
-        source=f"{SOURCE}, Sec. 4.4 Lemma 6, Eq. (8), and its proof in App. 7.4",
+        source="Sec. 4.4 Lemma 6, Eq. (8), and its proof in App. 7.4",
         hypotheses=("F odd (linear, tanh, sin)", "W iid uniform[−√3, √3] (symmetric)", "unique invariant law"),
         subject={"law": INVARIANT_LAW, "weights": "uniform", "activations": ODD_ACTIVATIONS},
         checks=(
@@ -933,7 +932,7 @@ register(
 register(
     Claim(
         id="daneshmand2020.lemma11",
-        source=f"{SOURCE}, App. 7.4 Lemma 11 and Eqs. (28)–(36)",
+        source="App. 7.4 Lemma 11 and Eqs. (28)–(36)",
         hypotheses=("W iid uniform[−√3, √3]", "any activation F (linear, tanh, leaky ReLU here)",
                     "unique invariant law"),
         subject={"law": INVARIANT_LAW},
@@ -1107,7 +1106,7 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
 register(
     Claim(
         id="daneshmand2020.thm5",
-        source=f"{SOURCE}, Sec. 4.1 Theorem 5 (Eq. 7), proof in Sec. 4.3–4.5 and App. 7.6",
+        source="Sec. 4.1 Theorem 5 (Eq. 7), proof in Sec. 4.3–4.5 and App. 7.6",
         hypotheses=(
             "F odd, |F(x)| ≤ B|x| (tanh and sin, B = 1); W iid uniform[−√3, √3]; γ = 1/(8Bd), the largest allowed",
             "unique invariant law — see notes: read as chains from inputs of rank ≥ 2",
@@ -1267,7 +1266,7 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma4",
-        source=f"{SOURCE}, Sec. 3.5 Lemma 4, Figure 1, proof in App. 7.3",
+        source="Sec. 3.5 Lemma 4, Figure 1, proof in App. 7.3",
         hypotheses=("vanilla linear residual chain B_ℓ X, B_ℓ = Π(I + γW_k), W iid uniform[−√3, √3]",
                     "γ ∈ (0, 1): 0.1, 0.5, 0.9"),
         subject={"gap_relation": ">="},

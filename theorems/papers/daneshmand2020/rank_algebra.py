@@ -1,6 +1,6 @@
 """daneshmand2020: the exact and symbolic claims of the Markov-chain rank analysis.
 
-Source: shared/seeds/004_2bd97c699bfe9ad2.txt (Sec. 2, 4, 5.3 and App. 7.2, 7.5, 7.6).
+Source: daneshmand2020 (Sec. 2, 4, 5.3 and App. 7.2, 7.5, 7.6).
 Lemma 1, Lemma 2, Lemma 12, Prop. 13 and Example 16; Lemma 20, Lemma 21 and Prop. 8
 are in ``chain_dynamics``.
 
@@ -51,7 +51,6 @@ from theorems.maths.bn_chain import fbn_step, gram, project_rows, sample_weights
 from theorems.maths.index_sums import independent_index_sum
 from theorems.maths.stats import FALSE_ALARM, fit_power_law, round_sig
 from theorems.maths.strategies import classify_matrix, matrices
-from theorems.papers.daneshmand2020 import SOURCE
 
 # Def. 1: W has iid entries uniform[−a, a] with a = √3, hence zero mean and unit variance.
 WEIGHT_HALF_WIDTH = sympy.sqrt(3)
@@ -446,7 +445,7 @@ _LEMMA1_BROKEN = (
 register(
     Claim(
         id="daneshmand2020.lemma1",
-        source=f"{SOURCE}, Sec. 2.1, Lemma 1 (proof in App. 7.2)",
+        source="Sec. 2.1, Lemma 1 (proof in App. 7.2)",
         hypotheses=_LEMMA1_HYPOTHESES,
         subject={"effective_rank": effective_rank},
         checks=rank_ratio_checks(RankRatioStatement(effective_rank, ">")),
@@ -481,7 +480,7 @@ register(
         label="Lemma 1 (corrected: non-strict)",
         statement="For every nonzero matrix H, rank(H) ≥ r(H), with equality exactly when all nonzero "
         "singular values of H are equal.",
-        source=f"{SOURCE}, Sec. 2.1, Lemma 1 and its proof in App. 7.2 (Eq. 15–18)",
+        source="Sec. 2.1, Lemma 1 and its proof in App. 7.2 (Eq. 15–18)",
         hypotheses=_LEMMA1_HYPOTHESES,
         subject={"effective_rank": effective_rank},
         checks=(*rank_ratio_checks(RankRatioStatement(effective_rank, equality_case=True)),
@@ -674,7 +673,7 @@ def soft_rank_beyond(bound: Callable) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma2",
-        source=f"{SOURCE}, Sec. 2.3, Lemma 2 (proof in App. 7.2)",
+        source="Sec. 2.3, Lemma 2 (proof in App. 7.2)",
         hypotheses=("H ∈ 𝓗: every row has norm √N", "τ ∈ [0, 1]"),
         subject={"bound": soft_rank_bound},
         checks=(takes("bound", build=soft_rank_sweep), takes("bound", build=soft_rank_beyond),
@@ -1087,7 +1086,7 @@ def lemma12_monte_carlo(formula: Callable) -> Check:
 register(
     Claim(
         id="daneshmand2020.lemma12",
-        source=f"{SOURCE}, App. 7.5, Lemma 12 (Eq. 48, proof Eq. 68–79)",
+        source="App. 7.5, Lemma 12 (Eq. 48, proof Eq. 68–79)",
         hypotheses=("F linear: H₊ = diag(M(H_γ))^{−1/2} H_γ, H_γ = (I + γW)H", "H ∈ 𝓗", "W ~ μ (Def. 1)"),
         subject={"delta_f": delta_f},
         checks=tuple(takes("delta_f", build=check)
@@ -1281,7 +1280,7 @@ def row_norm_identity(formula: Callable) -> Check:
 register(
     Claim(
         id="daneshmand2020.prop13",
-        source=f"{SOURCE}, App. 7.5, Proposition 13 (Eq. 49–50, proof Eq. 80–82)",
+        source="App. 7.5, Proposition 13 (Eq. 49–50, proof Eq. 80–82)",
         hypotheses=("M = M(H) = HHᵀ/N (so M ⪰ 0)", "all rows of M have the same norm"),
         subject={"diag_square": diag_square_of_spectrum},
         checks=(takes("diag_square", build=row_norm_identity), takes("diag_square", build=prop13_search)),
@@ -1398,7 +1397,7 @@ def regularity_gap_identity(alpha: Callable, threshold: Fraction) -> Check:
 register(
     Claim(
         id="daneshmand2020.example16",
-        source=f"{SOURCE}, App. 7.5, Example 16 (details Eq. 87–90)",
+        source="App. 7.5, Example 16 (details Eq. 87–90)",
         hypotheses=("ν supported on H ∈ 𝓗 whose M(H) has rows of equal norm",),
         subject={"regularity_constant": regularity_constant, "threshold": EXAMPLE16_THRESHOLD},
         checks=(

@@ -1,4 +1,14 @@
-"""giannou2023: "The Expressive Power of Tuning Only the Normalization Layers"
-(shared/seeds/000_ee8c9d7a0007ea49.txt; 001_c69cb66ee89a8f72.txt is a second extraction)."""
+"""giannou2023: "The Expressive Power of Tuning Only the Normalization Layers" (COLT 2023; the
+full paper, whose numbering the claims' locations follow, is arXiv:2302.07937)."""
 
-SOURCE = "shared/seeds/000_ee8c9d7a0007ea49.txt"
+from theorems.engine.papers import Paper, register_paper
+
+register_paper(Paper(
+    id="giannou2023",
+    title="The Expressive Power of Tuning Only the Normalization Layers",
+    authors=("Angeliki Giannou", "Shashank Rajput", "Dimitris Papailiopoulos"),
+    venue="COLT",
+    year=2023,
+    link="https://arxiv.org/abs/2302.07937",
+    note="COLT 2023 printed an extended abstract (PMLR 195:4130–4131); the full paper with its appendices is on arXiv",
+))

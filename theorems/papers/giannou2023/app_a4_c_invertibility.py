@@ -2,7 +2,7 @@
 Remark 5), the tuned normalization parameters are all nonzero (Lemma 8), and BatchNorm is
 an affine layer (Proposition 1).
 
-Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A.4, App. B, App. C).
+Source: giannou2023 (App. A.4, App. B, App. C).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from theorems.maths import exact
 from theorems.maths.index_sums import decide_ranges, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
 from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
-from theorems.papers.giannou2023 import SOURCE
 from theorems.papers.giannou2023.app_a_linear_algebra import (
     Entries,
     delta,
@@ -276,7 +275,7 @@ def float_singular_statistics(random_factors, khatri_rao_rule):
 register(
     Claim(
         id="giannou2023.lemma6",
-        source=f"{SOURCE}, App. A.4, Lemma 6 (main text Lemma 2)",
+        source="App. A.4, Lemma 6 (main text Lemma 2)",
         hypotheses=("A ∈ R^{n×nm}, B ∈ R^{m×nm} with independent entries from continuous distributions",),
         subject={"khatri_rao": khatri_rao_entries, "witness": block_witness, "random_factors": independent_factors},
         checks=(takes("khatri_rao", "witness", build=witness_concrete_check),
@@ -433,7 +432,7 @@ def remark5_reduction(form: str):
 register(
     Claim(
         id="giannou2023.remark5",
-        source=f"{SOURCE}, App. A.4, Remark 5",
+        source="App. A.4, Remark 5",
         hypotheses=("A ∈ R^{n×nm}, B, D ∈ R^{nm×nm}, C ∈ R^{m×nm} random (independent, continuous)",),
         subject={"random_factors": four_factors},
         checks=tuple(takes("random_factors", build=build(form)) for form in REMARK5_FORMS
@@ -849,7 +848,7 @@ def float_gamma_check(target_model) -> Check:
 register(
     Claim(
         id="giannou2023.lemma8",
-        source=f"{SOURCE}, App. C, Lemma 8 (main text Lemma 3, with B = A ⊙ (CD))",
+        source="App. C, Lemma 8 (main text Lemma 3, with B = A ⊙ (CD))",
         hypotheses=("A ∈ R^{n×nm}, C ∈ R^{m×nm} random", "D ∈ R^{nm×nm} fixed diagonal with nonzero entries",
                     "w* ≠ 0 fixed before A, C are drawn (each fixed target, almost surely in the draw)",
                     "B = (AD) ⊙ C"),
@@ -1030,7 +1029,7 @@ register(
         "permuted: a nonzero entry of w* moves to position 1) keep B = (AD) ⊙ C, after which the Lemma 6 witness "
         "(A ⊙ C = I, so B = D) makes det(B with column 1 replaced by w*) = w*_1 ∏_{j>1} d_j nonzero. Equivalently: "
         "for every row i and every w* ≠ 0 some row-permuted Lemma 6 witness makes that determinant nonzero.",
-        source=f"{SOURCE}, App. C, proof of Lemma 8, Eq. (36)–(37)",
+        source="App. C, proof of Lemma 8, Eq. (36)–(37)",
         hypotheses=("D diagonal with nonzero entries", "w* ≠ 0"),
         subject={"row_permutations": witness_row_permutations, "column_reduction": permuted_diagonal,
                  "row_reduction": kronecker_of_row_permutations},
@@ -1192,7 +1191,7 @@ def prop1_search(fold, scale) -> Check:
 register(
     Claim(
         id="giannou2023.prop1",
-        source=f"{SOURCE}, App. B, Proposition 1",
+        source="App. B, Proposition 1",
         hypotheses=("Γ, s, µ, β per-feature (s > 0)", "statistics fixed (eval) or of the current batch (train)"),
         subject={"fold": folded_batchnorm(-1), "scale": normalization_scale},
         checks=(takes("fold", build=prop1_symbolic), takes("fold", "scale", build=prop1_search)),

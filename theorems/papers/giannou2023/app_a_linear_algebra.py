@@ -1,7 +1,7 @@
 """giannou2023, Appendix A.1–A.3: the linear algebra the constructions rest on —
 Kronecker and Khatri–Rao identities, Rouché–Kronecker–Capelli, full rank of a product.
 
-Source: shared/seeds/000_ee8c9d7a0007ea49.txt (App. A "Linear Algebra").
+Source: giannou2023 (App. A "Linear Algebra").
 Conventions (CLAIMS.md): ``vec`` is row-major; A ⊙ B is the column-wise Kronecker product in
 ``scipy.linalg.khatri_rao``'s row order.
 
@@ -37,7 +37,6 @@ from theorems.maths import exact
 from theorems.maths.index_sums import quotient, with_remainder_below
 from theorems.maths.khatri_rao import exact_matmul, symbols_matrix
 from theorems.maths.strategies import EXACT_KINDS, classify_matrix, matrices
-from theorems.papers.giannou2023 import SOURCE
 
 # --- Entry rules: one definition for concrete matrices and symbolic sizes -----------------
 
@@ -198,7 +197,7 @@ def product_of_ranks(rank_a: int, rank_b: int) -> int:
 register(
     Claim(
         id="giannou2023.thm5",
-        source=f"{SOURCE}, App. A.2, Theorem 5",
+        source="App. A.2, Theorem 5",
         hypotheses=("A, B any real matrices (part 1)", "A_k, B_k conformable for the products (part 2)"),
         subject={"kron": kron_entries, "kron_rank": product_of_ranks},
         checks=(takes("kron", "kron_rank", build=kron_rank_search), takes("kron", build=kron_chain_identity)),
@@ -349,7 +348,7 @@ def thm6_hadamard_sizes(khatri_rao_rule) -> Check:
 register(
     Claim(
         id="giannou2023.thm6",
-        source=f"{SOURCE}, App. A.2, Theorem 6, Eq. (13)–(14)",
+        source="App. A.2, Theorem 6, Eq. (13)–(14)",
         hypotheses=("A p×q, C q×N, B r×s, D s×N (Eq. 13)", "A, C p×N and B, D r×N (Eq. 14)"),
         subject={"khatri_rao": khatri_rao_entries, "kron": kron_entries},
         checks=(takes("khatri_rao", "kron", build=thm6_kron_concrete),
@@ -471,7 +470,7 @@ def lemma4_sizes(vec_rule, khatri_rao_rule) -> Check:
 register(
     Claim(
         id="giannou2023.lemma4",
-        source=f"{SOURCE}, App. A.3, Lemma 4 (main text Lemma 1)",
+        source="App. A.3, Lemma 4 (main text Lemma 1)",
         hypotheses=("C ∈ R^{n×nm}, X ∈ R^{nm×nm} diagonal, B ∈ R^{nm×m}, W* ∈ R^{n×m}; vec row-major",),
         subject={"vec": row_major_position, "khatri_rao": khatri_rao_entries},
         checks=(takes("vec", "khatri_rao", build=lemma4_concrete), takes("vec", "khatri_rao", build=lemma4_sizes)),
@@ -580,7 +579,7 @@ def _off_by_one_rkc(rank_a: int, rank_ab: int, n: int) -> str:
 register(
     Claim(
         id="giannou2023.thm7",
-        source=f"{SOURCE}, App. A.3, Theorem 7",
+        source="App. A.3, Theorem 7",
         hypotheses=("A ∈ R^{m×n}, x ∈ R^n, b ∈ R^m (printed: b ∈ R^n)",),
         subject={"prediction": rkc_prediction},
         checks=(takes("prediction", build=rkc_search),),
@@ -887,7 +886,7 @@ def corrected_condition_negated(n, l, k, k_left):
 register(
     Claim(
         id="giannou2023.fact1",
-        source=f"{SOURCE}, App. A.1, Fact 1 and Remark 4",
+        source="App. A.1, Fact 1 and Remark 4",
         hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m (every such pair)",),
         subject={"rank_formula": min_rank, "condition": trivial_intersection},
         checks=FACT1_CHECKS,
@@ -931,7 +930,7 @@ register(
         label="Fact 1 + Remark 4, corrected",
         statement="For full-rank A ∈ R^{n×m}, B ∈ R^{m×l}, n < m, l < m: rank(AB) = min{n,l} ⇔ null(A) ∩ col(B) = {0} "
         "when l ≤ n, and ⇔ null(Bᵀ) ∩ col(Aᵀ) = {0} when n ≤ l (Remark 4's 'left nullspace and row space').",
-        source=f"{SOURCE}, App. A.1, Remark 4 (last sentence)",
+        source="App. A.1, Remark 4 (last sentence)",
         hypotheses=("A ∈ R^{n×m}, B ∈ R^{m×l} of full rank, n < m, l < m (every such pair)",),
         subject={"rank_formula": min_rank, "condition": corrected_condition},
         checks=FACT1_CHECKS,

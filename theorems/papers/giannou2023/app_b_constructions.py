@@ -37,7 +37,6 @@ from ...maths.boolean_determinant import detbool
 from ...maths.exact import fraction_array
 from ...maths.khatri_rao import khatri_rao
 
-SOURCE = "shared/seeds/000_ee8c9d7a0007ea49.txt"
 EPS64 = float(np.finfo(np.float64).eps)
 TARGET_KINDS = ("gaussian", "integer", "sparse", "rank one", "large norm", "zero last column block")
 
@@ -585,7 +584,7 @@ def thm8_bound(ctx: Context) -> str:
 
 register(Claim(
     id="giannou2023.lemma7",
-    source=f"{SOURCE}, App. B, Lemma 7 (with Prop. 1 and Lemma 4, 6)",
+    source="App. B, Lemma 7 (with Prop. 1 and Lemma 4, 6)",
     hypotheses=("target one layer x ↦ σ(Γ*W*x + β*) of width d (BatchNorm folded by Prop. 1)",
                 "source: two random layers of widths d², d with eval-mode BatchNorm; only scales and shifts tuned",
                 "‖x‖₂ ≤ 1"),
@@ -614,7 +613,7 @@ register(Claim(
 
 register(Claim(
     id="giannou2023.thm8",
-    source=f"{SOURCE}, App. B, Thm 8 (restating Thm 1)",
+    source="App. B, Thm 8 (restating Thm 1)",
     hypotheses=("target g of depth l and width d (biases allowed)", "source of depth 2l, widths alternating d², d",
                 "random frozen weights; only normalization scales and shifts tuned", "‖x‖₂ ≤ 1"),
     subject={"construction": cm.DEFAULT},
@@ -674,7 +673,7 @@ COR2_CHECKS = (
 
 register(Claim(
     id="giannou2023.cor2",
-    source=f"{SOURCE}, App. B, Cor 2 (Cor 1 in the main text)",
+    source="App. B, Cor 2 (Cor 1 in the main text)",
     hypotheses=("target one layer of width d whose weight has rank r < d",
                 "source: four random layers, widths r·d, r, d·r, d, normalization scales and shifts tuned", "‖x‖₂ ≤ 1"),
     subject={"construction": cm.DEFAULT},
@@ -818,7 +817,7 @@ THM9_CONSTRUCTION_BROKEN = (
 
 register(Claim(
     id="giannou2023.thm9",
-    source=f"{SOURCE}, App. C, Thm 9 (restating Thm 2), Remark 9, Lemma 8",
+    source="App. C, Thm 9 (restating Thm 2), Remark 9, Lemma 8",
     hypotheses=("target g(x) = W*_l σ(… σ(W*_1 x)) of depth l, width d, no biases, ‖W*_i‖ ≤ 1, fixed before the "
                 "draw", "blocks of width dk, ⌈d/k⌉ per target layer, skip inputs A_i z_i",
                 "every k ∈ [d]", "chunks fed in the printed order z_i = S_i z",
@@ -860,7 +859,7 @@ register(Claim(
               "for every k ∈ [d], and every tuned Γ of a block fed a nonzero column block has only nonzero entries "
               "(Lemma 8). Certified: for almost every (draw, target) within each pattern of zero column blocks; each "
               "fixed target: supported (not 'every target' at once: see the notes).",
-    source=f"{SOURCE}, App. C, Thm 9 with the chunk order repaired",
+    source="App. C, Thm 9 with the chunk order repaired",
     hypotheses=("target g of depth l and width d, fixed before the draw", "blocks of width dk, ⌈d/k⌉ per target layer",
                 "every k ∈ [d]",
                 f"quantifier: {FIXED_TARGET} (the printed one); certified only for {ALMOST_EVERY_PAIR} in each "
@@ -952,7 +951,7 @@ def count_statement(trainable_order, total_order, bound: float = 4.0):
 
 register(Claim(
     id="giannou2023.remark1",
-    source=f"{SOURCE}, Remark 1 and the paragraph after Thm 2",
+    source="Remark 1 and the paragraph after Thm 2",
     hypotheses=("sources built for depth-l, width-d targets",
                 "trainable = BatchNorm weight and bias; total = all parameters"),
     subject={"trainable order": lambda d, l: d * d * l, "total order": lambda d, l: d ** 3 * l},
@@ -1082,7 +1081,7 @@ register(Claim(
               "probability p) succeeds exactly when the Khatri–Rao product of the masks has a perfect matching "
               "(DetBool = 1, Lemma 9), and then realizes the target; at p = min(1, 1.5√(log d/d)) a layer pair fails "
               "with probability ≤ 1/d (failure frequency reported against p for d = 4..10).",
-    source=f"{SOURCE}, App. D, Thm 11 (restating Thm 3) with Lemma 9",
+    source="App. D, Thm 11 (restating Thm 3) with Lemma 9",
     hypotheses=("the wide construction of Thm 8", "masks iid Bern(p) on both frozen matrices",
                 "Gaussian frozen weights",
                 "quantifier: every target at once for each draw whose masked system is invertible (the system "

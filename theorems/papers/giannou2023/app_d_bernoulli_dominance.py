@@ -1,8 +1,8 @@
 """giannou2023, Appendix D: Lemma 10 (Bernoulli dominance) and its column-replacement
 consequence, the step from a sparsified Khatri–Rao product to an iid Bernoulli matrix.
 
-Source: shared/seeds/000_ee8c9d7a0007ea49.txt, App. D, Lemma 10, its proof, and the
-paragraph after it (001_ is a second extraction; both print p ≥ √(2qd)). The exact engine
+Source: giannou2023, App. D, Lemma 10, its proof, and the paragraph after it (both
+extractions of the text print p ≥ √(2qd)). The exact engine
 (both sides as polynomials in p, exact sign decisions, every S up to isomorphism) is in
 ``bernoulli_polynomials``; this module states the claims and runs the checks.
 """
@@ -31,7 +31,6 @@ from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths.boolean_determinant import detbool, detbool_stack, permanent_term_counts
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.maths.stats import FALSE_ALARM, binomial_upper_pvalue, clopper_pearson, round_sig
-from theorems.papers.giannou2023 import SOURCE
 from theorems.papers.giannou2023 import bernoulli_polynomials as bp
 
 # --- Lemma 10: the statement under test -------------------------------------------------
@@ -441,7 +440,7 @@ Q_IS_P_SQUARED = Dominance(lambda d: Fraction(1, d))
 register(
     Claim(
         id="giannou2023.lemma10",
-        source=f"{SOURCE}, App. D, Lemma 10 (and its proof)",
+        source="App. D, Lemma 10 (and its proof)",
         hypotheses=(
             "u_0…u_{d−1}, v_0…v_{d−1} iid Bern(p); x_0…x_{d²−1} iid Bern(q); all independent",
             "p ≥ √(2qd), i.e. q ≤ p²/(2d); p ∈ (0, 1]",
@@ -861,7 +860,7 @@ MARGINAL_REPLACEMENT = Replacement(lambda p, d: p * p)
 register(
     Claim(
         id="giannou2023.lemma10.column",
-        source=f"{SOURCE}, App. D, paragraph after Lemma 10; main text Sec. 4.3, proof of Thm 3, Steps 2–3",
+        source="App. D, paragraph after Lemma 10; main text Sec. 4.3, proof of Thm 3, Steps 2–3",
         hypotheses=(
             "A, B ∈ {0,1}^{d×d²} iid Bern(p); the replacement column iid Bern(q), independent of A, B",
             "p ≥ √(2qd): tested at the largest admissible q = p²/(2d)",

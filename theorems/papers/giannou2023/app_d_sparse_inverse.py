@@ -1,8 +1,7 @@
 """giannou2023, Appendix D: the Boolean determinant (Definition 8) and Lemma 9, the
 equivalence between invertibility of a sparsified Khatri–Rao product and DetBool.
 
-Source: shared/seeds/000_ee8c9d7a0007ea49.txt, App. D ("Sparse Matrix Inverse"); 001_ is a
-second extraction of the same text. Conventions (CLAIMS.md): A ⊙ B is
+Source: giannou2023, App. D ("Sparse Matrix Inverse"). Conventions (CLAIMS.md): A ⊙ B is
 ``scipy.linalg.khatri_rao``, so row j·d + l of A ⊙ B is row j of A times row l of B, as in
 the proof of Lemma 9; indices start at 0 as the paper's footnote says.
 """
@@ -36,7 +35,6 @@ from theorems.maths.boolean_determinant import (
     permutation_signs,
 )
 from theorems.maths.khatri_rao import khatri_rao
-from theorems.papers.giannou2023 import SOURCE
 
 DetBool = Callable[[np.ndarray], int]
 
@@ -546,7 +544,7 @@ def def8_search(definition: FirstColumnRecursion, matching_detbool: DetBool) -> 
 register(
     Claim(
         id="giannou2023.def8",
-        source=f"{SOURCE}, App. D, Definition 8",
+        source="App. D, Definition 8",
         hypotheses=("B a d×d Boolean matrix, d ≥ 1",),
         subject={"definition": DEFINITION_8, "matching_detbool": detbool},
         checks=(
@@ -1074,7 +1072,7 @@ def lemma9_general(entry: SparsifiedEntry, detbool_under_test: DetBool, part: st
 register(
     Claim(
         id="giannou2023.lemma9",
-        source=f"{SOURCE}, App. D, Lemma 9 and its proof",
+        source="App. D, Lemma 9 and its proof",
         hypotheses=(
             "A, B ∈ {0,1}^{d×d²} masks, every pair (printed: 'd² × d² Bernoulli matrices', see notes)",
             "P, Q ∈ R^{d×d²} with iid entries from a continuous distribution: 'invertible' holds almost surely in "

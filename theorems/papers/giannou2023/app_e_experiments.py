@@ -28,8 +28,6 @@ from ...engine.registry import Broken, Check, Claim, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
 
-SOURCE = "shared/seeds/000_ee8c9d7a0007ea49.txt"
-
 
 def teacher(d: int, generator: torch.Generator) -> nn.Sequential:
     g = nn.Sequential(nn.Linear(d, d, dtype=torch.float64), nn.ReLU(), nn.Linear(d, 1, dtype=torch.float64))
@@ -197,7 +195,7 @@ def figure(rows):
 
 register(Claim(
     id="giannou2023.fig4",
-    source=f"{SOURCE}, App. E, Fig. 4 (left) and Fig. 5",
+    source="App. E, Fig. 4 (left) and Fig. 5",
     hypotheses=("teacher: one hidden ReLU layer of width d, output the sum of hidden units", "Gaussian inputs",
                 "source of Thm 1 (widths d², d, d, 1)",
                 "equal SGD budgets for the dense copy and the BN-only baseline",

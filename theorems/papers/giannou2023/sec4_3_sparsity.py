@@ -47,7 +47,6 @@ from theorems.engine.registry import Broken, Check, Claim, Erratum, register, ta
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
-from theorems.papers.giannou2023 import SOURCE
 
 # Ball-arithmetic precision (bits) for the closed forms: ample for n ≤ 2^60 (1 − ρ with ρ ≈ 2^(−54) keeps 200 bits).
 ARB_BITS = 256
@@ -1015,7 +1014,7 @@ THM10_SPARSE = SingularityStatement("singular, no zero row or column", THM10_FAM
 register(
     Claim(
         id="giannou2023.thm10",
-        source=f"{SOURCE}, App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
+        source="App. D, Theorem 10 (= Sec. 4.3, Theorem 4; Basak–Rudelson 2018, Thm 1.1)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ with nρ ≥ log(1/ρ) (no upper limit printed)", "any ε > 0"),
         subject={"statement": THM10},
         checks=SINGULARITY_CHECKS,
@@ -1063,7 +1062,7 @@ register(
         label="Thm 10, sparse range",
         statement="For iid Bern(ρ) n×n matrices with nρ ≥ log(1/ρ) and ρ ≤ 1/2: P(singular and no zero row or "
                   "column) ≤ n^(−c) for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
-        source=f"{SOURCE}, App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
+        source="App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
         subject={"statement": THM10_SPARSE},
         checks=SINGULARITY_CHECKS,
@@ -1100,7 +1099,7 @@ REMARK11_CHECKS = (
 register(
     Claim(
         id="giannou2023.remark11",
-        source=f"{SOURCE}, App. D, Remark 11 (and Sec. 4.3 after Theorem 4, and the proof of Theorem 11)",
+        source="App. D, Remark 11 (and Sec. 4.3 after Theorem 4, and the proof of Theorem 11)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = log n/n", "c > 0 universal"),
         subject={"zero-line formulas": ZERO_LINE_FORMULAS, "statement": REMARK11, "condition": PRINTED_CONDITION},
         checks=REMARK11_CHECKS,
@@ -1151,7 +1150,7 @@ register(
         label="Remark 11, corrected",
         statement="For n ≥ 3, ρ ≥ log n/n implies nρ ≥ log(1/ρ); and with ρ = 2 log n/n an iid Bern(ρ) n×n matrix is "
                   "singular with probability at most n^(−c) for some c > 0 (zero rows force c ≤ 1).",
-        source=f"{SOURCE}, App. D, Remark 11, corrected (density 2 log n/n; one-way implication as in Sec. 4.3)",
+        source="App. D, Remark 11, corrected (density 2 log n/n; one-way implication as in Sec. 4.3)",
         hypotheses=("A n×n with iid Bern(ρ) entries", "ρ = 2 log n/n"),
         subject={"zero-line formulas": ZERO_LINE_FORMULAS, "statement": REMARK11_CORRECTED,
                  "condition": IMPLIED_CONDITION},
@@ -1200,7 +1199,7 @@ for claim_id, scaling, section in (("giannou2023.thm11", SQRT_SCALING, "App. D, 
     register(
         Claim(
             id=claim_id,
-            source=f"{SOURCE}, {section}",
+            source=section,
             hypotheses=("W continuous iid, M iid Bern(p) masks of shape d×d²", f"p = Θ({scaling.label})",
                         "failure target 1/d",
                         "quantifier: a failure probability over the draw (masks and weights); a successful draw "

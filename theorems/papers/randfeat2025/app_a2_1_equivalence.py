@@ -33,7 +33,6 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, index_sums
-from theorems.papers.randfeat2025 import SOURCE
 from theorems.papers.randfeat2025.sec3_features import DIVISION_WITH_REMAINDER, duplicated_first_feature, symbolic_links
 
 
@@ -727,7 +726,7 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
 
 register(Claim(
     id="randfeat2025.thm3_1",
-    source=f"{SOURCE}, Sec. 3, Thm 3.1; proof in App. A.2.1",
+    source="Sec. 3, Thm 3.1; proof in App. A.2.1",
     hypotheses=("ID cond features (Eq. 6), c1 = c0c2",
                 "any layers before and after (nonlinear), any differentiable loss",
                 "nothing between W⁽¹⁾ and W⁽²⁾ but the scale γ⁽¹⁾",

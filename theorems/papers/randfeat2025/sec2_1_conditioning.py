@@ -40,7 +40,6 @@ from theorems.engine.registry import Broken, Check, Claim, Erratum, register, ta
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, stats
 from theorems.maths.khatri_rao import symbols_matrix
-from theorems.papers.randfeat2025 import SOURCE
 
 # "Not well conditioned": κ(M) ≥ 10 at the interpolation point (Fig. 2 (b) shows 10² to 10⁸).
 ILL_CONDITIONED = 10.0
@@ -165,7 +164,7 @@ def exact_rows_beyond(layers: Callable) -> Check:
 
 register(Claim(
     id="randfeat2025.ortho",
-    source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned'",
+    source="Sec. 2.1, 'Orthogonal weights are not well conditioned'",
     hypotheses=("W⁽¹⁾, W⁽²⁾ independent orthogonal (orthonormal columns / rows)", "c1 = c0c2 (interpolation point)",
                 "rows: explicit rational orthogonal pairs (some pair, exact); conditioning: almost every Haar draw "
                 "(every draw seen)"),
@@ -305,7 +304,7 @@ def _descent_figure(curves: dict, n: int) -> Figure:
 
 register(Claim(
     id="randfeat2025.double_descent",
-    source=f"{SOURCE}, Sec. 2.1 'Double Descent' and Fig. 2 (b)",
+    source="Sec. 2.1 'Double Descent' and Fig. 2 (b)",
     hypotheses=("He normal/uniform, orthogonal, ER norm, ER sign features", "c1 on a grid around c0c2",
                 "the median κ(M) over the draws (a statement about the distribution, not each draw)"),
     subject={"peak": interpolation_point},
@@ -692,7 +691,7 @@ def general_threshold_check(threshold: Callable[[sympy.Expr, sympy.Expr], sympy.
 
 register(Claim(
     id="randfeat2025.ortho_columns",
-    source=f"{SOURCE}, Sec. 2.1, 'Orthogonal weights are not well conditioned': "
+    source="Sec. 2.1, 'Orthogonal weights are not well conditioned': "
            "'While the columns of M are orthogonal, the rows are not'",
     hypotheses=("every orthogonal W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} (orthonormal along their shorter side; no draw)",
                 "any width c1"),
@@ -726,7 +725,7 @@ register(Claim(
     statement="MᵀM = (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽¹⁾W⁽¹⁾ᵀ); so the columns of M are orthogonal for every orthogonal W⁽¹⁾, W⁽²⁾ "
               "exactly when c1 ≤ max(c0, c2) (one factor is then I_{c1}), and not in general for c1 > max(c0, c2), "
               "e.g. at the interpolation point c1 = c0c2 with c0, c2 ≥ 2.",
-    source=f"{SOURCE}, Sec. 2.1 (column k of M is W⁽²⁾[:, k] ⊗ W⁽¹⁾[k, :])",
+    source="Sec. 2.1 (column k of M is W⁽²⁾[:, k] ⊗ W⁽¹⁾[k, :])",
     hypotheses=("W⁽¹⁾ ∈ R^{c1×c0}, W⁽²⁾ ∈ R^{c2×c1} orthogonal (orthonormal along their shorter side)",
                 "'orthogonal columns' for every orthogonal pair (c1 ≤ max(c0, c2)); 'not in general': some exact "
                 "orthogonal pair has non-orthogonal columns (c1 > max(c0, c2))"),

@@ -37,7 +37,6 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import features, stats
-from theorems.papers.randfeat2025 import SOURCE
 
 
 @dataclass(frozen=True)
@@ -302,7 +301,7 @@ NO_TARGET = ("no target: a statement about the draw of the factors (the empirica
 
 register(Claim(
     id="randfeat2025.thm2_2",
-    source=f"{SOURCE}, Sec. 2.1, Thm 2.2; proof in App. A.2",
+    source="Sec. 2.1, Thm 2.2; proof in App. A.2",
     hypotheses=("w⁽¹⁾, w⁽²⁾ independent, centred, bounded fourth moments", "Var m = 1/(c0c2)", "c0c2 → ∞", NO_TARGET),
     subject={"density": PRINTED, "scaling": UNSCALED},
     checks=(takes("density", build=normalization_check),
@@ -335,7 +334,7 @@ register(Claim(
     statement="With Var m = 1/(c0c2) and c0, c2 → ∞, almost surely in the draw of the factors, the empirical law of "
               "the nonzero singular values of √(max(1, c0c2/c1))·M converges to the density "
               "(1/(πx))·√((x² − λ₋²)(λ₊² − x²)) on [λ₋, λ₊], λ = max(c0c2/c1, c1/(c0c2)), λ₋ = |1 − √λ|, λ₊ = 1 + √λ.",
-    source=f"{SOURCE}, Sec. 2.1, Thm 2.2 and Fig. 3",
+    source="Sec. 2.1, Thm 2.2 and Fig. 3",
     hypotheses=("factors independent, centred, unit variance up to scaling, bounded fourth moments", "c0, c2 → ∞",
                 NO_TARGET),
     subject={"density": CORRECTED, "scaling": RESCALED},

@@ -32,7 +32,6 @@ from theorems.engine.registry import Broken, Check, Claim, Erratum, register, ta
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features
 from theorems.maths.strategies import EXACT_KINDS, matrices
-from theorems.papers.randfeat2025 import SOURCE
 
 
 def target_block(target: np.ndarray) -> np.ndarray:
@@ -318,7 +317,7 @@ def _one_spare(width):
 
 register(Claim(
     id="randfeat2025.thm2_1",
-    source=f"{SOURCE}, Sec. 2, Thm 2.1",
+    source="Sec. 2, Thm 2.1",
     hypotheses=("every pair of full-rank W⁽¹⁾, W⁽²⁾ (no draw)", "every target",
                 "c1 ≥ c2c0 (γ⁽²⁾ = 1) or c1 ≥ c2(c0 − 1) + 1 (γ⁽²⁾ trained)"),
     subject={"admissible": full_rank_factors, "plain_width": _plain_width, "gamma2_width": _gamma2_width},
@@ -688,7 +687,7 @@ register(Claim(
               "order in (ii) cannot be swapped at the minimal width: when c0, c2 ≥ 2 and c1 = c2(c0 − 1) + 1, almost "
               "every draw leaves some target unreachable; once c1 ≥ c0c2, (i) gives every target for almost every "
               "draw, and c0 = 1 or c2 = 1 gives every target at the minimal width too.",
-    source=f"{SOURCE}, Sec. 2, Thm 2.1 (as the cited Giannou et al. 2023 and Burkholz 2024 state it)",
+    source="Sec. 2, Thm 2.1 (as the cited Giannou et al. 2023 and Burkholz 2024 state it)",
     hypotheses=("W⁽¹⁾, W⁽²⁾ iid continuous entries", "(i) c1 ≥ c0c2, γ⁽²⁾ = 1; a.s. in W, every target",
                 "(ii) c1 ≥ c2(c0 − 1) + 1, γ⁽²⁾ trained; each fixed target, a.s. in W",
                 "(iii) c1 = c2(c0 − 1) + 1 or c1 ≥ c0c2, γ⁽²⁾ trained; a.s. in W, some target lost or every target "

@@ -28,7 +28,6 @@ from theorems.engine.registry import Broken, Check, Claim, Erratum, register, ta
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, index_sums
 from theorems.maths.strategies import EXACT_KINDS, matrices
-from theorems.papers.randfeat2025 import SOURCE
 from theorems.papers.randfeat2025.sec2_width import reachable_with_gamma2
 
 # --- ID cond: M = I and one link per feature --------------------------------------------
@@ -183,7 +182,7 @@ def duplicated_first_feature(c0, c2):
 
 register(Claim(
     id="randfeat2025.idcond",
-    source=f"{SOURCE}, Sec. 3, Eq. (2) and App. A.2.1, Eq. (5)–(6)",
+    source="Sec. 3, Eq. (2) and App. A.2.1, Eq. (5)–(6)",
     hypotheses=("every c0, c2 ≥ 1 (no target involved: a statement about the construction)", "c1 = c0c2",
                 "k_ij = (i − 1)c0 + j (row-major flattening of the target)"),
     subject={"id_cond": features.id_cond},
@@ -362,7 +361,7 @@ BEYOND_PINNED = (np.array([[0, 1, 0, 0], [0, 0, 0, 0]]), np.array([[0, 1, 0, 0],
 
 register(Claim(
     id="randfeat2025.idcond_min",
-    source=f"{SOURCE}, Sec. 3, Eq. (3) and App. A.2.1",
+    source="Sec. 3, Eq. (3) and App. A.2.1",
     hypotheses=("c1 = c2(c0 − 1) + 1", "one shared feature k₁ for input 1", "γ⁽²⁾ trained",
                 "every target W⁽ᵗ⁾ (the layers are fixed, no draw)"),
     subject={"layers": features.id_cond_minimal, "admissible": every_target},
@@ -389,7 +388,7 @@ register(Claim(
     statement="For every target W⁽ᵗ⁾ (no draw: the layers are fixed), the minimal ID cond features reconstruct it "
               "exactly when its first column is zero or nonzero in every nonzero row (in particular almost every "
               "target).",
-    source=f"{SOURCE}, Sec. 3, Eq. (3)",
+    source="Sec. 3, Eq. (3)",
     hypotheses=("the minimal ID cond layers, c1 = c2(c0 − 1) + 1, γ⁽²⁾ trained",
                 "every target: reached iff column 0 of W⁽ᵗ⁾ is zero, or w_i1 ≠ 0 in every nonzero row i"),
     subject={"layers": features.id_cond_minimal, "reachable_iff": zero_free_first_column},
@@ -616,7 +615,7 @@ def interleaved_ortho_layers(u1, u2):
 
 register(Claim(
     id="randfeat2025.orthocond",
-    source=f"{SOURCE}, Sec. 3, 'Ortho cond features'",
+    source="Sec. 3, 'Ortho cond features'",
     hypotheses=("every U⁽¹⁾ ∈ O(c0), U⁽²⁾ ∈ O(c2) (no draw: every orthogonal pair)", "c1 = c0c2, feature k = (q, d)"),
     subject={"ortho_cond_layers": features.ortho_cond_layers},
     checks=(takes("ortho_cond_layers", build=kronecker_orthocond_check),

@@ -31,7 +31,6 @@ from theorems.engine.registry import Broken, Check, Claim, Erratum, register, ta
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, features
 from theorems.maths.strategies import EXACT_KINDS, matrices
-from theorems.papers.randfeat2025 import SOURCE
 
 # Permutations of target rows are enumerated: c2! of them.
 MAX_OUTPUTS = 3
@@ -265,7 +264,7 @@ QUANTIFIER = "every M (every rank r), every target W⁽ᵗ⁾: a deterministic i
 
 register(Claim(
     id="randfeat2025.thm4_1",
-    source=f"{SOURCE}, Sec. 4, Thm 4.1; proof in App. A.2.2",
+    source="Sec. 4, Thm 4.1; proof in App. A.2.2",
     hypotheses=("M = USVᵀ of rank r, singular values decreasing", "P ranges over row permutations of W⁽ᵗ⁾",
                 QUANTIFIER),
     subject={"residual_components": last_r},
@@ -287,7 +286,7 @@ register(Claim(
     label="Thm 4.1, corrected projection",
     statement="For every M of every rank r and every target W⁽ᵗ⁾: min_P min_γ ‖Mγ − vec(PW⁽ᵗ⁾)‖² = "
               "min_P ‖U₂ᵀ vec(PW⁽ᵗ⁾)‖² with U₂ = U[:, r:], the last N − r left singular vectors (N = c0c2).",
-    source=f"{SOURCE}, App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
+    source="App. A.2.2 (the proof's last line, min_P ‖U₂ᵀv(P)‖²)",
     hypotheses=("M = USVᵀ of rank r (full SVD, U square)", QUANTIFIER),
     subject={"residual_components": last_n_minus_r},
     checks=alignment_checks([ONE, RANK_DEFICIENT]),

@@ -46,7 +46,6 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import matchings, stats
-from theorems.papers.randfeat2025 import SOURCE
 
 P = sympy.Symbol("p")
 
@@ -277,7 +276,7 @@ def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, tri
 
 register(Claim(
     id="randfeat2025.thm4_2",
-    source=f"{SOURCE}, Sec. 4, Thm 4.2; proof in App. A.2.3",
+    source="Sec. 4, Thm 4.2; proof in App. A.2.3",
     hypotheses=("feature mask iid Bern(p), c2 × c0", "target rows with in-degrees d_i", "rows matched injectively",
                 "every target (fixed, deterministic) and every p ∈ [0, 1]; the probability is over the mask only"),
     subject={"bound": product_bound},
@@ -332,7 +331,7 @@ def _matching_expr(pattern):
 
 register(Claim(
     id="randfeat2025.thm4_2.attained",
-    source=f"{SOURCE}, App. A.2.3 (proof of Thm 4.2) and Sec. 4 'Proof Outline'",
+    source="App. A.2.3 (proof of Thm 4.2) and Sec. 4 'Proof Outline'",
     hypotheses=("target rows with mutually disjoint supports", "every such target and every p ∈ [0, 1]"),
     subject={"bound": product_bound},
     checks=(takes("bound", build=lambda bound: attained_check("P(match) ≡ bound for disjoint supports",
@@ -356,7 +355,7 @@ register(Claim(
               "Π_i(1 − (1 − p^{d_i})^{c2}) is exactly the probability (over the mask) that every target row fits at "
               "least one feature row (an upper bound on P(match), equal to it only when at most one target row is "
               "nonempty).",
-    source=f"{SOURCE}, App. A.2.3",
+    source="App. A.2.3",
     hypotheses=("target rows with mutually disjoint supports", "every such target and every p ∈ [0, 1]"),
     subject={"bound": product_bound, "event_probability": cover_polynomial},
     checks=(takes("event_probability", "bound",
@@ -581,7 +580,7 @@ TARGET_DRAW = "each fixed (c0, c2t, k, p, q, δ): the probability is over the dr
 
 register(Claim(
     id="randfeat2025.thm4_3",
-    source=f"{SOURCE}, Sec. 4, Thm 4.3; proof in App. A.2.4",
+    source="Sec. 4, Thm 4.3; proof in App. A.2.4",
     hypotheses=("target iid Bern(q), c2t × c0", "features iid Bern(p), c2 = k·c2t rows", "k as printed",
                 TARGET_DRAW),
     subject={"k_rule": printed_k},
@@ -606,7 +605,7 @@ register(Claim(
     statement="For every c0, c2t, k ≥ 1 and p, q ∈ [0, 1], with c2 = k·c2t feature rows, P(match) ≥ "
               "(Σ_d C(c0, d) q^d (1 − q)^{c0−d} (1 − (1 − p^d)^k))^{c2t}, the probability over the draw of both the "
               "iid Bern(q) target and the iid Bern(p) mask; so k suffices when that is ≥ 1 − δ.",
-    source=f"{SOURCE}, App. A.2.4 (the partition argument with the per-row success computed exactly)",
+    source="App. A.2.4 (the partition argument with the per-row success computed exactly)",
     hypotheses=("target iid Bern(q)", "features iid Bern(p)", "any k ≥ 1", TARGET_DRAW),
     subject={"bound": corrected_lower},
     checks=(takes("bound", build=partition_argument_check), takes("bound", build=partition_beyond_check),

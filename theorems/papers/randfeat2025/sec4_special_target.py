@@ -40,7 +40,6 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, matchings, stats
-from theorems.papers.randfeat2025 import SOURCE
 from theorems.papers.randfeat2025.sec4_matching import STURM, P, nonnegative_on_unit_interval
 
 X = flint.fmpz_poly([0, 1])
@@ -326,7 +325,7 @@ def mc_dominance_check(maximizer: Callable) -> Check:
 
 register(Claim(
     id="randfeat2025.thm4_2.disjoint_max",
-    source=f"{SOURCE}, App. A.2.3 (proof of Thm 4.2): 'If all target output neurons are connected to mutually "
+    source="App. A.2.3 (proof of Thm 4.2): 'If all target output neurons are connected to mutually "
            "exclusive sets of input neurons, then all student outputs are potential matches for a target neuron, "
            "which maximizes the probability of a match'; Fig. 1(e), Fig. 5",
     hypotheses=("target c2 × c0 with in-degrees d_i", "c2 feature rows, iid Bern(p) mask",
@@ -528,7 +527,7 @@ def cover_bound_check(k_rule: Callable) -> Check:
 
 register(Claim(
     id="randfeat2025.fig1e_k",
-    source=f"{SOURCE}, Sec. 4 after Thm 4.3: 'Note that the special target in Fig. 1 (e) would only need "
+    source="Sec. 4 after Thm 4.3: 'Note that the special target in Fig. 1 (e) would only need "
            "k ≈ (1−δ)^{1/c2}/(c2p^d)'",
     hypotheses=("target: c2 output neurons with disjoint supports of d inputs (Fig. 1(e))",
                 "k·c2 feature rows, iid Bern(p) mask", "k ≈ (1−δ)^{1/c2}/(c2p^d), rounded up (at least 1)",
@@ -628,7 +627,7 @@ register(Claim(
               "(necessary: every target neuron must fit one of the kc2 feature neurons) and "
               "k_part = ⌈log(1 − (1−δ)^{1/c2}) / log(1 − p^d)⌉ (sufficient: Thm 4.3's partition argument); "
               "k_cover ≈ log(c2/δ)/(c2p^d), a factor ≈ log(c2/δ) above the printed k.",
-    source=f"{SOURCE}, Sec. 4 after Thm 4.3 and App. A.2.4",
+    source="Sec. 4 after Thm 4.3 and App. A.2.4",
     hypotheses=("target: c2 output neurons with disjoint supports of d inputs", "k·c2 feature rows, iid Bern(p)",
                 "every c2, d, p ∈ (0, 1), δ ∈ (0, 1) for the one fixed Fig. 1(e) target; the probability is over the "
                 "mask only"),
