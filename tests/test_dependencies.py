@@ -41,13 +41,3 @@ def pinned_in_lower_bounds_file() -> dict[str, str]:
 def test_lower_bounds_file_pins_exactly_the_lowest_allowed_versions():
     assert pinned_in_lower_bounds_file() == lower_bounds_in_pyproject()
 
-
-def test_readme_states_the_tested_lower_bounds():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("| package | lowest |"):].split("\n\n", 1)[0]
-    stated = {}
-    for row in table.splitlines()[2:]:
-        names, versions = (cell.strip() for cell in row.strip("|").split("|")[:2])
-        for name, version in zip(names.split(", "), versions.split(", "), strict=True):
-            stated[name.lower()] = release(version)
-    assert stated == lower_bounds_in_pyproject()

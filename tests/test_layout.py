@@ -2,12 +2,15 @@
 benchmarks, constructions) on top; four paper packages that use the engine and the shared
 mathematics and know no face nor each other; an engine that knows no paper and renders
 nothing; no import circle anywhere; every claim registered under ``theorems/papers/``, claim
-modules found without a list, and ``tests/`` mirroring the package."""
+modules found without a list, ``tests/`` mirroring the package, and nothing else at the
+root."""
 
 import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import theorems
 
@@ -189,3 +192,16 @@ def test_tests_mirror_the_package():
             helper_users = [t for t in python_files(TESTS / "papers" / paper)
                             if path.stem in t.read_text(encoding="utf-8")]
             assert mirror.exists() or helper_users, f"no tests for theorems/papers/{paper}/{path.name}"
+
+
+# The repository's root: the package, its tests, the committed reports and what builds and tests them.
+ROOT_ENTRIES = {"pyproject.toml", "README.md", "conftest.py", "theorems", "tests", "reports", ".ci", ".gitignore"}
+
+
+def test_the_root_holds_only_the_package_its_tests_reports_and_build():
+    root = PACKAGE.parent
+    listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    tracked = {path.split("/", 1)[0] for path in listed.stdout.splitlines()}
+    assert tracked <= ROOT_ENTRIES, f"files at the root beyond the layout: {sorted(tracked - ROOT_ENTRIES)}"

@@ -1,4 +1,5 @@
-"""The README's claims table is generated from the registry and the manifest."""
+"""The README is a short guide whose claims table is generated from the registry and the
+manifest, and whose links lead somewhere."""
 
 import io
 import re
@@ -7,8 +8,13 @@ from pathlib import Path
 
 from theorems import cli
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 TABLE = re.compile(r"<!-- claims-table:start -->\n(.*)<!-- claims-table:end -->", re.S)
+MOST_LINES = 400  # read in ten minutes (issue 27)
+# A markdown link's target: a relative path, an #anchor, or both; web addresses are not followed.
+LINK = re.compile(r"\]\((?!https?://)([^)#\s]*)(?:#([^)\s]+))?\)")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 
 
 def generated_table() -> str:
@@ -18,12 +24,37 @@ def generated_table() -> str:
     return buffer.getvalue()
 
 
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
 def test_readme_claims_table_is_current():
     match = TABLE.search(README.read_text(encoding="utf-8"))
     assert match, "README lacks the claims-table markers"
     assert match.group(1) == generated_table(), (
         "README claims table is stale: regenerate with `python tests/test_readme.py`"
     )
+
+
+def test_readme_is_short():
+    lines = len(README.read_text(encoding="utf-8").splitlines())
+    assert lines < MOST_LINES, f"README.md has {lines} lines; keep it under {MOST_LINES}"
+
+
+def test_readme_links_lead_to_files_and_headings_that_exist():
+    text = FENCE.sub("", README.read_text(encoding="utf-8"))
+    headings = {anchor(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+    for path, fragment in LINK.findall(text):
+        if path:
+            assert (ROOT / path).exists(), f"README links to {path}, which does not exist"
+        elif fragment:
+            assert fragment in headings, f"README links to #{fragment}, which is no heading"
+
+
+def test_the_anchor_of_a_heading_is_githubs():
+    assert anchor(" Gating your own paper") == "gating-your-own-paper"
+    assert anchor(" `theorems meta`") == "theorems-meta"
 
 
 if __name__ == "__main__":

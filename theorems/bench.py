@@ -40,7 +40,7 @@ from .report.benchmarks import render_benchmarks_markdown
 FLOAT64 = 8
 WARM_UP_ORDER = 2048  # the engine's warm-up before each measured certificate (all of it, up to this order)
 # flint's determinant takes minutes past this order (2.5 at 9216² on the development machine) and
-# hours at the paper's 36864²: beyond it, the README's recipe rechecks a residue by hand.
+# hours at the paper's 36864²: beyond it, reports/README.md's recipe rechecks a residue by hand.
 FLINT_UP_TO = 9216
 # Bytes per entry while flint checks the residue: a Python int per entry (28 bytes and a
 # list slot) and nmod_mat's own word.

@@ -278,29 +278,24 @@ def command_list(args) -> int:
 
 
 def markdown_claims_table(rows: list[dict]) -> str:
-    """The README's claims table: one section per paper, verdicts and scopes from the gate
-    manifest. Only a scope the machine checks for every size reads "all sizes,
-    machine-checked"; a claim whose argument for the sizes past its scope is prose says
+    """The README's claims table: one row per claim (its id names its paper), verdicts and
+    scopes from the gate manifest. Only a scope the machine checks for every size reads "all
+    sizes, machine-checked"; a claim whose argument for the sizes past its scope is prose says
     "general argument: not machine-checked"."""
     from .engine.verdicts import ALL_SIZES
     from .report.document import GENERAL_ARGUMENT_LABEL, MACHINE_CHECKED_ALL_SIZES
 
-    lines = []
-    for paper in dict.fromkeys(row["paper"] for row in rows):
-        lines += [f"**{paper}**", "", "| id | label | checks | verdict |", "|---|---|---|---|"]
-        for row in rows:
-            if row["paper"] != paper:
-                continue
-            scope = row["expected_scope"]
-            qualifiers = [MACHINE_CHECKED_ALL_SIZES if scope == ALL_SIZES else scope] if scope else []
-            if row["general_argument"] and scope != ALL_SIZES:
-                qualifiers.append(GENERAL_ARGUMENT_LABEL)
-            shown = f" ({'; '.join(qualifiers)})" if qualifiers else ""
-            verdict = f"**{row['expected_verdict']}**{shown}" if row["expected_verdict"] else "not implemented"
-            core = " (core)" if row["core"] else ""
-            lines.append(f"| `{row['id']}`{core} | {row['label']} | {', '.join(row['check_kinds'])} | {verdict} |")
-        lines.append("")
-    return "\n".join(lines).rstrip()
+    lines = ["| id | label | checks | verdict |", "|---|---|---|---|"]
+    for row in rows:
+        scope = row["expected_scope"]
+        qualifiers = [MACHINE_CHECKED_ALL_SIZES if scope == ALL_SIZES else scope] if scope else []
+        if row["general_argument"] and scope != ALL_SIZES:
+            qualifiers.append(GENERAL_ARGUMENT_LABEL)
+        shown = f" ({'; '.join(qualifiers)})" if qualifiers else ""
+        verdict = f"**{row['expected_verdict']}**{shown}" if row["expected_verdict"] else "not implemented"
+        core = " (core)" if row["core"] else ""
+        lines.append(f"| `{row['id']}`{core} | {row['label']} | {', '.join(row['check_kinds'])} | {verdict} |")
+    return "\n".join(lines)
 
 
 def command_check(args) -> int:

@@ -1,6 +1,6 @@
 """The gate manifest: the expected verdict of every implemented claim of a package.
 
-The format (README, "The manifest format"): a TOML file with an optional ``version = 1``,
+The format (README, "Gating your own paper"): a TOML file with an optional ``version = 1``,
 one ``[verdicts]`` table mapping each claim id, quoted, to its expected verdict, and an
 optional ``[scopes]`` table giving each certified claim's scope ("all", or the bounded range
 its certificates cover at the ci profile)::
