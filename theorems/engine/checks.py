@@ -109,7 +109,7 @@ class Labels:
         return {name: to_jsonable(entry) for name, entry in self._entries(self.names, value)}
 
 
-def _describer(check: str, names: Names | None, describe: Callable[[Any], Any]) -> Labels | None:
+def _labels_for(check: str, names: Names | None, describe: Callable[[Any], Any]) -> Labels | None:
     """The labels of ``names``, or None when the builder records inputs with ``describe``:
     a ``describe`` gives its own form (and its own labels), so it comes without ``names``."""
     if names is None:
@@ -143,7 +143,7 @@ def property_search(
     sizes grow with the profile. ``names`` labels the example's entries in the counterexample
     (``Labels``); ``describe`` instead gives the counterexample a form of its own.
     """
-    named = _describer(name, names, describe)
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         failures: list[tuple[Any, str]] = []
@@ -405,7 +405,7 @@ def exhaustive_sweep(
     configuration is decided, for the evidence. ``names`` labels a configuration's entries in
     the counterexample (``Labels``); ``describe`` instead gives it a form of its own.
     """
-    named = _describer(name, names, describe)
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         listed = list(configurations(ctx))
@@ -458,7 +458,7 @@ def search_beyond_sweep(
     certified: a sample of configurations covers none of the others. ``names`` labels a
     configuration's entries in the counterexample (``Labels``); ``describe`` instead gives it a
     form of its own."""
-    named = _describer(name, names, describe)
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         rng = ctx.rng("beyond the sweep")
