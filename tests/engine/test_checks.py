@@ -1,17 +1,20 @@
 """The generic check builders on toy statements whose truth is known."""
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 from theorems.engine.checks import (
     determinant_certificate,
     exhaustive_sweep,
     property_search,
+    search_beyond_sweep,
     symbolic_identity,
     symbolic_sizes_identity,
 )
 from theorems.engine.context import Context
 from theorems.engine.verdicts import ALL_SIZES, Verdict
+from theorems.errors import ClaimDefinitionError
 from theorems.maths import exact
 
 CTX = Context("quick", 7, "cpu", "toy.claim", "toy check")
@@ -171,3 +174,47 @@ def test_checks_run_on_one_torch_thread_and_the_setting_is_restored():
     before = torch.get_num_threads()
     run_claim(claim, CTX)
     assert seen == [1] and torch.get_num_threads() == before
+
+
+def test_search_counterexamples_carry_the_names_of_their_inputs():
+    pairs = st.tuples(st.integers(0, 100), st.integers(0, 100))
+    search = property_search("a + b < 10", pairs, lambda ab: None if sum(ab) < 10 else "a + b ≥ 10", space="toy",
+                             names=("a", "b"))
+    example = search.run(CTX).counterexample["example"]
+    assert set(example) == {"a", "b"} and example["a"] + example["b"] == 10
+    beyond = search_beyond_sweep("n < 8", lambda rng: (int(rng.integers(6, 12)), np.eye(2, dtype=int)),
+                                 lambda c: None if c[0] < 8 else "n ≥ 8", sweep_bound=lambda ctx: "n ≤ 5",
+                                 reach=lambda ctx: "n < 12", budget=lambda ctx: 40, pinned=[(9, np.eye(2, dtype=int))],
+                                 names=("n", "W"))
+    assert beyond.run(CTX).counterexample["configuration"] == {"n": 9, "W": [[1, 0], [0, 1]]}
+    sweep = exhaustive_sweep("n < 3", lambda ctx: range(6), lambda n: None if n < 3 else "n ≥ 3",
+                             bound=lambda ctx: "n ≤ 5", names="n")  # one name labels the whole input
+    assert sweep.run(CTX).counterexample["configuration"] == {"n": 3}
+    certificate = determinant_certificate("zero for m > 1", lambda ctx: [(1, 1), (1, 2)],
+                                          lambda rng, s: np.zeros((s[0], s[0]), dtype=np.int64) + (s[1] == 1),
+                                          lambda s: 1, space="toy", scope="toy", names=("n", "m"))
+    assert certificate.run(CTX).counterexample["size"] == {"n": 1, "m": 2}
+    nested = exhaustive_sweep("kinds", lambda ctx: [(("zero", np.zeros((1, 2), dtype=int)), "1/2")],
+                              lambda c: f"{c[0][0]} H", bound=lambda ctx: "toy", names=(("kind", "H"), "τ"))
+    assert nested.run(CTX).counterexample["configuration"] == {"kind": "zero", "H": [[0, 0]], "τ": "1/2"}
+
+
+@pytest.mark.parametrize("names", [("a", "a"), (), ("a", ""), ("a", ()), (("a", "b"), "a")])
+def test_names_must_be_distinct_strings(names):
+    with pytest.raises(ClaimDefinitionError, match="distinct non-empty strings"):
+        exhaustive_sweep("toy", lambda ctx: [(1, 2)], lambda c: None, bound=lambda ctx: "toy", names=names)
+
+
+def test_names_count_every_input_not_only_a_counterexample():
+    holds = exhaustive_sweep("holds", lambda ctx: [(1, 2), (1, 2, 3)], lambda c: None, bound=lambda ctx: "toy",
+                             names=("a", "b"))
+    with pytest.raises(ClaimDefinitionError, match=r"2 names \['a', 'b'\] for an input of 3 entries"):
+        holds.run(CTX)
+    search = property_search("holds", st.integers(), lambda x: None, space="toy", names=("a", "b"))
+    with pytest.raises(ClaimDefinitionError, match="for an input of type int"):
+        search.run(CTX)
+
+
+def test_names_and_describe_are_alternatives():
+    with pytest.raises(ClaimDefinitionError, match="names= or describe="):
+        property_search("toy", st.integers(), lambda x: None, space="toy", names=("x",), describe=str)

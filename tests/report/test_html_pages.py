@@ -9,9 +9,11 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import threading
+from html import escape, unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -75,7 +77,8 @@ class Chromium:
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.call(f"{domain}.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride", session=True, width=1280, height=900, deviceScaleFactor=1,
+        # a narrow window (half a laptop screen): a wide table has to wrap or scroll inside its box
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=900, height=900, deviceScaleFactor=1,
                   mobile=False)
 
     def _read(self):
@@ -114,6 +117,7 @@ class Chromium:
                                                .map(i => i.getAttribute('src')),
             images: document.images.length,
             ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+            overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
         }))()"""
         return self.call("Runtime.evaluate", session=True, expression=script, returnByValue=True)["result"]["value"]
 
@@ -147,8 +151,9 @@ class Chromium:
 
 def crawl(folder: Path, browser: Chromium, shots: Path | None = None) -> dict[Path, dict]:
     """Every page reachable from index.html, with what the browser found on it; fails on a
-    console error, an unloaded image or a link leaving the folder or pointing nowhere. The
-    only links out are the papers' own (arXiv, OpenReview), as report.json declares them."""
+    console error, an unloaded image, a link leaving the folder or pointing nowhere, or a page
+    wider than the window. The only links out are the papers' own (arXiv, OpenReview), as
+    report.json declares them."""
     report = json.loads((folder.parent / "report.json").read_text(encoding="utf-8"))
     paper_links = {paper["link"] for paper in report["papers"].values() if paper}
     folder = folder.resolve()
@@ -160,6 +165,8 @@ def crawl(folder: Path, browser: Chromium, shots: Path | None = None) -> dict[Pa
         pages[page] = found = browser.open(page)
         problems += [f"{page.name}: {error}" for error in browser.errors()]
         problems += [f"{page.name}: image {src} did not load" for src in found["broken_images"]]
+        if found["overflow"] > 0:  # a wide table or graph scrolls inside its box, never the page
+            problems.append(f"{page.name}: {found['overflow']} px wider than the window")
         for reference in found["hrefs"] + found["srcs"]:
             parts = urlsplit(reference)
             if parts.scheme or parts.netloc:
@@ -251,3 +258,25 @@ def test_html_report_is_replaced_whole(report_folder, tmp_path):
     assert not (out / "html" / "stale.html").exists()
     assert sorted(p.name for p in (out / "html" / "claims").iterdir()) == [f"{CLAIM_IDS[1]}.html"]
     assert not [p for p in out.iterdir() if p.name.startswith(".report-")]  # no staging left
+
+
+def test_graph_nodes_show_whole_labels_and_claim_pages_their_statements(report_folder):
+    html = report_folder / "html"
+    data = json.loads((report_folder / "report.json").read_text(encoding="utf-8"))
+    graph = (html / "graph.html").read_text(encoding="utf-8")
+    for claim in data["claims"]:
+        node = re.search(rf'<a href="claims/{re.escape(claim["id"])}.html">(.*?)</a>', graph, re.S).group(1)
+        lines = [unescape(text) for text in re.findall(r"<text [^>]*>(.*?)</text>", node)]
+        assert " ".join(lines).endswith(claim["label"])  # the id's lines, then the whole label
+        assert "".join(lines).startswith(claim["id"].split(".", 1)[1])
+        assert f"<td>{escape(claim['statement'])}</td>" in graph  # statements below the graph, not only on hover
+        page = (html / "claims" / f"{claim['id']}.html").read_text(encoding="utf-8")
+        assert f"<h2>Statement</h2><blockquote>{escape(claim['statement'])}</blockquote>" in page
+
+
+def test_errata_relate_severity_to_the_claims_resting_on_it(report_folder):
+    errata = (report_folder / "html" / "errata.html").read_text(encoding="utf-8")
+    thm10 = errata[errata.index('id="giannou2023.thm10"'):errata.index('id="giannou2023.remark11"')]
+    assert "need only the corrected reading (as-printed" in thm10
+    remark11 = errata[errata.index('id="giannou2023.remark11"'):]
+    assert "where the false reading may matter (substantive" in remark11.split("<h2")[0]

@@ -195,7 +195,7 @@ def test_a_certification_shows_its_scope_wherever_its_verdict_is(tmp_path, scope
     (entry,) = json.loads(json_path.read_text())["claims"]
     assert entry["scope"] == scope and entry["evidence"][0]["scope"] == scope
     markdown = md_path.read_text()
-    assert f"**{shown}**" in markdown and f"| {shown} | every case |" in markdown
+    assert f"**{shown}**" in markdown and f"| {shown} |\n\n- *exhaustive*: every case" in markdown
     record = json.loads((tmp_path / "records" / "mypaper.scoped.json").read_text())
     assert record["scope"] == scope and shown in (tmp_path / "records" / "mypaper.scoped.md").read_text()
     page = next((tmp_path / "html").rglob("mypaper.scoped*.html")).read_text()
@@ -242,3 +242,35 @@ def test_a_package_report_shows_what_the_machine_did_not_check(tmp_path):
     assert record["reproduce"]["command"].endswith("mypaper.toy.json --package mypaper.claims")
     record_markdown = (tmp_path / "records" / "mypaper.toy.md").read_text()
     assert limit in record_markdown and "rank–nullity" in record_markdown
+
+
+def test_errata_say_how_severity_and_the_claims_resting_on_it_relate():
+    from theorems.report.document import affects_relation
+    from theorems.report.markdown import _errata_lines
+
+    affects = [{"id": "p.later", "verdict": "supported"}, {"id": "p.other", "verdict": "refuted"}]
+    printed = {"id": "p.lemma", "label": "Lemma 1", "severity": "as-printed", "reason": "r", "counterexamples": [],
+               "corrected": [{"id": "p.lemma.corrected", "verdict": "certified"}], "affects": affects}
+    substantive = {**printed, "id": "p.thm", "severity": "substantive"}
+    alone = {**printed, "id": "p.alone", "affects": []}
+    lines = "\n".join(_errata_lines([printed, substantive, alone]))
+    assert "| `p.lemma` | as-printed | `p.lemma.corrected` (certified) | 2 (1 refuted) |" in lines
+    assert "| `p.alone` | as-printed | `p.lemma.corrected` (certified) | — |" in lines  # table cells stay short
+    assert "Affects: `p.later` (supported), `p.other` (refuted)." in lines
+    for entry in (printed, substantive, alone):
+        assert affects_relation(entry["severity"], entry["affects"]) in lines
+    assert "need only the corrected reading" in affects_relation("as-printed", affects)
+    assert "2 claims" in affects_relation("substantive", affects) and "relies on it" in affects_relation(
+        "substantive", affects)
+    assert affects_relation("as-printed", []) == "No implemented claim rests on it."
+
+
+def test_report_md_tables_keep_a_long_scope_below_them():
+    from theorems.report.markdown import _check_lines
+
+    scope = "every k ≤ d ≤ 3 and every pattern of zero column blocks of the d×d target"
+    claim = {"evidence": [{"check": "sweep", "kind": "certificate", "part": "statement", "corroborating": False,
+                           "verdict": "certified", "scope": scope, "summary": "all 40 configurations hold"}]}
+    assert _check_lines(claim) == ["| check | kind | part | verdict |", "|---|---|---|---|",
+                                   "| sweep | certificate | statement | certified (scope below) |", "",
+                                   f"- *sweep* (certified for {scope}): all 40 configurations hold"]

@@ -11,6 +11,11 @@ A claim builds its checks from its objects under test (``registry.takes``), so a
 variant's object runs through the same builder (see ``registry.Broken``). Certifying
 builders take ``relies_on``: the standard results the certificate cites rather than checks,
 each with a reference.
+
+Builders that record an input as a counterexample (``property_search``, ``exhaustive_sweep``,
+``search_beyond_sweep``, ``determinant_certificate``) take ``names``: the paper's names for the
+entries of each input (``("W1", "W2", "target")``), so the counterexample reads
+``{"W1": …, "W2": …, "target": …}`` rather than an unlabelled list (see ``Labels``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from hypothesis import given
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from ..errors import TheoremsError
+from ..errors import ClaimDefinitionError, TheoremsError
 from ..maths import exact
 from .context import Context
 from .registry import Check
@@ -56,6 +61,64 @@ class _Falsified(TheoremsError, AssertionError):
     pass
 
 
+# The paper's names for a check's inputs: one name for the whole input, or a sequence naming the
+# entries of a tuple input in order, where an entry that is itself a tuple may take a sequence too.
+Names = str | Sequence[Any]
+
+
+def _leaves(names: Sequence[Any]) -> Iterable[Any]:
+    for name in names:
+        if isinstance(name, str):
+            yield name
+        else:
+            group = tuple(name)
+            yield from _leaves(group) if group else [""]  # an empty group names nothing, as an empty name
+
+
+class Labels:
+    """``names`` (``Names``) for a check's inputs, checked against every input.
+
+    Several names label the entries of a tuple input, one each, in order (a nested sequence
+    labels the entries of a nested tuple); a single name labels the whole input. Every input is
+    checked as it is drawn, not only a counterexample, so a wrong count fails the claim's
+    definition on its first input, whatever the verdict. ``record(input)`` is the input in
+    evidence form, one flat dict entry per name."""
+
+    def __init__(self, check: str, names: Names):
+        self.check, self.names = check, (names,) if isinstance(names, str) else tuple(names)
+        leaves = list(_leaves(self.names))
+        if not leaves or not all(isinstance(n, str) and n for n in leaves) or len(set(leaves)) != len(leaves):
+            raise ClaimDefinitionError(f"check {check!r}: names must be distinct non-empty strings, got {names!r}")
+
+    def _entries(self, names: tuple, value: Any) -> list[tuple[str, Any]]:
+        if len(names) == 1 and isinstance(names[0], str):
+            return [(names[0], value)]
+        if not isinstance(value, (tuple, list)) or len(value) != len(names):
+            count = f"{len(value)} entries" if isinstance(value, (tuple, list)) else f"type {type(value).__name__}"
+            raise ClaimDefinitionError(f"check {self.check!r}: {len(names)} names {list(names)} for an input of "
+                                       f"{count}")
+        entries = []
+        for name, entry in zip(names, value, strict=True):
+            entries += [(name, entry)] if isinstance(name, str) else self._entries(tuple(name), entry)
+        return entries
+
+    def check_input(self, value: Any) -> None:
+        self._entries(self.names, value)
+
+    def record(self, value: Any) -> dict[str, Any]:
+        return {name: to_jsonable(entry) for name, entry in self._entries(self.names, value)}
+
+
+def _labels_for(check: str, names: Names | None, describe: Callable[[Any], Any]) -> Labels | None:
+    """The labels of ``names``, or None when the builder records inputs with ``describe``:
+    a ``describe`` gives its own form (and its own labels), so it comes without ``names``."""
+    if names is None:
+        return None
+    if describe is not to_jsonable:
+        raise ClaimDefinitionError(f"check {check!r}: give names= or describe=, not both")
+    return Labels(check, names)
+
+
 def property_search(
     name: str,
     strategy: st.SearchStrategy | Callable[[Context], st.SearchStrategy],
@@ -64,6 +127,7 @@ def property_search(
     space: str,
     classify: Callable[[Any], str] | None = None,
     describe: Callable[[Any], Any] = to_jsonable,
+    names: Names | None = None,
     pinned: Sequence[Any] = (),
     examples: Callable[[Context], int] | None = None,
     part: str | None = None,
@@ -76,14 +140,18 @@ def property_search(
     reported counterexample is a proof. ``classify`` labels each example (a label or a list
     of labels) so the evidence shows what kinds of input were covered; ``pinned`` examples
     always run first. ``strategy`` may be a function of the context, so that the searched
-    sizes grow with the profile.
+    sizes grow with the profile. ``names`` labels the example's entries in the counterexample
+    (``Labels``); ``describe`` instead gives the counterexample a form of its own.
     """
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         failures: list[tuple[Any, str]] = []
         coverage: Counter[str] = Counter()
 
         def search(example):
+            if named is not None:
+                named.check_input(example)
             reason = prop(example)
             if reason is not None:
                 failures.append((example, reason))
@@ -113,7 +181,7 @@ def property_search(
                 Verdict.REFUTED,
                 f"counterexample: {reason}",
                 evidence,
-                counterexample={"example": describe(example), "reason": reason},
+                counterexample={"example": (named.record if named else describe)(example), "reason": reason},
             )
         examples_run = coverage.pop("(examples)", 0)
         evidence.update(examples=examples_run, coverage=dict(sorted(coverage.items())))
@@ -234,6 +302,7 @@ def determinant_certificate(
     *,
     space: str,
     scope: Scope,
+    names: Names | None = None,
     part: str | None = None,
     relies_on: Sequence[str] = (),
 ) -> Check:
@@ -243,12 +312,16 @@ def determinant_certificate(
     and returns it as an integer array. Sizes should run smallest first: the first size
     whose determinant vanishes identically is reported as the minimal counterexample.
     ``scope`` names the sizes covered (``"n·m ≤ 64"``), or "all" where a checked reduction
-    brings every size to these.
+    brings every size to these. ``names`` labels the entries of a size (``("n", "m")``) in
+    the counterexample.
     """
+    named = None if names is None else Labels(name, names)
 
     def run(ctx: Context) -> Outcome:
         entries = []
         for size in ctx.progress(list(sizes(ctx)), "certificates"):
+            if named is not None:
+                named.check_input(size)
             rng = ctx.rng("certificate", *size)
             matrix = build(rng, size)
             label = "×".join(map(str, size))
@@ -257,7 +330,7 @@ def determinant_certificate(
                     Verdict.REFUTED,
                     f"size {label}: the matrix is {matrix.shape[0]}×{matrix.shape[1]}, not square, so never invertible",
                     {"space": space, "certified": entries},
-                    counterexample={"size": list(size), "shape": list(matrix.shape)},
+                    counterexample={"size": _size(size, named), "shape": list(matrix.shape)},
                 )
             found_residue = exact.nonzero_det_residue(matrix, ctx.device)
             if found_residue is None:
@@ -268,7 +341,8 @@ def determinant_certificate(
                         f"size {label}: the determinant polynomial vanishes identically "
                         f"(false-refutation probability ≤ {found.false_refutation_bound:.1e})",
                         {"space": space, "certified": entries},
-                        counterexample={"size": list(size), "dimension": matrix.shape[0], **found.as_dict()},
+                        counterexample={"size": _size(size, named), "dimension": matrix.shape[0],
+                                        **found.as_dict()},
                     )
                 entries.append({"size": list(size), "dimension": matrix.shape[0],
                                 "det_nonzero_over_Z_at_later_point": True})
@@ -300,6 +374,10 @@ def determinant_certificate(
     return Check(name, "certificate", run, part)
 
 
+def _size(size: tuple[int, ...], named: Labels | None) -> list[int] | dict[str, int]:
+    return list(size) if named is None else named.record(size)
+
+
 def exhaustive_sweep(
     name: str,
     configurations: Callable[[Context], Sequence[Any]],
@@ -309,6 +387,7 @@ def exhaustive_sweep(
     certifies: bool = False,
     decided: str = "exactly (rational arithmetic)",
     describe: Callable[[Any], Any] = to_jsonable,
+    names: Names | None = None,
     classify: Callable[[Any], str] | None = None,
     part: str | None = None,
     relies_on: Sequence[str] = (),
@@ -323,20 +402,25 @@ def exhaustive_sweep(
     the decision of a configuration covers every instance of it (a generic rank decided
     exactly, an exact enumeration of all instances), so a clean sweep certifies the claim
     for the configurations swept: its scope is ``bound(ctx)``. ``decided`` says how each
-    configuration is decided, for the evidence.
+    configuration is decided, for the evidence. ``names`` labels a configuration's entries in
+    the counterexample (``Labels``); ``describe`` instead gives it a form of its own.
     """
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         listed = list(configurations(ctx))
         coverage: Counter[str] = Counter()
         for index, configuration in enumerate(listed):
+            if named is not None:
+                named.check_input(configuration)
             reason = decide(configuration)
             if reason is not None:
                 return Outcome(
                     Verdict.REFUTED,
                     f"minimal counterexample (configuration {index + 1} of {len(listed)} in sweep order): {reason}",
                     {"bound": bound(ctx), "configurations": len(listed), "holding_before": index},
-                    counterexample={"configuration": describe(configuration), "reason": reason},
+                    counterexample={"configuration": (named.record if named else describe)(configuration),
+                                    "reason": reason},
                 )
             if classify is not None:
                 coverage[classify(configuration)] += 1
@@ -362,6 +446,7 @@ def search_beyond_sweep(
     pinned: Sequence[Any] = (),
     decided: str = "exactly (rational arithmetic)",
     describe: Callable[[Any], Any] = to_jsonable,
+    names: Names | None = None,
     classify: Callable[[Any], str] | None = None,
     part: str | None = None,
 ) -> Check:
@@ -370,7 +455,10 @@ def search_beyond_sweep(
     ``decide`` (None: holds, else the reason it fails). ``reach(ctx)`` says how far the draws
     go (each parameter up to at least twice ``sweep_bound(ctx)``); both are in the evidence.
     A failure refutes with its configuration; otherwise the claim is supported there, never
-    certified: a sample of configurations covers none of the others."""
+    certified: a sample of configurations covers none of the others. ``names`` labels a
+    configuration's entries in the counterexample (``Labels``); ``describe`` instead gives it a
+    form of its own."""
+    named = _labels_for(name, names, describe)
 
     def run(ctx: Context) -> Outcome:
         rng = ctx.rng("beyond the sweep")
@@ -380,12 +468,15 @@ def search_beyond_sweep(
                     "decided": decided}
         for index in range(len(pinned) + count):
             configuration = pinned[index] if index < len(pinned) else draw(rng)
+            if named is not None:
+                named.check_input(configuration)
             reason = decide(configuration)
             if reason is not None:
                 where = ("pinned configuration" if index < len(pinned)
                          else f"drawn configuration {index + 1 - len(pinned)}")
                 return Outcome(Verdict.REFUTED, f"counterexample beyond the sweep ({where}): {reason}", evidence,
-                               counterexample={"configuration": describe(configuration), "reason": reason})
+                               counterexample={"configuration": (named.record if named else describe)(configuration),
+                                               "reason": reason})
             if classify is not None:
                 coverage[classify(configuration)] += 1
         if coverage:

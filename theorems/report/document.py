@@ -33,6 +33,20 @@ SEVERITY_EXPLANATION = (
     "repairs it).")
 
 
+def affects_relation(severity: str, affects: list) -> str:
+    """How an erratum's severity bears on the claims it affects (``affects``: the implemented
+    claims resting on the refuted one through ``depends_on``, directly or through other claims),
+    in the words report.md and the HTML use beside "Affects"."""
+    if not affects:
+        return "No implemented claim rests on it."
+    count = f"{len(affects)} claim{'' if len(affects) == 1 else 's'}"
+    if severity == Severity.AS_PRINTED:
+        return (f"The {count} resting on it through depends_on need only the corrected reading (as-printed: none "
+                "uses the false one), so each verdict is the claim's own; a refuted one has its own erratum.")
+    return (f"The {count} resting on it through depends_on are where the false reading may matter (substantive: a "
+            "later result or proof step relies on it, or no nearby reading repairs it).")
+
+
 # How the reports label what the machine did not check: a claim's prose argument for the sizes
 # its certificates do not cover, and the standard results a certificate cites (``relies_on``).
 GENERAL_ARGUMENT_LABEL = "general argument: not machine-checked"

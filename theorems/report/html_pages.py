@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import textwrap
 from collections import Counter
 from functools import partial
 from html import escape
@@ -29,6 +30,7 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    affects_relation,
     link_label,
     scope_limit,
     scope_text,
@@ -74,8 +76,8 @@ blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de;
 figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; border: 1px solid #d0d7de; }}
 figcaption {{ color: #57606a; font-size: .9em; }}
 .muted {{ color: #57606a; }}
-.pair {{ white-space: nowrap; }}
 table.wide {{ width: 100%; }}
+.scroll {{ overflow-x: auto; }}  /* a table still wider than the page scrolls inside its box */
 .graph {{ overflow-x: auto; }}
 """
 
@@ -208,10 +210,38 @@ class _Graph:
         return depths
 
 
-_NODE_W, _NODE_H, _GAP_X, _GAP_Y, _BAND_TITLE, _MARGIN = 200, 40, 56, 12, 30, 16
+_NODE_W, _GAP_X, _GAP_Y, _BAND_TITLE, _MARGIN = 220, 56, 12, 30, 16
+# A node shows its whole id and label, wrapped: at most this many characters a line (the id in
+# 12 px monospace, the label in 11 px), each line _LINE_H high, below a _NODE_PAD top margin.
+_ID_CHARS, _LABEL_CHARS, _LINE_H, _NODE_PAD = 28, 32, 15, 6
 
 
-def _layout(graph: _Graph) -> tuple[dict[str, tuple[float, float]], list[tuple[str, float, float]], float, float]:
+def _wrap_id(text: str, width: int) -> list[str]:
+    """A claim id in lines of at most ``width`` characters, broken after its dots."""
+    lines = [""]
+    for part in re.split(r"(?<=\.)", text):
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return [chunk for line in lines for chunk in textwrap.wrap(line, width, break_on_hyphens=False)]
+
+
+def _node_lines(graph: _Graph, node: str) -> tuple[list[str], list[str]]:
+    """A node's text: its id (without the paper, which its band names) and its claim's label,
+    or its verdict where the run has no claim."""
+    claim = graph.claims.get(node)
+    short = node.split(".", 1)[1] if "." in node else node
+    return _wrap_id(short, _ID_CHARS), textwrap.wrap(claim["label"] if claim else graph.verdict(node), _LABEL_CHARS)
+
+
+def _node_height(graph: _Graph) -> float:
+    """One height for every node, the tallest text's: rows stay aligned across columns."""
+    lines = max((sum(map(len, _node_lines(graph, node))) for node in graph.nodes), default=2)
+    return 2 * _NODE_PAD + lines * _LINE_H
+
+
+def _layout(graph: _Graph, node_h: float) -> tuple[dict[str, tuple[float, float]], list[tuple[str, float, float]],
+                                                   float, float]:
     """Node positions: one band per paper, columns by depth, rows ordered to shorten edges
     (barycentre sweeps) and placed level with their parents where there is room. Returns
     positions, bands (paper, top, height), width and height."""
@@ -237,25 +267,22 @@ def _layout(graph: _Graph) -> tuple[dict[str, tuple[float, float]], list[tuple[s
             for node in columns[d]:
                 linked = [row[m] for m in graph.parents(node) if m in row]
                 row[node] = last = max(sum(linked) / len(linked) if linked else 0.0, last + 1)
-        height = _BAND_TITLE + (max(row.values()) + 1) * (_NODE_H + _GAP_Y) + _GAP_Y
+        height = _BAND_TITLE + (max(row.values()) + 1) * (node_h + _GAP_Y) + _GAP_Y
         for node in nodes:
             positions[node] = (_MARGIN + 10 + depth[node] * (_NODE_W + _GAP_X),
-                               top + _BAND_TITLE + row[node] * (_NODE_H + _GAP_Y))
+                               top + _BAND_TITLE + row[node] * (node_h + _GAP_Y))
         bands.append((paper, top, height))
         top += height + _GAP_Y
     width = 2 * _MARGIN + 20 + (max(depth.values(), default=0) + 1) * (_NODE_W + _GAP_X) - _GAP_X
     return positions, bands, width, top + _MARGIN
 
 
-def _clip(text: str, length: int) -> str:
-    return text if len(text) <= length else text[:length - 1] + "…"
-
-
 def _dependency_svg(graph: _Graph) -> str:
     """The dependency graph as inline SVG: an arrow from each claim to the claims resting on it
     (dashed to a variant), nodes coloured by verdict, a red dashed ring around every claim that
     rests on a refuted claim, and red arrows along the steps that carry a refutation."""
-    positions, bands, width, height = _layout(graph)
+    node_h = _node_height(graph)
+    positions, bands, width, height = _layout(graph, node_h)
     legend, legend_width = _legend()
     width = max(width, legend_width + _MARGIN)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -273,7 +300,7 @@ def _dependency_svg(graph: _Graph) -> str:
     for node in graph.nodes:
         for parent in graph.parents(node):
             (x1, y1), (x2, y2) = positions[parent], positions[node]
-            x1, y1, y2 = x1 + _NODE_W, y1 + _NODE_H / 2, y2 + _NODE_H / 2
+            x1, y1, y2 = x1 + _NODE_W, y1 + node_h / 2, y2 + node_h / 2
             variant = parent == graph.variant_of.get(node) and parent not in graph.depends.get(node, [])
             carries = not variant and (graph.verdict(parent) == Verdict.REFUTED or graph.refuted_below(parent))
             colour, marker = (COLOURS[Verdict.REFUTED], "refuted") if carries else ("#8c959f", "plain")
@@ -283,12 +310,12 @@ def _dependency_svg(graph: _Graph) -> str:
                          f'{x2:.0f},{y2:.0f}" fill="none" stroke="{colour}" '
                          f'stroke-width="{2 if carries else 1.2}"{dash} marker-end="url(#arrow-{marker})"/>')
     for node in graph.nodes:
-        parts.append(_node_svg(graph, node, positions[node]))
+        parts.append(_node_svg(graph, node, positions[node], node_h))
     parts.append("</svg>")
     return "\n".join(parts)
 
 
-def _node_svg(graph: _Graph, node: str, position: tuple[float, float]) -> str:
+def _node_svg(graph: _Graph, node: str, position: tuple[float, float], node_h: float) -> str:
     x, y = position
     verdict = graph.verdict(node)
     claim = graph.claims.get(node)
@@ -298,19 +325,20 @@ def _node_svg(graph: _Graph, node: str, position: tuple[float, float]) -> str:
         tip += "\nrests on refuted: " + ", ".join(below)
     shape = [f"<title>{escape(tip)}</title>"]
     if below:
-        shape.append(f'<rect x="{x - 4}" y="{y - 4}" width="{_NODE_W + 8}" height="{_NODE_H + 8}" rx="9" fill="none" '
+        shape.append(f'<rect x="{x - 4}" y="{y - 4}" width="{_NODE_W + 8}" height="{node_h + 8}" rx="9" fill="none" '
                      f'stroke="{COLOURS[Verdict.REFUTED]}" stroke-width="2" stroke-dasharray="4 3"/>')
     refuted = verdict == Verdict.REFUTED
-    shape.append(f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{_NODE_H}" rx="6" '
+    shape.append(f'<rect x="{x}" y="{y}" width="{_NODE_W}" height="{node_h}" rx="6" '
                  f'fill="{COLOURS[verdict] if refuted else TINTS[verdict]}" stroke="{COLOURS[verdict]}" '
                  'stroke-width="1.5"'
                  + (' stroke-dasharray="3 3"' if claim is None else "") + "/>")
     ink = "#ffffff" if refuted else "#1f2328"
-    short = node.split(".", 1)[1] if "." in node else node
-    shape.append(f'<text x="{x + 8}" y="{y + 16}" fill="{ink}" font-family="ui-monospace, monospace" '
-                 f'font-weight="600">{escape(_clip(short, 26))}</text>')
-    second = claim["label"] if claim else verdict
-    shape.append(f'<text x="{x + 8}" y="{y + 32}" fill="{ink}" font-size="11">{escape(_clip(second, 32))}</text>')
+    id_lines, label_lines = _node_lines(graph, node)
+    lines = [(line, 'font-family="ui-monospace, monospace" font-weight="600"') for line in id_lines]
+    lines += [(line, 'font-size="11"') for line in label_lines]
+    for n, (line, attributes) in enumerate(lines):
+        shape.append(f'<text x="{x + 8}" y="{y + _NODE_PAD + 11 + n * _LINE_H}" fill="{ink}" {attributes}>'
+                     f"{escape(line)}</text>")
     body = "".join(shape)
     if claim is None:
         return f"<g>{body}</g>"
@@ -356,14 +384,19 @@ def _scoped_badge(entry: dict) -> str:
     return _badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
 
 
+def _id_code(claim_id: str) -> str:
+    """A claim id as code that may break after its dots, so that tables of long ids fit the page."""
+    return f"<code>{escape(claim_id).replace('.', '.<wbr>')}</code>"
+
+
 def _claim_link(claim_id: str, root: str, graph: _Graph) -> str:
     if claim_id in graph.claims:
-        return f'<a href="{escape(root + _claim_page_path(claim_id))}"><code>{escape(claim_id)}</code></a>'
-    return f"<code>{escape(claim_id)}</code>"
+        return f'<a href="{escape(root + _claim_page_path(claim_id))}">{_id_code(claim_id)}</a>'
+    return _id_code(claim_id)
 
 
 def _linked_verdict(claim_id: str, verdict: str, root: str, graph: _Graph) -> str:
-    return f'<span class="pair">{_claim_link(claim_id, root, graph)} {_badge(verdict)}</span>'
+    return f"{_claim_link(claim_id, root, graph)}&nbsp;{_badge(verdict)}"
 
 
 def _claim_list(ids, root: str, graph: _Graph) -> str:
@@ -390,7 +423,7 @@ def _index(report: dict, graph: _Graph) -> str:
             + "".join(f" &nbsp; {_badge(kind)} {len(absent[kind])}" for kind in columns if kind in absent)
             + f" &nbsp; of {len(claims)} claims checked. See the <a href=\"graph.html\">dependency graph</a> and the "
               f"<a href=\"errata.html\">errata</a> ({len(report['errata'])} refuted).</p>",
-            "<h2>Verdicts by paper</h2>", "<table><tr><th>paper</th>"
+            "<h2>Verdicts by paper</h2>", '<div class="scroll"><table><tr><th>paper</th>'
             + "".join(f"<th>{_badge(v)}</th>" for v in columns)
             + "<th>rest on a refuted claim</th><th></th></tr>"]
     for paper in papers:
@@ -402,13 +435,13 @@ def _index(report: dict, graph: _Graph) -> str:
         body.append(f'<tr><td><a href="#{escape(slug(paper))}">{escape(paper)}</a></td>'
                     + "".join(f'<td class="num">{counts[v]}</td>' for v in columns)
                     + f'<td class="num">{resting}</td><td>{_bar(counts)}</td></tr>')
-    body.append("</table>")
+    body.append("</table></div>")
     for paper in papers:
         metadata = report["papers"].get(paper)
         body += [f'<h2 id="{escape(slug(paper))}">{escape(paper)}</h2>',
                  f'<p>{_reference(metadata) if metadata else "No paper metadata declared."}</p>',
-                 '<table class="wide"><tr><th>claim</th><th>label</th><th>verdict</th><th>rests on a refuted claim</th>'
-                 "<th>time (s)</th></tr>"]
+                 '<div class="scroll"><table class="wide"><tr><th>claim</th><th>label</th><th>verdict</th>'
+                 "<th>rests on a refuted claim</th><th>time (s)</th></tr>"]
         for claim in (c for c in claims if c["paper"] == paper):
             below = sorted(graph.refuted_below(claim["id"]))
             body.append(f"<tr><td>{_claim_link(claim['id'], '', graph)}</td><td>{escape(claim['label'])}</td>"
@@ -418,12 +451,13 @@ def _index(report: dict, graph: _Graph) -> str:
             for claim_id in (i for i in ids if i.split(".", 1)[0] == paper):
                 body.append(f"<tr><td><code>{escape(claim_id)}</code></td><td></td><td>{_badge(kind)}</td>"
                             "<td></td><td></td></tr>")
-        body.append("</table>")
+        body.append("</table></div>")
     if "benchmarks" in report:
         body += ['<h2 id="performance">Performance</h2>', f"<p>{escape(benchmarks_caption(report['benchmarks']))}</p>",
-                 '<table class="wide"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in BENCHMARK_COLUMNS) + "</tr>"
+                 '<div class="scroll"><table class="wide"><tr>'
+                 + "".join(f"<th>{escape(c)}</th>" for c in BENCHMARK_COLUMNS) + "</tr>"
                  + "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
-                           for row in benchmark_rows(report["benchmarks"])) + "</table>"]
+                           for row in benchmark_rows(report["benchmarks"])) + "</table></div>"]
     body += ['<h2 id="run">Run</h2>', _run_table(report)]
     return _page(f"Verification report — theorems {report['version']}", "\n".join(body), "")
 
@@ -462,8 +496,8 @@ def _run_table(report: dict) -> str:
     known = {"profile", "seed", "device", "generated_at", "seconds", "suite", "version", "environment", "summary",
              "claims", "errata", "not_implemented", "not_run", "interrupted", "figures", "benchmarks"}
     rows += [(key, value) for key, value in report.items() if key not in known]  # whatever later runs add
-    return "<table>" + "".join(f"<tr><th>{escape(str(k))}</th><td>{_render(v)}</td></tr>"
-                               for k, v in rows if v is not None) + "</table>"
+    return '<div class="scroll"><table>' + "".join(f"<tr><th>{escape(str(k))}</th><td>{_render(v)}</td></tr>"
+                                                 for k, v in rows if v is not None) + "</table></div>"
 
 
 def _graph_page(graph: _Graph) -> str:
@@ -472,15 +506,22 @@ def _graph_page(graph: _Graph) -> str:
             "<p>Each claim points to the claims that rest on it (<code>depends_on</code>, solid) and to its variants "
             "(<code>variant_of</code>, dashed), left to right by depth, one band per paper. Colours are verdicts; a "
             "red dashed ring marks a claim that rests, directly or through other claims, on a refuted claim, and red "
-            "arrows carry the refutation. Click a claim for its page; hover for its statement.</p>",
+            "arrows carry the refutation. Click a claim for its page; <a href=\"#statements\">the statements</a> "
+            "are listed below the graph.</p>",
             f'<div class="graph">{_dependency_svg(graph)}</div>',
             f"<h2>Claims resting on a refuted claim ({len(resting)})</h2>"]
     if resting:
-        body.append("<table><tr><th>claim</th><th>verdict</th><th>rests on (refuted)</th></tr>" + "".join(
-            f"<tr><td>{_claim_link(c, '', graph)}</td><td>{_badge(graph.verdict(c))}</td>"
-            f"<td>{_claim_list(sorted(graph.refuted_below(c)), '', graph)}</td></tr>" for c in resting) + "</table>")
+        body.append('<div class="scroll"><table><tr><th>claim</th><th>verdict</th><th>rests on (refuted)</th></tr>'
+                    + "".join(f"<tr><td>{_claim_link(c, '', graph)}</td><td>{_badge(graph.verdict(c))}</td>"
+                              f"<td>{_claim_list(sorted(graph.refuted_below(c)), '', graph)}</td></tr>"
+                              for c in resting) + "</table></div>")
     else:
         body.append("<p>None.</p>")
+    body.append('<h2 id="statements">Statements</h2><div class="scroll"><table class="wide"><tr><th>claim</th>'
+                "<th>label</th><th>verdict</th><th>statement</th></tr>"
+                + "".join(f"<tr><td>{_claim_link(c['id'], '', graph)}</td><td>{escape(c['label'])}</td>"
+                          f"<td>{_badge(c['verdict'])}</td><td>{escape(c['statement'])}</td></tr>"
+                          for c in graph.claims.values()) + "</table></div>")
     return _page("Dependency graph", "\n".join(body), "")
 
 
@@ -491,24 +532,31 @@ def _errata_page(report: dict, graph: _Graph) -> str:
         body.append("<p>No claim was refuted in this run.</p>")
         return _page("Errata", "\n".join(body), "")
     body += ["<p>" + re.sub(r"\*(.+?)\*", r"<em>\1</em>", escape(SEVERITY_EXPLANATION)) + "</p>",
-             "<table><tr><th>claim</th><th>label</th><th>severity</th><th>corrected</th><th>affects</th></tr>"]
+             '<div class="scroll"><table><tr><th>claim</th><th>label</th><th>severity</th><th>corrected</th>'
+             "<th>affects</th></tr>"]
     for entry in entries:
-        body.append(f'<tr><td><a href="#{escape(slug(entry["id"]))}"><code>{escape(entry["id"])}</code></a></td>'
+        body.append(f'<tr><td><a href="#{escape(slug(entry["id"]))}">{_id_code(entry["id"])}</a></td>'
                     f"<td>{escape(entry['label'])}</td><td>{escape(entry['severity'])}</td>"
                     f"<td>{_verdict_entries(entry['corrected'], '', graph)}</td>"
                     f"<td>{_verdict_entries(entry['affects'], '', graph)}</td></tr>")
-    body.append("</table>")
+    body.append("</table></div>")
     for entry in entries:
         body += [f'<h2 id="{escape(slug(entry["id"]))}">{_claim_link(entry["id"], "", graph)} '
                  f"<span class=\"muted\">({escape(entry['label'])})</span> {_badge('refuted')}</h2>",
                  f"<p><strong>Severity: {escape(entry['severity'])}.</strong> {escape(entry['reason'])}</p>",
                  f"<p>Corrected: {_verdict_entries(entry['corrected'], '', graph)}</p>",
-                 f"<p>Affects: {_verdict_entries(entry['affects'], '', graph, 'no implemented claim rests on it')}</p>"]
+                 f"<p>{_affects(_verdict_entries(entry['affects'], '', graph), entry)}</p>"]
         for refutation in entry["counterexamples"]:
             body.append(f"<h3>Refuted by {escape(refutation['check'])}</h3><p>{escape(refutation['summary'])}</p>")
             if refutation.get("counterexample") is not None:
                 body.append(_counterexample(refutation["counterexample"]))
     return _page("Errata", "\n".join(body), "")
+
+
+def _affects(listed: str, erratum: dict) -> str:
+    """The claims an erratum affects (``listed``, as HTML) and how its severity bears on them."""
+    return (f"Affects: {listed}. " if erratum["affects"] else "") + escape(
+        affects_relation(erratum["severity"], erratum["affects"]))
 
 
 def _verdict_entries(entries: list[dict], root: str, graph: _Graph, empty: str = "—") -> str:
@@ -550,7 +598,10 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
     below = sorted(graph.refuted_below(claim_id))
     body = [f"<h1><code>{escape(claim_id)}</code> {_scoped_badge(claim)}</h1>",
             f"<p><strong>{escape(claim['label'])}</strong> · source: {_citation(paper, claim)}</p>",
-            f"<blockquote>{escape(claim['statement'])}</blockquote>"]
+            f"<h2>Statement</h2><blockquote>{escape(claim['statement'])}</blockquote>"]
+    if claim["hypotheses"]:
+        body.append("<p><strong>Hypotheses:</strong></p><ul>"
+                    + "".join(f"<li>{escape(h)}</li>" for h in claim["hypotheses"]) + "</ul>")
     limit = scope_limit(claim)
     if limit:
         body.append(f"<p><strong>Scope:</strong> {escape(limit)}.</p>")
@@ -561,7 +612,7 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
         erratum = claim["erratum"]
         body.append(f'<div class="box erratum"><strong>Erratum ({escape(erratum["severity"])}).</strong> '
                     f"{escape(erratum['reason'])}<br>Corrected: {_claim_list(erratum['corrected'], root, graph)}. "
-                    f"Affects: {_claim_list(erratum['affects'], root, graph)}. "
+                    f"{_affects(_claim_list(erratum['affects'], root, graph), erratum)} "
                     f'<a href="{root}errata.html#{escape(slug(claim_id))}">In the errata</a>.</div>')
     relations = [("Variant of", [claim["variant_of"]] if claim["variant_of"] else []),
                  ("Variants", graph.variants(claim_id)), ("Rests on", claim["depends_on"]),
@@ -569,8 +620,6 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
     if any(ids for _, ids in relations):
         body.append("<table>" + "".join(f"<tr><th>{name}</th><td>{_claim_list(ids, root, graph)}</td></tr>"
                                         for name, ids in relations if ids) + "</table>")
-    if claim["hypotheses"]:
-        body.append("<h2>Hypotheses</h2><ul>" + "".join(f"<li>{escape(h)}</li>" for h in claim["hypotheses"]) + "</ul>")
     if claim["notes"]:
         body.append(f"<h2>Notes</h2><p>{escape(claim['notes'])}</p>")
     if claim.get("general_argument"):
@@ -580,15 +629,15 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
     body += [f"<h2>Checks</h2><p class=\"muted\">profile {escape(str(claim['profile']))}, "
              f"seed {escape(str(claim['seed']))}, "
              f"device {escape(str(claim['device']))}; {timing['total']:.2f} s in all</p>",
-             "<table><tr><th>check</th><th>kind</th><th>part</th><th>verdict</th><th>summary</th>"
-             "<th>time (s)</th></tr>"]
+             '<div class="scroll"><table><tr><th>check</th><th>kind</th><th>part</th><th>verdict</th>'
+             "<th>summary</th><th>time (s)</th></tr>"]
     for n, check in enumerate(claim["evidence"]):
         part = check["part"] + (" (corroborating)" if check["corroborating"] else "")
         seconds = timing.get(check["check"])
         body.append(f'<tr><td><a href="#check-{n}">{escape(check["check"])}</a></td><td>{escape(check["kind"])}</td>'
                     f"<td>{escape(part)}</td><td>{_scoped_badge(check)}</td><td>{escape(check['summary'])}</td>"
                     f"<td class=\"num\">{'' if seconds is None else f'{seconds:.2f}'}</td></tr>")
-    body.append("</table>")
+    body.append("</table></div>")
     for n, check in enumerate(claim["evidence"]):
         body += [f'<h3 id="check-{n}">{escape(check["check"])} {_scoped_badge(check)}</h3>',
                  f"<p>{escape(check['summary'])}</p>"]

@@ -11,23 +11,38 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    affects_relation,
     citation_markdown,
     reference_markdown,
     scope_limit,
+    scope_text,
     shown_verdict,
     slug,
 )
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
+_MAX_CELL = 60  # characters of a verdict with its scope in a table cell; a longer scope is shown with its claim
+
+
+def _table_verdict(verdict: str, scope: str | None) -> str:
+    """A verdict for a table cell: with its scope where that is short, else pointing below (a
+    check's summary, a claim's section), where the scope is stated in full."""
+    shown = shown_verdict(verdict, scope)
+    return shown if len(shown) <= _MAX_CELL else f"{verdict} (scope below)"
 
 
 def _check_lines(claim: dict) -> list[str]:
-    lines = ["| check | kind | part | verdict | summary |", "|---|---|---|---|---|"]
+    """The checks as a table of short cells, each check's summary (often a long sentence) below it."""
+    lines = ["| check | kind | part | verdict |", "|---|---|---|---|"]
     for check in claim["evidence"]:
         role = " (corroborating)" if check["corroborating"] else ""
-        summary = check["summary"].replace("|", "\\|")
-        verdict = shown_verdict(check["verdict"], check.get("scope"))
-        lines.append(f"| {check['check']} | {check['kind']} | {check['part']}{role} | {verdict} | {summary} |")
+        verdict = _table_verdict(check["verdict"], check.get("scope"))
+        lines.append(f"| {check['check']} | {check['kind']} | {check['part']}{role} | {verdict} |")
+    lines.append("")
+    for check in claim["evidence"]:
+        long_scope = len(shown_verdict(check["verdict"], check.get("scope"))) > _MAX_CELL
+        scope = f" ({check['verdict']} for {scope_text(check['scope'])})" if long_scope else ""
+        lines.append(f"- *{check['check']}*{scope}: {check['summary']}")
     for check in claim["evidence"]:
         if check.get("relies_on"):
             lines += ["", f"{check['check']} {RELIES_ON_LABEL}: " + "; ".join(check["relies_on"]) + "."]
@@ -65,21 +80,31 @@ def _verdict_list(entries: list[dict]) -> str:
     return ", ".join(f"`{e['id']}` ({e['verdict']})" for e in entries)
 
 
+def _affects_count(entries: list[dict]) -> str:
+    """The errata table's short cell: how many claims rest on the refuted one (listed below it)."""
+    if not entries:
+        return "—"
+    refuted = sum(e["verdict"] == Verdict.REFUTED.value for e in entries)
+    return f"{len(entries)} ({refuted} refuted)" if refuted else str(len(entries))
+
+
 def _errata_lines(entries: list[dict]) -> list[str]:
     """Every refuted claim: how much it matters (severity), why, the minimal counterexample,
     the corrected reading and the claims resting on it."""
     if not entries:
         return ["", "## Errata", "", "No claim was refuted in this run."]
     lines = ["", "## Errata", "", SEVERITY_EXPLANATION, "",
-             "| claim | severity | corrected | affects |", "|---|---|---|---|"]
+             "| claim | severity | corrected | claims resting on it |", "|---|---|---|---|"]
     for entry in entries:
         lines.append(f"| `{entry['id']}` | {entry['severity']} | {_verdict_list(entry['corrected']) or '—'} | "
-                     f"{_verdict_list(entry['affects']) or '—'} |")
+                     f"{_affects_count(entry['affects'])} |")
     for entry in entries:
         lines += ["", f"**{entry['id']}** ({entry['label']}) — *{entry['severity']}*. {entry['reason']}"]
         if entry["corrected"]:
             lines += ["", f"Corrected: {_verdict_list(entry['corrected'])}."]
-        lines += ["", "Affects: " + (_verdict_list(entry["affects"]) or "no implemented claim rests on it") + "."]
+        if entry["affects"]:
+            lines += ["", f"Affects: {_verdict_list(entry['affects'])}."]
+        lines += ["", affects_relation(entry["severity"], entry["affects"])]
         for refutation in entry["counterexamples"]:
             lines += ["", f"Refuted by {refutation['check']}: {refutation['summary']}"]
             if refutation["counterexample"] is not None:
@@ -140,7 +165,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 label = catalog()[claim_id].label if claim_id in catalog() else ""
                 lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
             else:
-                verdict = shown_verdict(claim["verdict"], claim["scope"])
+                verdict = _table_verdict(claim["verdict"], claim["scope"])
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])

@@ -132,4 +132,5 @@ def test_search_past_the_sweep_refutes_broken_constructions_at_its_first_pinned_
     check = ab.beyond_sweep_check(recipe, reorder=True)
     outcome = check.run(Context("quick", 0, "cpu", "giannou2023.thm9.corrected", check.name))
     assert outcome.verdict is Verdict.REFUTED and "pinned" in outcome.summary
-    assert outcome.counterexample["configuration"][:2] == list(ab.PINNED_BEYOND[0][:2])
+    configuration = outcome.counterexample["configuration"]
+    assert (configuration["d"], configuration["k"]) == ab.PINNED_BEYOND[0][:2]

@@ -695,7 +695,7 @@ def float_check(name: str, width, construction, activation=None) -> Check:
                            classify=lambda e: [f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel"]
                            + (["construction failed (float, undecided)"] if e in failed else []),
                            pinned=[(2, 1), (5, 2)], examples=lambda ctx: ctx.by_profile(6, 20, 150),
-                           corroborating=True)
+                           names=("shape index", "seed"), corroborating=True)
 
 
 # ---------------------------------------------------------------- Lemma 2.1

@@ -182,7 +182,7 @@ def sup_error_check(choice, pinned) -> Check:
                            st.tuples(st.sampled_from(ACTIVATIONS), st.sampled_from(EPSILONS), st.integers(0, 2**20)),
                            prop, space="FC c0 = 2, c1 = 3, c2 = 2 (minimum width), Gaussian layers scaled by 0.5, 1, 3",
                            classify=lambda e: e[0], pinned=pinned, examples=lambda ctx: ctx.by_profile(20, 60, 400),
-                           part=ACTIVATION_PART)
+                           names=("activation", "ε", "seed"), part=ACTIVATION_PART)
 
 
 # (input spatial shape, k1, k2, c0, c1, c2) of the convolutional instances of the border check: the

@@ -601,7 +601,7 @@ def search_check(bounds, lower_rule, totals_rule, count) -> Check:
             budget=lambda c: c.by_profile(*SEARCH_BUDGET.values()), pinned=[FC_COUNTEREXAMPLE],
             decided="by rank_bound (every point) or the Jacobian's rank mod p at a random point",
             classify=lambda configuration: ("fully connected", "1-D", "2-D")[len(configuration[2][0])],
-            part="local surjectivity").run(ctx)
+            names=("c0", "c_L", "kernels", "shares", "reading"), part="local surjectivity").run(ctx)
 
     return Check(SEARCH_NAME, "randomized", run, part="local surjectivity")
 

@@ -306,6 +306,7 @@ def rank_ratio_search(statement: RankRatioStatement) -> Check:
         "rank deficient, integer, sparse, Gaussian, heavy-tailed, extreme scale); rank over Q, r(H) in Q",
         classify=classify_kind,
         pinned=RANK_RATIO_PINNED,
+        names=("kind", "H"),
     )
 
 
@@ -563,6 +564,7 @@ def soft_rank_search(bound: Callable) -> Check:
         pinned=[(("identity", np.eye(3, dtype=np.int64)), Fraction(1)),
                 (("rank_one", np.ones((3, 2), dtype=np.int64)), Fraction(1, 2)),
                 SPREAD_SPECTRUM_CASE],
+        names=(("kind", "H"), "τ"),
     )
 
 
@@ -991,6 +993,7 @@ def lemma12_hessian(formula: Callable) -> Check:
         pinned=[("rank_one", np.ones((3, 4), dtype=np.int64)),
                 ("gaussian", np.random.default_rng(0).standard_normal((4, 5)))],
         examples=lambda ctx: ctx.by_profile(20, 60, 600, 1500),
+        names=("kind", "H"),
     )
 
 

@@ -190,7 +190,8 @@ def random_point(random_factors, khatri_rao_rule):
 def lemma6_certificates(random_factors, khatri_rao_rule) -> Check:
     return determinant_certificate("Schwartz–Zippel certificates", lemma6_sizes,
                                    random_point(random_factors, khatri_rao_rule),
-                                   lambda size: 2 * size[0] * size[1], scope=lemma6_scope, part="statement",
+                                   lambda size: 2 * size[0] * size[1], scope=lemma6_scope, names=("n", "m"),
+                                   part="statement",
                                    space="all n, m ≤ 6 / 12 / 32 (quick / ci / thorough, large), n = m = 64 in "
                                    "thorough, nm = 4096 … 8192 (CPU) or 16384 (CUDA) in large, capped by memory")
 
@@ -367,7 +368,7 @@ def remark5_certificate(form: str):
         return determinant_certificate(f"{form} certificate", remark5_sizes, remark5_point(form, random_factors),
                                        lambda size: REMARK5_FORMS[form] * size[0] * size[1],
                                        space="all n, m ≤ 3 / 5 / 12 / 16 (quick / ci / thorough / large)", part=form,
-                                       scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}")
+                                       scope=lambda ctx: f"n, m ≤ {ctx.by_profile(3, 5, 12, 16)}", names=("n", "m"))
 
     return build
 

@@ -175,6 +175,7 @@ def kron_rank_search(kron_rule, kron_rank) -> Check:
         space="integer, sparse, rank-deficient and structured A, B up to 4×4, ranks over Q",
         classify=lambda pair: [f"A {classify_matrix(pair[0])}", f"B {classify_matrix(pair[1])}"],
         pinned=KRON_RANK_PINNED,
+        names=("A", "B"),
         part="rank",
     )
 

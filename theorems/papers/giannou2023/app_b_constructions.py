@@ -460,7 +460,7 @@ def float_check(name: str, method: str, widths_strategy, options_of, recipe: cm.
                            classify=lambda e: [e[1], f"depth {len(e[0]) - 1}", f"d = {e[0][0]}"]
                            + (["construction failed (float, undecided)"] if e in failed else []),
                            pinned=list(pinned), examples=lambda ctx: ctx.by_profile(6, 25, 200, 400),
-                           part=part, corroborating=True)
+                           names=("widths", "target kind", "seed"), part=part, corroborating=True)
 
 
 def widths(d_values, depths=(1,)):
@@ -778,7 +778,8 @@ def beyond_sweep_check(recipe: cm.Recipe, reorder: bool, part: str | None = None
         reach=lambda ctx: f"{BEYOND_D[0]} ≤ d ≤ {BEYOND_D[1]}, every k ≤ d but (6, 1), random patterns of zero "
                           "column blocks",
         budget=budget, pinned=PINNED_BEYOND,
-        classify=lambda c: f"d = {c[0]}, k = {c[1]}" + (" (undecided)" if c in undecided else ""), part=part)
+        classify=lambda c: f"d = {c[0]}, k = {c[1]}" + (" (undecided)" if c in undecided else ""),
+        names=("d", "k", "nonzero blocks", "seed"), part=part)
 
 
 def deep_float_check(recipe: cm.Recipe, reorder: bool, part: str | None = None) -> Check:
@@ -946,7 +947,7 @@ def count_statement(trainable_order, total_order, bound: float = 4.0):
         prop, space="4 ≤ d ≤ 16 (32 at large), l ≤ 3, wide and deep (k = 1) source architectures as torch modules "
                     "(constructions.module_of)",
         classify=lambda e: [e[2], f"d = {e[0]}"], pinned=[(16, 1, "wide"), (16, 1, "deep k=1")],
-        examples=lambda ctx: ctx.by_profile(8, 20, 60))
+        examples=lambda ctx: ctx.by_profile(8, 20, 60), names=("d", "l", "source"))
 
 
 register(Claim(
@@ -999,7 +1000,7 @@ def sparse_statement(predict):
                                                  st.integers(0, 2**16)),
                            prop, space="d ≤ 3 (ci), p ∈ {0.2, 0.35, 0.5, 0.7}; masks and Gaussian weights",
                            classify=lambda e: f"p = {e[1]}", pinned=[(2, 0.7, 0)],
-                           examples=lambda ctx: ctx.by_profile(20, 80, 400))
+                           examples=lambda ctx: ctx.by_profile(20, 80, 400), names=("d", "p", "seed"))
 
 
 def naive_prediction(d: int, p: float, seed: int) -> bool:

@@ -725,6 +725,7 @@ def lemma9_submatrix_search(detbool_under_test: DetBool) -> Check:
         "size",
         classify=_classify_pair,
         pinned=LEMMA9_PINNED_SUBMATRICES,
+        names=("kind", "A", "B", "point seed", "I", "J"),
         part="proof (submatrices)",
     )
 

@@ -159,7 +159,7 @@ def exact_rows_beyond(layers: Callable) -> Check:
                                sweep_bound=lambda ctx: "(c0, c2) ∈ {(2, 2), (2, 3), (3, 3)}",
                                reach=lambda ctx: "c0 in 2..6, c2 in 4..6",
                                budget=lambda ctx: ctx.by_profile(1, 2, 6), pinned=[(4, 4)],
-                               part="rows not orthogonal")
+                               names=("c0", "c2"), part="rows not orthogonal")
 
 
 register(Claim(
@@ -472,7 +472,8 @@ def columns_beyond(claimed: Callable[[int, int, int], bool | None]) -> Check:
                                decide, sweep_bound=lambda ctx: f"c0, c2 ≤ {ctx.by_profile(2, 3, 4)}",
                                reach=lambda ctx: "max(c0, c2) in 4..6, 1 ≤ c1 ≤ c0c2 + 1",
                                budget=lambda ctx: ctx.by_profile(5, 20, 60),
-                               pinned=[(4, 4, 16), (4, 4, 5), (4, 5, 5)], part="threshold")
+                               pinned=[(4, 4, 16), (4, 4, 5), (4, 5, 5)], names=("c0", "c2", "c1"),
+                               part="threshold")
 
 
 def column_orthogonality_check(claimed: Callable[[int, int, int], bool | None]) -> Check:

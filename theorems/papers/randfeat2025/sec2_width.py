@@ -289,7 +289,8 @@ def printed_beyond(admissible, plain_width, gamma2_width) -> Check:
                                sweep_bound=lambda ctx: f"c0, c2 ≤ 2, c0c2 ≤ {_exhaustive_cells(ctx)}",
                                reach=lambda ctx: "c0, c2 ≤ 4, c1 = width + 0..1",
                                budget=lambda ctx: ctx.by_profile(4, 20, 100), part="γ2 trained",
-                               pinned=[(False, 1, 3, 0, None), (True, 2, 2, 0, None)])
+                               pinned=[(False, 1, 3, 0, None), (True, 2, 2, 0, None)],
+                               names=("γ2 trained", "c0", "c2", "c1 past the width", "seed"))
 
 
 def _plain_width(c0, c2):
@@ -673,7 +674,8 @@ def corrected_beyond(plain_width, gamma2_width, loses) -> Check:
                                reach=lambda ctx: "c0, c2 ≤ 6 (γ2 trained: c0^(c2 − 1) ≤ 64)",
                                budget=lambda ctx: ctx.by_profile(3, 12, 40), part="γ2 trained",
                                pinned=[("γ2 = 1", 1, 4, 0), ("fixed draw", 4, 4, 0), ("fixed draw", 1, 4, 0)],
-                               decided="exactly at random points (rank modulo p, rationals)")
+                               decided="exactly at random points (rank modulo p, rationals)",
+                               names=("part", "c0", "c2", "seed"))
 
 
 register(Claim(

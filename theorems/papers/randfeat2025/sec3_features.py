@@ -149,7 +149,8 @@ def id_cond_sweep(feature_map) -> Check:
         lambda ctx: _small_sizes(_sweep_bound(ctx)),
         lambda size: id_cond_failure(feature_map, *size),
         bound=lambda ctx: f"c0, c2 ≤ {_sweep_bound(ctx)}", certifies=True,
-        decided="exactly (integer layers, M compared with I, links counted, rank over Q)", part="statement")
+        decided="exactly (integer layers, M compared with I, links counted, rank over Q)", names=("c0", "c2"),
+        part="statement")
 
 
 def id_cond_beyond(feature_map) -> Check:
@@ -162,7 +163,7 @@ def id_cond_beyond(feature_map) -> Check:
         lambda size: id_cond_failure(feature_map, *size),
         sweep_bound=lambda ctx: f"c0, c2 ≤ {_sweep_bound(ctx)}",
         reach=lambda ctx: "max(c0, c2) in 6..10, the other in 1..10", budget=lambda ctx: ctx.by_profile(3, 10, 30),
-        pinned=[(6, 6)], decided="exactly (integer layers)")
+        pinned=[(6, 6)], decided="exactly (integer layers)", names=("c0", "c2"))
 
 
 def column_major_id_cond(c0, c2):
@@ -332,7 +333,8 @@ def characterization_check(layers, reachable_iff: Callable[[np.ndarray], bool]) 
     return exhaustive_sweep("exact characterization (every 0/1 target)", support_patterns,
                             characterization_property(layers, reachable_iff),
                             bound=lambda ctx: f"{_characterization_bound(ctx)}, every 0/1 target", certifies=True,
-                            decided="exactly (null space of [M | −B] over Q)", classify=lambda t: f"{t.shape}")
+                            decided="exactly (null space of [M | −B] over Q)", classify=lambda t: f"{t.shape}",
+                            names="target")
 
 
 def characterization_beyond(layers, reachable_iff: Callable[[np.ndarray], bool]) -> Check:
@@ -350,7 +352,8 @@ def characterization_beyond(layers, reachable_iff: Callable[[np.ndarray], bool])
                                characterization_property(layers, reachable_iff),
                                sweep_bound=_characterization_bound, reach=lambda ctx: "c0, c2 ≤ 6 (integer entries "
                                "in −2..2, zeros in column 0 favoured)", budget=lambda ctx: ctx.by_profile(10, 40, 200),
-                               pinned=BEYOND_PINNED, decided="exactly (null space of [M | −B] over Q)")
+                               pinned=BEYOND_PINNED, decided="exactly (null space of [M | −B] over Q)",
+                               names="target")
 
 
 # 2 × 4 targets past the sweep, one per wrong characterization: column 0 zero (reachable with γ1_k1 = 0), a
@@ -561,7 +564,8 @@ def exact_orthocond_beyond(layers) -> Check:
         lambda rng: (int(rng.integers(1, 9)), int(rng.integers(1, 9)), int(rng.integers(2**31))),
         lambda case: orthocond_failure(layers, np.random.default_rng(case[2]), case[0], case[1]),
         sweep_bound=lambda ctx: f"c0, c2 ≤ {_cayley_sizes(ctx)}", reach=lambda ctx: "c0, c2 ≤ 8",
-        budget=lambda ctx: ctx.by_profile(2, 6, 20), pinned=[(5, 5, 0)], decided="exactly (rational arithmetic)")
+        budget=lambda ctx: ctx.by_profile(2, 6, 20), pinned=[(5, 5, 0)], decided="exactly (rational arithmetic)",
+        names=("c0", "c2", "seed"))
 
 
 def _random_skew(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -523,7 +523,7 @@ def partition_argument_check(bound: Callable) -> Check:
         bound=lambda ctx: f"c0, k ≤ {partition_sweep_bound(ctx)} (every c2t, every p, q)",
         decided="exactly: P(one row fits one of k rows) for every support by the programme over feature rows, "
                 "polynomials in p, q expanded by sympy, c2t a symbol",
-        relies_on=(INDEPENDENT_GROUPS,))
+        names=("c0", "k"), relies_on=(INDEPENDENT_GROUPS,))
 
 
 def partition_beyond_check(bound: Callable) -> Check:
@@ -537,7 +537,7 @@ def partition_beyond_check(bound: Callable) -> Check:
         "bound = P(partition event) past the sweep", draw, partial(partition_failure, bound),
         sweep_bound=lambda ctx: f"c0, k ≤ {partition_sweep_bound(ctx)}", reach=lambda ctx: "c0 ≤ 8, k ≤ 10",
         budget=lambda ctx: ctx.by_profile(2, 8, 30), pinned=((6, 2),),
-        decided="exactly (as the sweep: polynomials in p, q, c2t a symbol)")
+        decided="exactly (as the sweep: polynomials in p, q, c2t a symbol)", names=("c0", "k"))
 
 
 MC_GRID = [(10, 1, 0.5, 0.3, 0.05), (10, 3, 0.5, 0.3, 0.05), (8, 2, 0.8, 0.2, 0.1)]
