@@ -619,6 +619,12 @@ def _certificate_line(row: dict) -> str:
             + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
 
 
+def _chain_line(row: dict) -> str:
+    return (f"{row['chains']} BN chains, d = {row['d']}, N = {row['n']}, on {row['device']} ({row['dtype']}, "
+            f"{row['threads']} thread(s)): {row['layers_per_second']} layers/s, batched matmul "
+            f"{row['matmul_per_second']} /s ({row['matmul_gflops']} GFLOP/s), ratio {row['ratio']:.2f}")
+
+
 def command_bench(args) -> int:
     if args.target == "certificate":
         from .bench import benchmark_certificates
@@ -655,12 +661,6 @@ def command_bench(args) -> int:
 
     device = _context(args).device
     return _print_bench_rows(lambda: [benchmark_chain(device=device)], args, _chain_line)
-
-
-def _chain_line(row: dict) -> str:
-    return (f"{row['chains']} BN chains, d = {row['d']}, N = {row['n']}, on {row['device']} ({row['dtype']}, "
-            f"{row['threads']} thread(s)): {row['layers_per_second']} layers/s, batched matmul "
-            f"{row['matmul_per_second']} /s ({row['matmul_gflops']} GFLOP/s), ratio {row['ratio']:.2f}")
 
 
 def build_parser() -> argparse.ArgumentParser:
