@@ -147,7 +147,8 @@ def test_the_python_api_raises_the_suites_error_with_one_line(args, kwargs, phra
 
 GATE_INI = "[pytest]\ntheorems_package = theorems.papers.giannou2023\ntheorems_manifest = claims.toml\n"
 PLUGIN_CASES = [
-    ([], "", None, "unknown profile 'huge'", {"THEOREMS_PROFILE": "huge"}),
+    ([], "", None, "THEOREMS_PROFILE='huge' is not a profile; choose one of quick, ci, thorough, large",
+     {"THEOREMS_PROFILE": "huge"}),
     (["--theorems-profile", "huge"], "", None, "unknown profile 'huge'", {}),
     (["--theorems-seed", "abc"], "", None, "seed must be an integer, got 'abc'", {}),
     (["--theorems-seed", "-2"], "", None, "seed must be in [0, 2^63)", {}),

@@ -1,8 +1,10 @@
 """The command-line contract: JSON shapes, exit codes, one-line errors."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -152,6 +154,8 @@ def test_multi_seed_gate_counts_agreeing_seeds_per_claim(capsys, tmp_path):
     (["gate", "--seeds", "0"], "at least 1"),
     (["gate", "--seeds", "2", "--seed-list", "1"], "not allowed with"),
     (["gate", "--seed", str(2**63 - 2), "--seeds", "3"], "leave [0, 2^63)"),
+    # A repeated seed is refused, not deduplicated: most likely a typo, and it would run fewer seeds than asked.
+    (["gate", "--seed-list", "1", "2", "1", "2", "3"], "seed of --seed-list given more than once: 1, 2"),
 ])
 def test_multi_seed_gate_rejects_bad_seed_options(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
@@ -168,6 +172,15 @@ def test_report_writes_both_files(capsys, tmp_path, monkeypatch):
     assert {"packages", "git_commit", "cpu", "command"} <= set(report["environment"])
     markdown = (tmp_path / "r" / "report.md").read_text()
     assert _first_refuted() in markdown and "Counterexample" in markdown and "## Errata" in markdown
+
+
+@pytest.mark.parametrize("command", [["report", "giannou2023.thm6"], ["bench", "all"]])
+def test_a_file_as_the_report_folder_exits_2_with_one_line(capsys, tmp_path, command):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, out, err = run(capsys, *command, "--out", str(blocker))
+    assert code == 2 and out == "" and err == f"theorems: error: --out {blocker} is a file, not a folder\n"
+    assert blocker.read_text() == "not a folder"
 
 
 def test_unwritable_report_folder_exits_2_before_running(capsys, tmp_path):
@@ -204,7 +217,8 @@ def test_the_claims_table_says_which_scopes_are_machine_checked_for_all_sizes():
     assert "| `p.c` | L | symbolic | **supported** (general argument: not machine-checked) |" in table
 
 
-def test_meta_prints_for_each_check_the_variants_it_refutes(capsys):
+def test_meta_prints_for_each_check_the_variants_it_refutes(capsys, monkeypatch):
+    monkeypatch.delenv("THEOREMS_PROFILE", raising=False)  # meta's own default profile, quick
     code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu", "--json")
     document = json.loads(out)
     assert code == 0 and document["passed"] and document["profile"] == "quick" and document["failures"] == []
@@ -213,3 +227,92 @@ def test_meta_prints_for_each_check_the_variants_it_refutes(capsys):
                for row in document["checks"])
     code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu")
     assert code == 0 and out.startswith("giannou2023.thm6 (certified") and "refutes broken-1" in out
+
+
+def test_theorems_profile_is_the_default_profile_and_the_option_wins(capsys, monkeypatch):
+    """As for the pytest plugin (tests/test_pytest_plugin.py): theorems.engine.settings.default_profile."""
+    def profile_run(*options):
+        code, out, err = run(capsys, "check", "giannou2023.thm6", "--device", "cpu", "--json", *options)
+        assert code == 0, err
+        return json.loads(out)[0]["profile"]
+
+    monkeypatch.setenv("THEOREMS_PROFILE", "quick")
+    assert profile_run() == "quick"
+    assert profile_run("--profile", "ci") == "ci"
+    monkeypatch.setenv("THEOREMS_PROFILE", "")  # set empty: unset
+    assert profile_run() == "ci"
+    monkeypatch.setenv("THEOREMS_PROFILE", "junk")
+    assert profile_run("--profile", "quick") == "quick"
+    for command in (["check", "giannou2023.thm6"], ["meta", "giannou2023.thm6"], ["report"], ["gate"]):
+        code, out, err = run(capsys, *command)
+        assert code == 2 and out == ""
+        assert err == ("theorems: error: THEOREMS_PROFILE='junk' is not a profile; choose one of quick, ci, thorough, "
+                       "large\n")
+
+
+def test_progress_bars_only_on_a_terminal_unless_asked(capsys):
+    """capsys' stderr is not a terminal: no bar, as into a redirected file; --progress draws one."""
+    code, _, err = run(capsys, "enumerate", "boolean", "--n", "2")
+    assert code == 0 and "enumerate n=2" not in err and err.count("\n") == 1
+    code, _, err = run(capsys, "enumerate", "boolean", "--n", "2", "--progress")
+    assert code == 0 and "enumerate n=2: 100%" in err
+
+
+def test_bench_chain_prints_its_row_as_json_or_as_a_line(capsys, monkeypatch):
+    from theorems.maths import bn_chain
+
+    benchmark = bn_chain.benchmark_chain
+    monkeypatch.setattr(bn_chain, "benchmark_chain", lambda device: benchmark(8, 8, 2, device, rounds=1, chains=2))
+    code, out, _ = run(capsys, "bench", "chain", "--device", "cpu", "--json")
+    (row,) = json.loads(out)
+    assert code == 0 and row["d"] == 8 and row["chains"] == 2 and row["ratio"] > 0
+    code, out, _ = run(capsys, "bench", "chain", "--device", "cpu")
+    assert code == 0 and out.startswith("2 BN chains, d = 8, N = 8, on cpu (float64,") and "layers/s" in out
+
+
+PROJECT_CLAIMS = '''
+import sympy
+
+from theorems.engine.checks import symbolic_identity
+from theorems.engine.registry import Broken, Claim, register, takes
+
+
+def doubles(f):
+    x = sympy.Symbol("x")
+    return symbolic_identity("f(x) = x + x", lambda ctx: [1], lambda n: (sympy.Matrix([f(x)]), sympy.Matrix([x + x])),
+                             scope="all", describe_case=lambda n: "x")
+
+
+register(Claim(id="mypaper.double", label="Lemma 1", statement="f(x) = x + x", source="mypaper, Lemma 1",
+               hypotheses=(), subject={"f": lambda x: 2 * x}, checks=(takes("f", build=doubles),),
+               broken=(Broken("3x", replaces={"f": lambda x: 3 * x}, refuted_by="x"),)))
+'''
+
+
+def test_the_console_script_imports_a_project_package_from_the_working_directory(tmp_path):
+    """As `python -m theorems` does: the installed `theorems` script puts the working directory
+    first on the module path for --package (and its --jobs workers inherit it); a package that
+    is truly missing is one line with a hint."""
+    script = Path(sys.executable).with_name("theorems")
+    if not script.is_file():
+        pytest.skip("no `theorems` console script beside this interpreter")
+    (tmp_path / "mypaper").mkdir()
+    (tmp_path / "mypaper" / "__init__.py").write_text("")
+    (tmp_path / "mypaper" / "claims.py").write_text(PROJECT_CLAIMS)
+    (tmp_path / "claims.toml").write_text('[verdicts]\n"mypaper.double" = "certified"\n')
+    root = str(Path(__file__).resolve().parents[1])
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+
+    def theorems(*argv):
+        return subprocess.run([str(script), *argv], cwd=tmp_path, env=environment, capture_output=True, text=True,
+                              timeout=300)
+
+    for jobs in ("1", "2"):
+        gate = theorems("gate", "--package", "mypaper.claims", "--profile", "quick", "--jobs", jobs)
+        assert gate.returncode == 0, gate.stderr
+        assert "1 claim checked against" in gate.stdout and ", 0 differences" in gate.stdout
+    missing = theorems("check", "nopaper.lemma1", "--package", "nopaper.claims")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr == ("theorems: error: cannot import claim package 'nopaper.claims': ModuleNotFoundError: No "
+                              f"module named 'nopaper' (nopaper is neither in the working directory {tmp_path} nor "
+                              "installed: run from the folder that holds nopaper/, or install it)\n")

@@ -47,3 +47,14 @@ def test_the_discipline_fails_a_refutation_without_erratum_a_paper_without_metad
         "year=..., link=...)) (from theorems.engine.papers) to the module that holds its claims",
         "mypaper.toy: mutation rule: check 'search' refutes no broken variant (the claim has none): a check that "
         "cannot fail"]
+
+
+@pytest.mark.parametrize("environment, option, profile", [
+    ("thorough", None, "thorough"), ("junk", "quick", "quick"), ("", None, "ci")])
+def test_theorems_profile_is_the_default_profile_and_the_option_wins(pytester, monkeypatch, environment, option,
+                                                                     profile):
+    """The same rule as the command line's (theorems.engine.settings.default_profile)."""
+    monkeypatch.setenv("THEOREMS_PROFILE", environment)
+    pytester.makepyfile(test_profile=f"def test_it(theorems_profile):\n    assert theorems_profile == {profile!r}\n")
+    result = pytester.runpytest_inprocess(*(["--theorems-profile", option] if option else []), "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -88,8 +89,10 @@ DEVICE_CHOICES = tuple(device.value for device in Device)
 
 
 def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAULT_PROFILE) -> None:
-    parser.add_argument("--profile", choices=settings.PROFILES, default=profile,
-                        help="how hard the checks try (default %(default)s)")
+    parser.add_argument("--profile", choices=settings.PROFILES,
+                        help=f"how hard the checks try (default: ${settings.PROFILE_VARIABLE} when set, "
+                             f"else {profile})")
+    parser.set_defaults(profile_fallback=profile)
     parser.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED,
                         help="run seed (default %(default)s)")
     parser.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
@@ -101,9 +104,14 @@ def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAUL
                              "verdicts and evidence do not depend on N (default 1)")
 
 
+def _show_progress(args) -> bool:
+    """Progress bars on stderr: with --progress, else only when stderr is a terminal (never
+    into a redirected file or pipe). Every command that draws a bar asks here."""
+    return args.progress or sys.stderr.isatty()
+
+
 def _context(args) -> Context:
-    return Context(args.profile, args.seed, settings.resolve_device(args.device),
-                   show_progress=args.progress or sys.stderr.isatty())
+    return Context(args.profile, args.seed, settings.resolve_device(args.device), show_progress=_show_progress(args))
 
 
 def default_manifest_path() -> Path:
@@ -169,7 +177,18 @@ def _manifest_path(args) -> Path:
 def _package_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--package", action="append", metavar="MODULE",
                         help="the claims of this package or module (another project's paper; repeatable) "
-                             "instead of the packaged papers")
+                             "instead of the packaged papers; imported as `python -m` would, the working directory "
+                             "first on the module path")
+
+
+def _working_directory_first() -> None:
+    """Put the working directory first on the module path, as `python -m` does, so that
+    --package finds a project's package in the folder the command runs in: a console script's
+    path starts at the script's own folder instead. Called before the worker server starts,
+    which inherits this path."""
+    here = os.getcwd()
+    if not sys.path or os.path.abspath(sys.path[0] or os.curdir) != here:
+        sys.path.insert(0, here)
 
 
 def _selected_claims(args) -> dict:
@@ -180,16 +199,32 @@ def _selected_claims(args) -> dict:
     try:
         found = claims(*args.package)
     except (ClaimPackageError, ClaimDefinitionError) as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(str(error) + _missing_package_hint(error, args.package)) from None
     if not found:
         raise UsageError(f"no claims registered by {', '.join(args.package)}")
     return found
 
 
-def _resolve_all(ids: list[str], packages: list[str] | None = None):
-    repeated = sorted({claim_id for claim_id in ids if ids.count(claim_id) > 1})
+def _once_each(values: list, what: str) -> None:
+    """Bad input when a value is given twice: a typo, most likely, which would otherwise run
+    the same thing twice and count it as two."""
+    repeated = sorted({value for value in values if values.count(value) > 1})
     if repeated:
-        raise UsageError(f"claim id given more than once: {', '.join(repeated)}")
+        raise UsageError(f"{what} given more than once: {', '.join(map(str, repeated))}")
+
+
+def _missing_package_hint(error: Exception, packages: list[str]) -> str:
+    """Where to look, when what is missing is the top-level package of a --package, not a
+    module inside it or something it imports."""
+    missing = error.__cause__
+    if not isinstance(missing, ModuleNotFoundError) or missing.name not in {p.split(".")[0] for p in packages}:
+        return ""
+    return (f" ({missing.name} is neither in the working directory {os.getcwd()} nor installed: run from the folder "
+            f"that holds {missing.name}/, or install it)")
+
+
+def _resolve_all(ids: list[str], packages: list[str] | None = None):
+    _once_each(ids, "claim id")
     return [resolve(claim_id, packages or ()) for claim_id in ids]
 
 
@@ -374,6 +409,7 @@ def _benchmarks_in(out: Path) -> dict:
 def command_gate(args) -> int:
     from .engine.manifest import differences, load_manifest, load_scopes, scope_difference, seed_agreement, seeds_after
 
+    _once_each(args.seed_list or [], "seed of --seed-list")
     path = _manifest_path(args)
     expected = load_manifest(path)
     scopes = load_scopes(path) or {}
@@ -557,7 +593,7 @@ def command_enumerate(args) -> int:
 
     started = time.perf_counter()
     try:
-        counts = enumerate_boolean(args.n, progress=not args.json)
+        counts = enumerate_boolean(args.n, progress=_show_progress(args))
     except ValueError as error:
         raise UsageError(str(error)) from None
     seconds = time.perf_counter() - started
@@ -593,6 +629,12 @@ def _certificate_line(row: dict) -> str:
             + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
 
 
+def _chain_line(row: dict) -> str:
+    return (f"{row['chains']} BN chains, d = {row['d']}, N = {row['n']}, on {row['device']} ({row['dtype']}, "
+            f"{row['threads']} thread(s)): {row['layers_per_second']} layers/s, batched matmul "
+            f"{row['matmul_per_second']} /s ({row['matmul_gflops']} GFLOP/s), ratio {row['ratio']:.2f}")
+
+
 def command_bench(args) -> int:
     if args.target == "certificate":
         from .bench import benchmark_certificates
@@ -609,7 +651,7 @@ def command_bench(args) -> int:
         ensure_writable(out)
         try:
             bench = benchmark_all(args.seed, _context(args).device, args.sizes, args.dims,
-                                  progress=args.progress or sys.stderr.isatty(), threads=args.threads,
+                                  progress=_show_progress(args), threads=args.threads,
                                   repeat=args.repeat)
         except ValueError as error:  # a size the benchmark cannot build
             raise UsageError(str(error)) from None
@@ -628,9 +670,7 @@ def command_bench(args) -> int:
     from .maths.bn_chain import benchmark_chain
 
     device = _context(args).device
-    row = benchmark_chain(device=device)
-    print(json.dumps(row))
-    return 0
+    return _print_bench_rows(lambda: [benchmark_chain(device=device)], args, _chain_line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -715,6 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="boolean: DetBool = 0 and singular counts over all n×n 0/1 matrices")
     p.add_argument("--n", type=int, required=True, help="matrix size (1 to 5)")
     p.add_argument("--json", action="store_true", help="JSON object with keys n, total, detbool_zero, singular")
+    p.add_argument("--progress", action="store_true", help="a progress bar on stderr (default when it is a terminal)")
     p.set_defaults(func=command_enumerate)
 
     p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
@@ -739,7 +780,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="certificate: a JSON array, one object per size and thread count with size, device, "
                         "threads, certificate_s, flint_s, lu_s, lu_measured_at, ratio, peak_bytes, peak_per_copy; "
-                        "construction: one object per d with total_s, solve_s, solve_share, max_abs_error")
+                        "construction: one object per d with total_s, solve_s, solve_share, max_abs_error; "
+                        "chain: one object with d, n, chains, device, dtype, threads, layers, layers_per_second, "
+                        "matmul_per_second, matmul_gflops, ratio")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)
     return parser
@@ -752,6 +795,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with stop_signals() as stop:  # SIGTERM and SIGHUP stop a command as Ctrl-C does
             args = build_parser().parse_args(argv)
+            if getattr(args, "package", None):
+                _working_directory_first()
+            if getattr(args, "profile_fallback", None) and args.profile is None:
+                args.profile = settings.default_profile(args.profile_fallback)  # the pytest plugin's rule too
             if getattr(args, "jobs", 1) > 1 and usable_cores() > 1:
                 start_worker_server()  # its imports overlap the claims' own
             return args.func(args)

@@ -25,7 +25,6 @@ malformed claim, is a collection error of the manifest, one line naming the modu
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +55,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("theorems", "executable claims (theorems)")
     group.addoption(
         "--theorems-profile",
-        default=os.environ.get("THEOREMS_PROFILE", settings.DEFAULT_PROFILE),
-        help=f"profile for claim runs: {', '.join(settings.PROFILES)} (env THEOREMS_PROFILE; default %(default)s)",
+        help=f"profile for claim runs: {', '.join(settings.PROFILES)} (default: ${settings.PROFILE_VARIABLE} when set, "
+             f"else {settings.DEFAULT_PROFILE})",
     )
     group.addoption("--theorems-seed", default=str(settings.DEFAULT_SEED), metavar="N",
                     help="run seed of the gated claims (default %(default)s), as `theorems gate --seed`")
@@ -98,7 +97,9 @@ _GATE = pytest.StashKey[Gate | None]()
 def pytest_configure(config):
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
-    config.stash[_GATE] = configured_gate(config, run_options(config))
+    options = run_options(config)
+    config.option.theorems_profile = options.profile  # readers of the option see $THEOREMS_PROFILE's profile too
+    config.stash[_GATE] = configured_gate(config, options)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def run_options(config) -> RunOptions:
     from .engine.manifest import seeds_after
 
     try:
-        profile = settings.validate_profile(config.getoption("--theorems-profile"))
+        asked = config.getoption("--theorems-profile")
+        profile = settings.validate_profile(asked) if asked is not None else settings.default_profile()
         seed = settings.validate_seed(config.getoption("--theorems-seed"))
         count = config.getoption("--theorems-seeds")
         seeds = tuple(seeds_after(seed, settings.validate_seed_count(count))) if count is not None else (seed,)

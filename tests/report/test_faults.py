@@ -114,3 +114,21 @@ def test_a_report_killed_at_any_point_leaves_one_whole_report(tmp_path):
     whole_report(out, html=False)
     assert leftovers(tmp_path, "r") == []
     print(seen)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_first_report_killed_while_its_claims_run_leaves_no_empty_folder(tmp_path, signum):
+    """No folder appears before its report is whole: killed, a first run leaves none; stopped
+    (SIGTERM), it leaves the partial report of the claims that finished."""
+    out = tmp_path / "new" / "r"
+    process = start(out, pause="claim")
+    assert not out.exists()
+    process.send_signal(signum)
+    process.communicate(timeout=300)
+    assert process.returncode == (-signum if signum == signal.SIGKILL else 128 + signum)
+    if signum == signal.SIGKILL:
+        assert not out.exists()
+    else:
+        report = whole_report(out, html=False)
+        assert report["interrupted"]["signal"] == "SIGTERM" and 1 <= len(report["claims"]) < len(IDS)
+        assert leftovers(out.parent, "r") == []

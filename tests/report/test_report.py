@@ -169,6 +169,14 @@ def test_without_an_atomic_exchange_the_old_folder_is_renamed_aside_and_a_half_s
     assert (out / "report.json").read_text() == whole and _entries(tmp_path) == ["r"]
 
 
+def test_the_report_folder_appears_only_whole(tmp_path):
+    out = tmp_path / "a" / "r"
+    report.ensure_writable(out)  # checks, and creates nothing
+    assert list(tmp_path.iterdir()) == []
+    report.write_report(_results(), RUN, out)
+    assert (out / "report.json").is_file() and _entries(tmp_path / "a") == ["r"]
+
+
 def test_a_folder_a_report_would_drop_or_the_working_directory_is_refused(tmp_path, monkeypatch):
     from theorems.errors import UsageError
 

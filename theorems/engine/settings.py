@@ -16,6 +16,7 @@ suite's own names, so that a test run never flakes.
 
 from __future__ import annotations
 
+import os
 from typing import TypeVar
 
 from hypothesis import HealthCheck, Phase, settings
@@ -25,6 +26,7 @@ from .vocabulary import Device, choices
 
 PROFILES = ("quick", "ci", "thorough", "large")
 DEFAULT_PROFILE = "ci"
+PROFILE_VARIABLE = "THEOREMS_PROFILE"  # the default profile of the command line and the pytest plugin
 DEFAULT_SEED = 2023
 SEED_LIMIT = 2**63  # seeds feed numpy's SeedSequence and torch's manual_seed: [0, 2^63)
 
@@ -39,6 +41,19 @@ def validate_profile(profile: object) -> str:
     if profile not in PROFILES:
         raise SettingError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     return profile
+
+
+def default_profile(fallback: str = DEFAULT_PROFILE) -> str:
+    """The profile a run uses when no option names one: ``THEOREMS_PROFILE`` when set, else
+    ``fallback`` (also when it is set empty, the shell's way to unset it for one command). The
+    command line and the pytest plugin both ask here, so that the variable means the same to
+    both; an explicit option wins over it."""
+    value = os.environ.get(PROFILE_VARIABLE)
+    if not value:
+        return fallback
+    if value not in PROFILES:
+        raise SettingError(f"{PROFILE_VARIABLE}={value!r} is not a profile; choose one of {', '.join(PROFILES)}")
+    return value
 
 
 def _integer(value: object, what: str) -> int:

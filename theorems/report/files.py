@@ -3,7 +3,8 @@
 The whole new folder is built beside the target (``.<name>.staging-*``, holding also the
 benchmarks ``theorems bench all`` left in the old one) and swapped in with one atomic
 operation (Linux ``renameat2(RENAME_EXCHANGE)``), so that the target holds one whole
-report at every moment: the old one, or the new one. A crash, a full disk or a signal
+report at every moment: the old one, or the new one (before the first report there is no
+folder, never an empty one: the first is renamed into place). A crash, a full disk or a signal
 leaves at most a staging folder, or the swapped-out old report (``.<name>.staging-*``,
 which the run was removing), beside it; the next run removes them. Where the atomic
 exchange is not available the old folder is renamed aside (``.<name>.old-*``) first and
@@ -21,6 +22,7 @@ import fcntl
 import io
 import json
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -49,18 +51,26 @@ def _leftover(entry: str) -> bool:
 def ensure_writable(out: Path) -> None:
     """Fail before any work is done if the report folder cannot be written, or holds a
     folder a report does not write (which each new report would drop); remove what killed
-    runs left beside it."""
+    runs left beside it. It creates nothing: a report folder appears only when its report is
+    whole (``write_report``), so that a run killed before leaves none, not an empty one."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    target = out.resolve()
+    nearest = next(folder for folder in (target, *target.parents) if folder.exists())  # where folders are made
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        _tidy(out.resolve())
-        for folder in (out, out.resolve().parent):
-            with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
-                pass
+        if target.parent.exists():
+            _tidy(target)
+        for folder in dict.fromkeys((nearest, target.parent)):
+            if folder.exists():
+                with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+                    pass
     except OSError as error:
         raise UsageError(f"report folder {out} is not writable: {error.strerror or error}") from None
-    if Path.cwd().resolve().is_relative_to(out.resolve()):
+    if Path.cwd().resolve().is_relative_to(target):
         raise UsageError(f"report folder {out} holds the working directory, and each report replaces its folder: "
                          "choose another folder")
+    if not out.exists():
+        return
     foreign = sorted(entry.name for entry in out.iterdir()
                      if entry.is_dir() and entry.name not in REPORT_ENTRIES and not _leftover(entry.name))
     if foreign:
@@ -89,7 +99,7 @@ def _tidy(target: Path) -> None:
     if not target.exists() or not any(target.iterdir()):
         aside = [p for p in leftovers if p.name.startswith(prefixes[1])]
         if aside:
-            os.rename(aside[-1], target)  # replaces the empty folder ensure_writable made
+            os.rename(aside[-1], target)  # also over an empty folder (one made by an earlier version)
             leftovers.remove(aside[-1])
     for folder in leftovers:
         descriptor = _locked(folder)
@@ -117,7 +127,10 @@ def _exchange(first: Path, second: Path) -> bool:
 
 def _swap_in(new: Path, target: Path) -> None:
     """Put the complete folder ``new`` at ``target``; afterwards ``new`` holds the old report
-    (or nothing)."""
+    (or nothing, or is gone where there was no old one)."""
+    if not target.exists():  # the first report into this folder
+        os.rename(new, target)
+        return
     if _exchange(new, target):
         return
     aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
@@ -162,11 +175,14 @@ def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = 
     ensure_writable(out)
     target = out.resolve()
     report = build_report(results, run, not_run)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.parent / f".{target.name}.staging-{secrets.token_hex(6)}"
+    staging.mkdir()  # with a new folder's permissions (the umask's), unlike mkdtemp's private one
     lock = _locked(staging)
     try:
-        os.chmod(staging, stat.S_IMODE(target.stat().st_mode))  # mkdtemp's folder is private
-        _carry_over(target, staging)
+        if target.exists():
+            os.chmod(staging, stat.S_IMODE(target.stat().st_mode))
+            _carry_over(target, staging)
         figures: dict[str, list[str]] = {}
         (staging / "figures").mkdir()
         for result in results:
