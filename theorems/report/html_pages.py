@@ -25,7 +25,15 @@ from urllib.parse import quote
 
 from ..engine.vocabulary import Verdict
 from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
-from .document import GENERAL_ARGUMENT_LABEL, RELIES_ON_LABEL, SEVERITY_EXPLANATION, scope_limit, scope_text, slug
+from .document import (
+    GENERAL_ARGUMENT_LABEL,
+    RELIES_ON_LABEL,
+    SEVERITY_EXPLANATION,
+    manifest_mark,
+    scope_limit,
+    scope_text,
+    slug,
+)
 
 VERDICTS = tuple(Verdict)
 # Claims without a verdict: not implemented yet; selected but not run (the run was
@@ -58,6 +66,7 @@ blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de;
 .badge {{ display: inline-block; padding: 0 .55em; border-radius: 1em; font-size: .85em; font-weight: 600;
           color: #fff; white-space: nowrap; background: {COLOURS[NOT_SELECTED]}; }}
 .scope {{ font-size: .85em; color: #555; }}
+.manifest-differs {{ font-size: .85em; color: #a40; font-weight: bold; }}
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
 .warn, .interrupted {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
@@ -342,9 +351,11 @@ def _badge(verdict: str) -> str:
 
 
 def _scoped_badge(entry: dict) -> str:
-    """A claim's or check's verdict badge, with what a certification covers beside it."""
-    scope = scope_text(entry.get("scope"))
-    return _badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
+    """A claim's or check's verdict badge, with what a certification covers beside it, and a
+    claim's expected verdict where the manifest expects another."""
+    scope, differs = scope_text(entry.get("scope")), manifest_mark(entry)
+    return (_badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
+            + (f' <span class="manifest-differs">{escape(differs.strip())}</span>' if differs else ""))
 
 
 def _claim_link(claim_id: str, root: str, graph: _Graph) -> str:
@@ -543,6 +554,8 @@ def _claim_page(claim: dict, graph: _Graph, figures: list[str], records: list[st
         body.append("<h2>Hypotheses</h2><ul>" + "".join(f"<li>{escape(h)}</li>" for h in claim["hypotheses"]) + "</ul>")
     if claim["notes"]:
         body.append(f"<h2>Notes</h2><p>{escape(claim['notes'])}</p>")
+    if claim.get("profile_note"):
+        body.append(f"<p><strong>Profiles:</strong> {escape(claim['profile_note'])}</p>")
     if claim.get("general_argument"):
         body.append(f'<h2>General argument</h2><div class="box unchecked"><strong>{escape(GENERAL_ARGUMENT_LABEL)}.'
                     f"</strong> {escape(claim['general_argument'])}</div>")

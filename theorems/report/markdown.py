@@ -11,6 +11,7 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    manifest_mark,
     scope_limit,
     shown_verdict,
     slug,
@@ -134,13 +135,13 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 label = catalog()[claim_id].label if claim_id in catalog() else ""
                 lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
             else:
-                verdict = shown_verdict(claim["verdict"], claim["scope"])
+                verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
     lines += ["", "## Claims"]
     for claim in claims:
-        verdict = shown_verdict(claim["verdict"], claim["scope"])
+        verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
                   f"> {claim['statement']}", "", f"Source: {claim['source']}."]
         limit = scope_limit(claim)
@@ -162,6 +163,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             lines += ["", f"Notes: {claim['notes']}"]
         if claim.get("general_argument"):
             lines += ["", f"*{GENERAL_ARGUMENT_LABEL}* — {claim['general_argument']}"]
+        if claim.get("profile_note"):
+            lines += ["", f"Profiles: {claim['profile_note']}"]
         lines += [""] + _check_lines(claim)
         for check in claim["evidence"]:
             if "counterexample" in check:
