@@ -1,20 +1,38 @@
-"""Every registered claim, run at the test profile, must reach its manifest verdict.
+"""Every registered claim, run at the test profile, must reach its manifest verdict, and no
+stronger a verdict at the quick profile.
 
 The registry drives the parametrization: registering a claim adds its test here. Each test
-is the one the pytest plugin runs for another project's claims (``theorems.pytest_plugin``).
+is the one the pytest plugin runs for another project's claims (``theorems.pytest_plugin``),
+and then the same claim at ``quick``: a verdict stronger on less data means an overconfident
+check (issue 27).
 """
 
 import pytest
 
 from theorems.cli import default_manifest_path
 from theorems.engine.catalog import catalog
+from theorems.engine.context import Context
 from theorems.engine.manifest import differences, load_manifest, load_scopes
 from theorems.engine.registry import claims
+from theorems.engine.runner import run_claim
 from theorems.engine.verdicts import Verdict
 from theorems.pytest_plugin import check_manifest_verdict, claim_marks
 
 MANIFEST = load_manifest(default_manifest_path())
 SCOPES = load_scopes(default_manifest_path())
+SMALLEST_PROFILE = "quick"
+# How much a verdict says; refuted is not on this scale (it is compared as equal or not).
+STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}
+
+
+def profile_inconsistency(smaller: Verdict, larger: Verdict) -> str | None:
+    """Why a verdict at a smaller profile cannot stand beside one at a larger, or None: stronger
+    (certified > supported > inconclusive) on less data, or refuted at one and not the other."""
+    if (smaller is Verdict.REFUTED) != (larger is Verdict.REFUTED):
+        return "refuted at one profile and not the other"
+    if smaller is not Verdict.REFUTED and STRENGTH[smaller] > STRENGTH[larger]:
+        return "stronger on less data"
+    return None
 
 
 def _claim_params():
@@ -24,7 +42,15 @@ def _claim_params():
 
 @pytest.mark.parametrize("claim", list(_claim_params()))
 def test_claim_reaches_its_manifest_verdict(claim, theorems_profile):
-    check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile, scopes=SCOPES)
+    [result] = check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile, scopes=SCOPES)
+    if theorems_profile == SMALLEST_PROFILE or claim.profile_note:
+        return
+    # The claim alone (its verdict does not depend on the claims it rests on), after the larger
+    # profile, so that the caches that run filled (trials, certificates) serve quick too.
+    quick = run_claim(claim, Context(SMALLEST_PROFILE, result.context.seed, result.context.device))
+    problem = profile_inconsistency(quick.verdict, result.verdict)
+    assert problem is None, (f"{claim.id}: {quick.verdict} at {SMALLEST_PROFILE}, {result.verdict} at "
+                             f"{theorems_profile}: {problem}; fix the check, or say why on the claim (profile_note=)")
 
 
 def test_manifest_covers_exactly_the_registered_claims():
@@ -46,3 +72,13 @@ def test_every_refuted_claim_carries_its_erratum(claim):
 def test_every_core_claim_has_a_symbolic_and_a_randomized_check(claim):
     kinds = {check.kind for check in claim.checks}
     assert {"symbolic", "randomized"} <= kinds, f"{claim.id} is a core claim with checks of kinds {sorted(kinds)}"
+
+
+@pytest.mark.parametrize(("smaller", "larger", "consistent"), [
+    (Verdict.INCONCLUSIVE, Verdict.SUPPORTED, True), (Verdict.SUPPORTED, Verdict.CERTIFIED, True),
+    (Verdict.SUPPORTED, Verdict.SUPPORTED, True), (Verdict.REFUTED, Verdict.REFUTED, True),
+    (Verdict.SUPPORTED, Verdict.INCONCLUSIVE, False), (Verdict.CERTIFIED, Verdict.SUPPORTED, False),
+    (Verdict.REFUTED, Verdict.INCONCLUSIVE, False), (Verdict.INCONCLUSIVE, Verdict.REFUTED, False),
+])
+def test_profile_inconsistency_orders_verdicts_and_compares_refuted_as_equal_or_not(smaller, larger, consistent):
+    assert (profile_inconsistency(smaller, larger) is None) is consistent

@@ -382,7 +382,8 @@ def command_report(args) -> int:
            **({"claim_packages": args.package} if args.package else {}),
            **({"interrupted": interrupted} if stopped else {}), **_benchmarks_in(out)}
     try:
-        json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run)
+        json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run,
+                                                 expected=_manifest_expectations(args.package)[0])
     except OSError as error:
         raise UsageError(f"could not write the report to {out}: {error}") from None
     counts = ", ".join(f"{sum(r.verdict is verdict for r in results)} {verdict}" for verdict in Verdict)

@@ -60,3 +60,24 @@ def test_spending_schedule_rejects_bad_arguments():
         stats.spending_schedule(0)
     with pytest.raises(ValueError, match="false_alarm"):
         stats.spending_schedule(2, 1.5)
+
+
+def test_fit_power_law_of_estimates_recovers_exponent_and_widens_with_less_data():
+    rng = np.random.default_rng(3)
+    x = np.array([4, 8, 16, 32.0])
+
+    def fit(trials):  # medians of exponential samples with median 3·x^0.5
+        samples = [rng.exponential(3 * xi**0.5 / np.log(2), trials) for xi in x]
+        return stats.fit_power_law_of_estimates(x, samples, [lambda rows: np.median(rows, axis=-1)] * x.size,
+                                                np.random.default_rng(0), resamples=500).exponent
+
+    small, large = fit(50), fit(5000)
+    assert small.low < small.estimate < small.high and large.estimate == pytest.approx(0.5, abs=0.05)
+    assert large.high - large.low < (small.high - small.low) / 5
+
+
+def test_fit_power_law_of_estimates_refuses_non_positive_estimates():
+    with pytest.raises(ValueError, match="positive estimates"):
+        stats.fit_power_law_of_estimates(np.array([1, 2, 3.0]), [np.zeros(5)] * 3,
+                                         [lambda rows: rows.min(axis=-1)] * 3,
+                                         np.random.default_rng(0))

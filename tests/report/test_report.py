@@ -282,3 +282,34 @@ def test_report_md_tables_keep_a_long_scope_below_them():
     assert _check_lines(claim) == ["| check | kind | part | verdict |", "|---|---|---|---|",
                                    "| sweep | certificate | statement | certified (scope below) |", "",
                                    f"- *sweep* (certified for {scope}): all 40 configurations hold"]
+
+
+def test_report_marks_a_verdict_that_differs_from_the_manifest(tmp_path):
+    """Issue 27: report.md and the HTML say "supported (manifest: inconclusive)" where the run's
+    verdict is not the manifest's, and nothing where they agree."""
+    from theorems.engine.verdicts import Verdict
+
+    [result] = _results()  # giannou2023.thm6, certified
+    differing = {"giannou2023.thm6": Verdict.INCONCLUSIVE}
+    json_path, md_path = report.write_report([result], RUN, tmp_path / "a", html=True, expected=differing)
+    assert json.loads(json_path.read_text())["claims"][0]["manifest_verdict"] == "inconclusive"
+    markdown = md_path.read_text()
+    assert markdown.count(f"{result.verdict} (all sizes) (manifest: inconclusive)") == 2  # the table and the claim
+    page = (tmp_path / "a" / "html" / "claims" / "giannou2023.thm6.html").read_text()
+    assert '<span class="manifest-differs">(manifest: inconclusive)</span>' in page
+    assert "manifest-differs" in (tmp_path / "a" / "html" / "index.html").read_text()
+    agreeing = {"giannou2023.thm6": result.verdict}
+    _, md_path = report.write_report([result], RUN, tmp_path / "b", html=True, expected=agreeing)
+    assert "(manifest:" not in md_path.read_text()
+    assert "manifest-differs\"" not in (tmp_path / "b" / "html" / "index.html").read_text()
+
+
+def test_report_shows_a_claims_profile_note(tmp_path):
+    from dataclasses import replace
+
+    claim = replace(claims()["giannou2023.thm6"], profile_note="quick samples fewer sizes")
+    result = run_claim(claim, Context("quick", 1, "cpu"))
+    _, md_path = report.write_report([result], RUN, tmp_path, html=True)
+    assert "Profiles: quick samples fewer sizes" in md_path.read_text()
+    page = (tmp_path / "html" / "claims" / "giannou2023.thm6.html").read_text()
+    assert "<strong>Profiles:</strong> quick samples fewer sizes" in page

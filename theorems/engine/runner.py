@@ -85,6 +85,7 @@ class ClaimResult:
             "scope": self.scope,
             **({"own_scope": self.own_scope} if self.scope != self.own_scope else {}),
             **({"general_argument": self.claim.general_argument} if self.claim.general_argument else {}),
+            **({"profile_note": self.claim.profile_note} if self.claim.profile_note else {}),
             "seed": self.context.seed,
             "profile": self.context.profile,
             "device": self.context.device.value,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,13 @@ def shown_verdict(verdict: str, scope: str | None) -> str:
     return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
 
 
+def manifest_mark(claim: dict) -> str:
+    """" (manifest: inconclusive)" after a claim's verdict where it differs from the gate
+    manifest's expected verdict (report.json's ``manifest_verdict``), else ""."""
+    expected = claim.get("manifest_verdict")
+    return f" (manifest: {expected})" if expected is not None and expected != claim["verdict"] else ""
+
+
 def scope_limit(claim: dict) -> str | None:
     """Where a claim's scope is narrower than its own certificates' because of the claims it
     rests on: a sentence saying both ("" scopes as people read them), else None."""
@@ -122,13 +130,19 @@ def claim_document(result: ClaimResult) -> dict[str, Any]:
     return document
 
 
-def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = ()) -> dict:
+def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = (),
+                 expected: Mapping[str, Verdict] | None = None) -> dict:
     """The report of ``results``. ``not_run``: the claims (variants included) that the run
     selected but did not finish, because it was interrupted; ``not_implemented``: the catalog
     ids no registered claim implements (none in the report of another project's claim
     packages, ``run["claim_packages"]``: the packaged catalog is not its paper). An
-    implemented claim in neither and without a result was not selected (``theorems report ID ...``)."""
+    implemented claim in neither and without a result was not selected (``theorems report ID ...``).
+    ``expected``: the gate manifest's verdicts, where one is known; each claim it names gets
+    ``manifest_verdict``, so that the renderers mark a verdict that differs (``manifest_mark``)."""
     claims = [claim_document(r) for r in results]
+    for claim in claims:
+        if expected and claim["id"] in expected:
+            claim["manifest_verdict"] = expected[claim["id"]].value
     packaged = "claim_packages" not in run
     have = {r.claim.id for r in results} | set(not_run) | (set(registered_claims()) if packaged else set())
     not_implemented = [claim_id for claim_id in catalog() if claim_id not in have] if packaged else []

@@ -26,10 +26,12 @@ import secrets
 import shutil
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..engine.pauses import pause_at
 from ..engine.runner import ClaimResult
+from ..engine.vocabulary import Verdict
 from ..errors import UsageError
 from .document import build_report, slug
 from .html_pages import write_html
@@ -167,14 +169,15 @@ def render_figures(result: ClaimResult) -> None:
 
 
 def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False,
-                 not_run: list[str] = ()) -> tuple[Path, Path]:
+                 not_run: list[str] = (), expected: Mapping[str, Verdict] | None = None) -> tuple[Path, Path]:
     """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
     and, with ``html``, the HTML report html/ under ``out`` atomically, replacing the whole
     folder (a report without ``html`` has no html/); return the paths. ``not_run``: the
-    claims selected that did not run (the run was interrupted)."""
+    claims selected that did not run (the run was interrupted); ``expected``: the gate
+    manifest's verdicts, marked beside the verdicts that differ."""
     ensure_writable(out)
     target = out.resolve()
-    report = build_report(results, run, not_run)
+    report = build_report(results, run, not_run, expected)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".{target.name}.staging-{secrets.token_hex(6)}"
     staging.mkdir()  # with a new folder's permissions (the umask's), unlike mkdtemp's private one

@@ -32,6 +32,7 @@ from .document import (
     SEVERITY_EXPLANATION,
     affects_relation,
     link_label,
+    manifest_mark,
     scope_limit,
     scope_text,
     short_authors,
@@ -69,6 +70,7 @@ blockquote {{ margin: .8em 0; padding: .5em 1em; border-left: 4px solid #d0d7de;
 .badge {{ display: inline-block; padding: 0 .55em; border-radius: 1em; font-size: .85em; font-weight: 600;
           color: #fff; white-space: nowrap; background: {COLOURS[NOT_SELECTED]}; }}
 .scope {{ font-size: .85em; color: #555; }}
+.manifest-differs {{ font-size: .85em; color: #a40; font-weight: bold; }}
 {"".join(f".v-{v.replace(' ', '-')} {{ background: {c}; }}" for v, c in COLOURS.items())}
 .box {{ border: 1px solid; border-radius: 6px; padding: .5em 1em; margin: 1em 0; }}
 .warn, .interrupted {{ border-color: {COLOURS[Verdict.REFUTED]}; background: {TINTS[Verdict.REFUTED]}; }}
@@ -379,9 +381,11 @@ def _badge(verdict: str) -> str:
 
 
 def _scoped_badge(entry: dict) -> str:
-    """A claim's or check's verdict badge, with what a certification covers beside it."""
-    scope = scope_text(entry.get("scope"))
-    return _badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
+    """A claim's or check's verdict badge, with what a certification covers beside it, and a
+    claim's expected verdict where the manifest expects another."""
+    scope, differs = scope_text(entry.get("scope")), manifest_mark(entry)
+    return (_badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
+            + (f' <span class="manifest-differs">{escape(differs.strip())}</span>' if differs else ""))
 
 
 def _id_code(claim_id: str) -> str:
@@ -622,6 +626,8 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
                                         for name, ids in relations if ids) + "</table>")
     if claim["notes"]:
         body.append(f"<h2>Notes</h2><p>{escape(claim['notes'])}</p>")
+    if claim.get("profile_note"):
+        body.append(f"<p><strong>Profiles:</strong> {escape(claim['profile_note'])}</p>")
     if claim.get("general_argument"):
         body.append(f'<h2>General argument</h2><div class="box unchecked"><strong>{escape(GENERAL_ARGUMENT_LABEL)}.'
                     f"</strong> {escape(claim['general_argument'])}</div>")

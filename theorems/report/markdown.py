@@ -13,6 +13,7 @@ from .document import (
     SEVERITY_EXPLANATION,
     affects_relation,
     citation_markdown,
+    manifest_mark,
     reference_markdown,
     scope_limit,
     scope_text,
@@ -165,13 +166,13 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 label = catalog()[claim_id].label if claim_id in catalog() else ""
                 lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
             else:
-                verdict = _table_verdict(claim["verdict"], claim["scope"])
+                verdict = _table_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
     lines += ["", "## Claims"]
     for claim in claims:
-        verdict = shown_verdict(claim["verdict"], claim["scope"])
+        verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
                   f"> {claim['statement']}", "",
                   f"Source: {citation_markdown(cited.get(claim['paper']), claim['paper'], claim['source'])}."]
@@ -194,6 +195,8 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             lines += ["", f"Notes: {claim['notes']}"]
         if claim.get("general_argument"):
             lines += ["", f"*{GENERAL_ARGUMENT_LABEL}* — {claim['general_argument']}"]
+        if claim.get("profile_note"):
+            lines += ["", f"Profiles: {claim['profile_note']}"]
         lines += [""] + _check_lines(claim)
         for check in claim["evidence"]:
             if "counterexample" in check:

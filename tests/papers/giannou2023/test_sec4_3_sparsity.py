@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from theorems.maths import exact
+from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023 import sec4_3_sparsity as sp
 
@@ -247,3 +247,44 @@ def test_large_threshold_study_reaches_d45_on_cpu_and_d64_on_cuda(monkeypatch):
     with resources.measured("cpu") as usage:
         assert sp.threshold_sizes(Context("large", 0, "cuda", "giannou2023.thm11", "threshold study"))[-1] == 32
     assert [(cap["wanted"], cap["used"]) for cap in usage["capped"]] == [(64, 32)]
+
+
+def _zero_column_critical_values(rng: np.random.Generator, d: int, trials: int) -> np.ndarray:
+    """Synthetic critical keep-probabilities with the exact zero-column law P(critical ≤ p) =
+    (1 − (1−p)^d)^(2d²), the law the real ones follow from d ≈ 6 on (inverse-CDF sampling)."""
+    return 1 - (1 - rng.random(trials) ** (1 / (2 * d * d))) ** (1 / d)
+
+
+def _supported_rates(profile: str, replicates: int) -> tuple[float, float, float]:
+    """The share of synthetic data sets of the ``profile``'s size (its d and trial counts) for
+    which the threshold study says "supported": for log d/d (remark3) and √(log d/d) (thm11)
+    under the bootstrap rule, and for log d/d under the rule it replaced (t interval reaching 1)."""
+    from theorems.engine.context import Context
+
+    ctx = Context(profile, 0, "cpu")
+    ds = [d for d in sp.threshold_sizes(ctx) if d >= 3]
+    rng = np.random.default_rng(27)
+    log_supported = sqrt_supported = old_rule_supported = 0
+    for replicate in range(replicates):
+        studies = [sp.ThresholdTrials(d, critical := _zero_column_critical_values(
+            rng, d, sp.threshold_trial_count(ctx, d)), critical, 0) for d in ds]
+        exponent = sp.threshold_fit(replicate, studies, sp.LOG_SCALING).exponent
+        log_supported += sp.scaling_verdict(exponent.low, exponent.high)[0] is sp.Verdict.SUPPORTED
+        # log √f = ½ log f: the √(log d/d) exponent and its interval are twice log d/d's.
+        sqrt_supported += sp.scaling_verdict(2 * exponent.low, 2 * exponent.high)[0] is sp.Verdict.SUPPORTED
+        points = [float(sp.threshold_estimates(data.critical, data.d)) for data in studies]
+        old_fit = stats.fit_power_law(np.array([sp.LOG_SCALING.scale(d) for d in ds]), np.array(points))
+        old_rule_supported += bool(old_fit.exponent.high >= 1)
+    return log_supported / replicates, sqrt_supported / replicates, old_rule_supported / replicates
+
+
+def test_threshold_rule_does_not_support_more_on_less_data():
+    """Issue 27/29: the rule said "supported" more often the less data it had. On data with the
+    exact zero-column law (the needed constant for log d/d grows over these d, the one for
+    √(log d/d) falls), the bootstrap rule supports log d/d at neither size and supports
+    √(log d/d) at the quick size no more often than at the ci size; the old rule fails the
+    same comparison (its support for log d/d falls as data grow)."""
+    quick, ci = _supported_rates("quick", 60), _supported_rates("ci", 60)
+    assert quick[0] <= 0.05 and ci[0] <= 0.05, (quick, ci)
+    assert quick[1] <= ci[1], (quick, ci)
+    assert quick[2] > ci[2] + 0.3, (quick, ci)
