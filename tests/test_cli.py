@@ -274,7 +274,11 @@ PROJECT_CLAIMS = '''
 import sympy
 
 from theorems.engine.checks import symbolic_identity
+from theorems.engine.papers import Paper, register_paper
 from theorems.engine.registry import Broken, Claim, register, takes
+
+register_paper(Paper(id="mypaper", title="Doubling", authors=("A. Author",), venue="arXiv preprint", year=2026,
+                     link="https://example.org/mypaper.pdf"))
 
 
 def doubles(f):
@@ -283,7 +287,7 @@ def doubles(f):
                              scope="all", describe_case=lambda n: "x")
 
 
-register(Claim(id="mypaper.double", label="Lemma 1", statement="f(x) = x + x", source="mypaper, Lemma 1",
+register(Claim(id="mypaper.double", label="Lemma 1", statement="f(x) = x + x", source="Lemma 1",
                hypotheses=(), subject={"f": lambda x: 2 * x}, checks=(takes("f", build=doubles),),
                broken=(Broken("3x", replaces={"f": lambda x: 3 * x}, refuted_by="x"),)))
 '''
