@@ -32,6 +32,7 @@ from .errors import (
     CheckCrashed,
     ClaimDefinitionError,
     ClaimPackageError,
+    ClaimsCrashed,
     Interrupted,
     NotImplementedClaim,
     SettingError,
@@ -102,6 +103,10 @@ def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAUL
     parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=1, metavar="N",
                         help="run claims in N worker processes, at most one per core and as many as fit in memory; "
                              "verdicts and evidence do not depend on N (default 1)")
+    parser.add_argument("--scheduler", type=_option(settings.validate_scheduler), metavar="ADDRESS",
+                        help="run claims as tasks of the Dask cluster at ADDRESS (tcp://host:8786), or of a local one "
+                             "of --jobs workers ('local'); needs the cluster extra (default: "
+                             f"${settings.SCHEDULER_VARIABLE} when set, else this machine's processes)")
 
 
 def _show_progress(args) -> bool:
@@ -241,19 +246,18 @@ def _folder(text: str) -> str:
     return text
 
 
-def _run_claims(selected, context: Context, progress_label: str, jobs: int = 1, packages: list[str] | None = None,
-                prepare=None):
+def _run_claims(selected, context: Context, progress_label: str, args, prepare=None):
     from .engine.parallel import run_claims
     from .report import claim_seconds
 
     # With several jobs, the longest claims go first, as timed by the last report of this
     # profile (or the committed thorough one).
     expected = {}
-    if jobs > 1:
+    if args.jobs > 1 or args.scheduler:
         for profile in ("thorough", context.profile):
             expected.update(claim_seconds(REPORTS_FOLDER / profile / "report.json"))
-    return run_claims(selected, context, jobs, desc=progress_label, expected_seconds=expected, packages=packages or (),
-                      prepare=prepare)
+    return run_claims(selected, context, args.jobs, desc=progress_label, expected_seconds=expected,
+                      packages=args.package or (), prepare=prepare, scheduler=args.scheduler)
 
 
 def _manifest_expectations(packages: list[str] | None) -> tuple[dict, dict]:
@@ -337,7 +341,7 @@ def command_check(args) -> int:
     _selected_claims(args)  # an unimportable --package is named before any id
     selected = _resolve_all(args.ids, args.package)
     context = _context(args)
-    results = _run_claims(selected, context, "claims", args.jobs, args.package)
+    results = _run_claims(selected, context, "claims", args)
     if args.json:
         from .engine.environment import describe
         from .report import claim_document
@@ -369,18 +373,22 @@ def command_report(args) -> int:
     report.ensure_writable(out)
     context = _context(args)
     started = time.perf_counter()
-    stopped = None
+    stopped, crashes = None, []
     try:
-        results = _run_claims(selected, context, "claims", args.jobs, args.package, prepare=report.render_figures)
+        results = _run_claims(selected, context, "claims", args, prepare=report.render_figures)
     except Interrupted as interruption:  # keep what finished: a partial report that says so
         results, stopped = interruption.finished, interruption.signum
+    except ClaimsCrashed as crash:  # the same, naming the claims that crashed and why
+        results, crashes = crash.finished, crash.crashes
     finished = {result.claim.id for result in results}
     not_run = [claim.id for claim in selected if claim.id not in finished]
     interrupted = {"signal": signal.Signals(stopped).name, "not_run": not_run} if stopped else None
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
            "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
+           **({"scheduler": args.scheduler} if args.scheduler else {}),
            **({"claim_packages": args.package} if args.package else {}),
-           **({"interrupted": interrupted} if stopped else {}), **_benchmarks_in(out)}
+           **({"interrupted": interrupted} if stopped else {}), **({"crashed": crashes} if crashes else {}),
+           **_benchmarks_in(out)}
     try:
         json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run,
                                                  expected=_manifest_expectations(args.package)[0])
@@ -394,6 +402,11 @@ def command_report(args) -> int:
         print(f"theorems: interrupted ({interrupted['signal']}): the report holds the {len(results)} claims that "
               f"finished; {len(not_run)} did not run", file=sys.stderr)
         return 128 + stopped
+    if crashes:
+        crashed = [claim_id for crash in crashes for claim_id in crash["claims"]]
+        print(f"theorems: {counted(len(crashed), 'claim')} crashed, the report names them and why: "
+              f"{', '.join(crashed)}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -421,7 +434,7 @@ def command_gate(args) -> int:
         expected = {claim.id: expected[claim.id] for claim in selected if claim.id in expected}
     context = _context(args)
     if seeds is None:
-        results = _run_claims(selected, context, "gate", args.jobs, args.package)
+        results = _run_claims(selected, context, "gate", args)
         lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
                             {r.claim.id: r.scope for r in results})
         lines += [line for broken in _discipline([results], args.package).values() for line in broken]
@@ -432,7 +445,7 @@ def command_gate(args) -> int:
     runs, scope_lines, scope_differing, seeded_results = {}, [], set(), []
     for seed in seeds:
         seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
-        results = _run_claims(selected, seeded, f"gate seed {seed}", args.jobs, args.package)
+        results = _run_claims(selected, seeded, f"gate seed {seed}", args)
         seeded_results.append(results)
         runs[seed] = {r.claim.id: r.verdict for r in results}
         for r in results:
@@ -500,7 +513,7 @@ def command_meta(args) -> int:
     registered = _selected_claims(args)
     selected = _resolve_all(args.ids, args.package) if args.ids else list(registered.values())
     context = _context(args)
-    genuine = _run_claims(selected, context, "claims", args.jobs, args.package)
+    genuine = _run_claims(selected, context, "claims", args)
     reports = _mutation_reports(genuine)
     failing = [report for report in reports if not report.passed]
     if args.json:
@@ -800,7 +813,9 @@ def main(argv: list[str] | None = None) -> int:
                 _working_directory_first()
             if getattr(args, "profile_fallback", None) and args.profile is None:
                 args.profile = settings.default_profile(args.profile_fallback)  # the pytest plugin's rule too
-            if getattr(args, "jobs", 1) > 1 and usable_cores() > 1:
+            if hasattr(args, "scheduler") and args.scheduler is None:
+                args.scheduler = settings.default_scheduler()
+            if getattr(args, "jobs", 1) > 1 and not getattr(args, "scheduler", None) and usable_cores() > 1:
                 start_worker_server()  # its imports overlap the claims' own
             return args.func(args)
     except UsageError as error:

@@ -77,6 +77,26 @@ class CheckCrashed(TheoremsError, RuntimeError):
     """A check raised instead of returning an outcome: a defect in the suite, not a verdict."""
 
 
+class ClaimsCrashed(CheckCrashed):
+    """Claims of a run that ended without a verdict: a check raised, or the worker running them
+    died more often than the cluster retries. ``finished`` holds the results of the claims that
+    completed, in the order they were selected; ``crashes`` one dict per crash (``claims``,
+    ``worker``, ``reason``)."""
+
+    def __init__(self, finished: list, crashes: list[dict]):
+        first = crashes[0]
+        claims = [claim_id for crash in crashes for claim_id in crash["claims"]]
+        super().__init__(f"{len(claims)} claim{'s' * (len(claims) != 1)} crashed ({', '.join(claims)}); first: "
+                         f"{', '.join(first['claims'])} on {first['worker']}: {first['reason']}")
+        self.finished = finished
+        self.crashes = crashes
+
+
+class SchedulerError(TheoremsError):
+    """A Dask scheduler that cannot be used: unreachable, without the workers a claim needs,
+    or with a worker whose software differs from this process's (``--scheduler``)."""
+
+
 class Interrupted(TheoremsError, KeyboardInterrupt):
     """A run stopped by Ctrl-C, SIGTERM or SIGHUP; ``finished`` holds the results of the
     claims that completed, in the order they were selected, and ``signum`` the signal (the

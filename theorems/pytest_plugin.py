@@ -65,6 +65,9 @@ def pytest_addoption(parser):
                          "every seed must give the manifest verdict")
     group.addoption("--theorems-device", default=Device.AUTO.value, metavar="DEVICE",
                     help="where torch-based checks of the gated claims run: auto, cpu or cuda (default %(default)s)")
+    group.addoption("--theorems-scheduler", metavar="ADDRESS",
+                    help="run the gated claims as tasks of the Dask cluster at ADDRESS, or of a local one ('local'), "
+                         f"as `theorems gate --scheduler` (default: ${settings.SCHEDULER_VARIABLE} when set)")
     group.addoption("--theorems-package", action="append", metavar="MODULE",
                     help="claim package (or module) to gate against --theorems-manifest (repeatable; "
                          "overrides the ini option theorems_package)")
@@ -86,6 +89,7 @@ class Gate:
     profile: str
     seeds: tuple[int, ...]
     device: Device
+    scheduler: str | None
     # Why the packages' claims could not be loaded (a module raising on import, a malformed
     # claim): collected as an error of the manifest, so that pytest reports a collection error.
     error: str | None = None
@@ -107,6 +111,7 @@ class RunOptions:
     profile: str
     seeds: tuple[int, ...]
     device: str  # as asked (auto, cpu, cuda): resolved only when a gate runs
+    scheduler: str | None  # a Dask scheduler's address, "local", or None: this process
 
 
 def run_options(config) -> RunOptions:
@@ -120,9 +125,11 @@ def run_options(config) -> RunOptions:
         count = config.getoption("--theorems-seeds")
         seeds = tuple(seeds_after(seed, settings.validate_seed_count(count))) if count is not None else (seed,)
         device = settings.validate_device(config.getoption("--theorems-device"))
+        scheduler = config.getoption("--theorems-scheduler")
+        scheduler = settings.validate_scheduler(scheduler) if scheduler is not None else settings.default_scheduler()
     except SettingError as error:
         raise pytest.UsageError(f"theorems: {error}") from None
-    return RunOptions(profile, seeds, device)
+    return RunOptions(profile, seeds, device, scheduler)
 
 
 def configured_gate(config, options: RunOptions) -> Gate | None:
@@ -161,12 +168,14 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
     try:
         registered = claims(*packages)
     except (ClaimPackageError, ClaimDefinitionError) as error:
-        return Gate(tuple(packages), path, manifest, scopes, {}, options.profile, options.seeds, device, str(error))
+        return Gate(tuple(packages), path, manifest, scopes, {}, options.profile, options.seeds, device,
+                    options.scheduler, str(error))
     if not registered:
         raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
     if not manifest.keys() & registered.keys():
         raise pytest.UsageError(f"theorems: gate manifest {path} names no claim of {', '.join(packages)}")
-    return Gate(tuple(packages), path, manifest, scopes, registered, options.profile, options.seeds, device)
+    return Gate(tuple(packages), path, manifest, scopes, registered, options.profile, options.seeds, device,
+                options.scheduler)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, which then applies to the claims too
@@ -198,9 +207,11 @@ def claim_marks(claim) -> list[pytest.MarkDecorator]:
 
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
                            seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU,
-                           scopes: dict | None = None, packages: tuple[str, ...] = ()) -> list:
+                           scopes: dict | None = None, packages: tuple[str, ...] = (),
+                           scheduler: str | None = None) -> list:
     """Run ``claim`` (with the claims of ``packages`` it rests on, which limit its scope) at
-    ``profile`` at each of ``seeds`` on ``device`` and raise
+    ``profile`` at each of ``seeds`` on ``device`` (on the Dask cluster ``scheduler``, when
+    given) and raise
     ``VerdictMismatch`` when a verdict is not the manifest's, when a certification's scope
     and the manifest's ``scopes`` disagree on covering every size, or when a refutation
     comes without a counterexample; return the results, one per seed."""
@@ -214,7 +225,7 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
                               f"add \"{claim.id}\" = \"<verdict>\" under [verdicts]")
     results = []
     for seed in seeds:
-        [result] = run_claims([claim], Context(profile, seed, device), packages=packages)
+        [result] = run_claims([claim], Context(profile, seed, device), packages=packages, scheduler=scheduler)
         results.append(result)
         report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
         at = f"at profile {profile}" + (f", seed {seed}" if seeds != (settings.DEFAULT_SEED,) else "")
@@ -275,7 +286,7 @@ class ClaimItem(pytest.Item):
             raise VerdictMismatch(f"{self.name}: in {self.path} as {gate.manifest[self.name]} but not a claim of "
                                   f"{', '.join(gate.packages)}")
         results = check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device,
-                                         gate.scopes, gate.packages)
+                                         gate.scopes, gate.packages, gate.scheduler)
         check_discipline(results)
 
     def repr_failure(self, excinfo):

@@ -291,7 +291,7 @@ def test_a_claim_runs_with_what_it_rests_on_and_is_never_certified_for_more_size
     assert result.to_json()["own_scope"] == "all"
 
 
-def test_a_claim_that_needs_the_whole_machine_runs_alone_after_the_others_in_this_process():
+def test_a_claim_that_needs_more_than_a_workers_memory_runs_alone_after_the_others_in_this_process():
     from theorems.engine.registry import Check, Claim
     from theorems.engine.verdicts import Outcome, Verdict
 
@@ -299,7 +299,7 @@ def test_a_claim_that_needs_the_whole_machine_runs_alone_after_the_others_in_thi
         return Outcome(Verdict.SUPPORTED, "ran", {"pid": os.getpid(), "torch_threads": torch.get_num_threads()})
 
     alone = Claim(id="wholemachine.claim", source="test", hypotheses=(), checks=(Check("where", "randomized", where),),
-                  broken=(), label="Alone", statement="runs alone", alone_at=("quick",))
+                  broken=(), label="Alone", statement="runs alone", memory_gb_at={"quick": 1})
     others = [resolve(claim_id) for claim_id in IDS[:2]]
     results = run_claims([others[0], alone, others[1]], Context("quick", 7, "cpu"), jobs=2)
     assert [r.claim.id for r in results] == [IDS[0], alone.id, IDS[1]]  # the order asked for

@@ -8,6 +8,7 @@ are meant to be the same for any seed, device and release inside the tested rang
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import subprocess
@@ -77,6 +78,42 @@ def _blas() -> dict:
     return {"numpy": name(numpy.show_config(mode="dicts")), "scipy": name(scipy.show_config(mode="dicts"))}
 
 
+@functools.cache
+def machine(device: Device) -> dict:
+    """The machine and software this process runs claims with on ``device``: recorded for each
+    claim by the process that ran it (a worker of a cluster may be another machine)."""
+    return {
+        "host": platform.node(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "gpu": _gpu(device),
+        "blas": _blas(),
+        "packages": {name: _version(name) for name in PACKAGES},
+        "git_commit": _git_commit(),
+    }
+
+
+# What two processes must share for one run's verdicts to be reproducible together: a worker
+# that differs from the client in one of these is refused (``engine.cluster``).
+SOFTWARE = ("python", "packages", "git_commit")
+
+
+def software_differences(mine: dict, theirs: dict) -> list[str]:
+    """What differs between two ``machine`` records in ``SOFTWARE``, one phrase each
+    ("numpy 2.3.1 here, 2.2.0 there")."""
+    differences = []
+    for key in SOFTWARE:
+        if key == "packages":
+            ours, others = mine.get(key, {}), theirs.get(key, {})
+            differences += [f"{name} {ours.get(name)} here, {others.get(name)} there"
+                            for name in sorted(set(ours) | set(others)) if ours.get(name) != others.get(name)]
+        elif mine.get(key) != theirs.get(key):
+            differences.append(f"{key.replace('_', ' ')} {mine.get(key)} here, {theirs.get(key)} there")
+    return differences
+
+
 def describe(context: Context) -> dict:
     """Everything needed to rerun ``context``'s run and get the same evidence."""
     return {
@@ -86,13 +123,6 @@ def describe(context: Context) -> dict:
         "search_budget": {"hypothesis_examples": HYPOTHESIS_EXAMPLES[context.profile],
                           "note": "examples per randomized check; each check's evidence records its sizes and trials"},
         "rerun": f"--profile {context.profile} --seed {context.seed} --device {context.device}",
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu": _cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "gpu": _gpu(context.device),
-        "blas": _blas(),
-        "packages": {name: _version(name) for name in PACKAGES},
-        "git_commit": _git_commit(),
+        **machine(context.device),
         "command": " ".join(["theorems", *sys.argv[1:]]) if sys.argv else "",
     }

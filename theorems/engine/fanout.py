@@ -28,7 +28,7 @@ def chunks_of(items: Sequence[T], size: int) -> list[Sequence[T]]:
 def on_cluster_worker() -> bool:
     """Whether this code runs inside a task on a Dask worker (never true without ``distributed``
     loaded: the suite imports it only for ``--scheduler``)."""
-    if "distributed" not in sys.modules:
+    if sys.modules.get("distributed") is None:
         return False
     from distributed import get_worker
 

@@ -38,17 +38,19 @@ import threading
 import time
 import types
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Protocol
 
-from ..errors import CheckCrashed, Interrupted
+from ..errors import CheckCrashed, ClaimsCrashed, Interrupted
 from . import resources
 from .context import Context
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
-from .runner import CheckResult, ClaimResult, attach_dependencies, dependency_ids, run_claim
+from .runner import ClaimResult, attach_dependencies, dependency_ids, run_claim
 from .settings import validate_jobs
+from .tasks import ClaimOutcome, here, import_every_suite_module, one_thread_each, run_group
 from .vocabulary import Device
 
 # The environment the worker processes start with: read by BLAS and OpenMP when they load.
@@ -60,27 +62,6 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 SERVER_VARIABLE = "THEOREMS_WORKER_SERVER"
 _told: set[str] = set()  # the --jobs caps already announced by this process
 _sent = None  # in a worker: the queue that carries each claim's outcome to the main process
-
-
-def import_every_suite_module() -> None:
-    """Import every module of the ``theorems`` package. Hypothesis (≥ 6.13x) mixes into its
-    draws the constants found in the source of the *local* modules imported so far, so a
-    search's examples depended on which of the suite's modules happened to be loaded: a
-    claim's evidence differed between ``check`` and ``report`` and between processes.
-    With every suite module loaded before the first claim, the constants are the same
-    everywhere."""
-    import importlib
-    import pkgutil
-
-    # The package's folder, found from this file rather than by importing the package,
-    # which imports the Python face and through it this module.
-    package_folder = Path(__file__).resolve().parents[1]
-    for module in pkgutil.walk_packages([str(package_folder)], prefix="theorems."):
-        # Never theorems.__main__: importing it runs the command line, and a spawned worker
-        # inherits the parent's sys.argv, so each worker would start another pool. Nor the
-        # pytest plugin: it needs pytest (a test extra), and pytest loads it itself.
-        if module.name not in ("theorems.__main__", "theorems.pytest_plugin"):
-            importlib.import_module(module.name)
 
 
 def usable_cores() -> int:
@@ -151,15 +132,6 @@ def _ignore_stop_signals() -> None:
         signal.signal(signum, signal.SIG_IGN)
 
 
-def _one_thread_each() -> None:
-    """flint and torch on one thread; setting flint's threads to 1 also ends its thread pool."""
-    import flint
-    import torch
-
-    flint.ctx.threads = 1
-    torch.set_num_threads(1)
-
-
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
     try:
@@ -201,7 +173,7 @@ def prepare_server(server: dict) -> None:
         os._exit(1)
     _ignore_stop_signals()
     import_every_suite_module()
-    _one_thread_each()
+    one_thread_each()
 
 
 def _start_worker(main_pid: int, sent) -> None:
@@ -211,23 +183,15 @@ def _start_worker(main_pid: int, sent) -> None:
     _die_with_parent()
     start_watchdog(main_pid)
     import_every_suite_module()  # nothing to do when forked from the fork server
-    _one_thread_each()
+    one_thread_each()
 
 
 def _run_in_worker(claim_ids: list[str], context: Context, packages: tuple[str, ...],
                    prepare: Callable[[ClaimResult], None] | None) -> None:
-    """Run claims of ``packages`` (default the packaged papers) one after the other, sending
-    each one's outcome to the parent as soon as it finishes (after ``prepare``): what the
-    parent needs to rebuild its ClaimResult (a Claim holds functions, which do not cross
-    process boundaries; outcomes do). Pickled here, so that an outcome that cannot be sent
-    fails this task."""
-    registered = claims(*packages)
-    for claim_id in claim_ids:
-        result = run_claim(registered[claim_id], context)
-        if prepare is not None:
-            prepare(result)
-        _sent.put(pickle.dumps((claim_id, result.verdict, [(r.outcome, r.seconds) for r in result.checks],
-                                result.seconds, result.resources)))
+    """A process-pool task: ``run_group``, each outcome sent to the main process as soon as it
+    is there. Pickled here, so that an outcome that cannot be sent fails this task."""
+    for outcome in run_group(claim_ids, context, packages, prepare):
+        _sent.put(pickle.dumps(outcome))
 
 
 def _claim_groups(selected: list[Claim], expected: dict[str, float]) -> list[list[Claim]]:
@@ -264,18 +228,6 @@ def stop_signals():
             signal.signal(signum, handler)
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop now: cancel what has not started and end the workers (the pool would otherwise
-    wait for the running claims; ``terminate_workers`` arrives only in Python 3.14). Workers
-    ignore SIGTERM, so they are killed."""
-    processes = list((pool._processes or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.kill()
-    for process in processes:
-        process.join(5)
-
-
 @contextlib.contextmanager
 def _environment(values: dict[str, str]):
     saved = {name: os.environ.get(name) for name in values}
@@ -290,36 +242,16 @@ def _environment(values: dict[str, str]):
                 os.environ[name] = value
 
 
-def _receive(sent, by_id: dict[str, Claim], context: Context, timeout: float | None) -> ClaimResult | None:
-    """The next claim result a worker sent (None if none came within ``timeout``; with
-    ``timeout`` None, none is waited for)."""
-    try:
-        message = sent.get(timeout=timeout) if timeout is not None else sent.get_nowait()
-    except queue.Empty:
-        return None
-    claim_id, verdict, outcomes, seconds, usage = pickle.loads(message)
-    claim = by_id[claim_id]
-    checks = [CheckResult(check, outcome, check_seconds)
-              for check, (outcome, check_seconds) in zip(claim.checks, outcomes, strict=True)]
-    return ClaimResult(claim, verdict, checks, context, seconds, usage)
-
-
-def _raise_failure(futures: list) -> None:
-    """Raise what ended a worker's task, if one did: a crashed check (CheckCrashed) or a
-    worker that died (BrokenProcessPool)."""
-    for future in futures:
-        if future.done() and not future.cancelled() and future.exception() is not None:
-            raise future.exception()
-
-
 def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str = "claims",
                expected_seconds: dict[str, float] | None = None, packages: Sequence[str] = (),
-               prepare: Callable[[ClaimResult], None] | None = None) -> list[ClaimResult]:
+               prepare: Callable[[ClaimResult], None] | None = None, scheduler: str | None = None) -> list[ClaimResult]:
     """Run ``selected`` and the claims they rest on (``depends_on``, transitively), so that each
     scope is limited by its dependencies' (``runner.attach_dependencies``); the results of
-    ``selected`` are returned, in order.
+    ``selected`` are returned, in order. ``scheduler``: run them as tasks of the Dask cluster
+    at that address, or of a local one of ``jobs`` workers ("local"; ``engine.cluster``).
 
-    A stop signal raises ``Interrupted`` with the selected claims that finished."""
+    A stop signal raises ``Interrupted`` with the selected claims that finished; claims that
+    crashed raise ``ClaimsCrashed`` with the others' results, once every other claim ran."""
     available = claims(*packages)
     registered = {claim.id: claim for claim in selected}
     closure = list(selected)
@@ -335,10 +267,12 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
              if (key := _finished_key(claim, context)) in _FINISHED}
     try:
         results = _run_each([claim for claim in closure if claim.id not in known], context, jobs, desc,
-                            expected_seconds, packages, prepare)
-    except Interrupted as interruption:
-        attach_dependencies([*interruption.finished, *known.values()], registered)
-        interruption.finished = [result for result in interruption.finished if result.claim.id in wanted]
+                            expected_seconds, packages, prepare, scheduler)
+    except (Interrupted, ClaimsCrashed) as stopped:
+        attach_dependencies([*stopped.finished, *known.values()], registered)
+        for result in stopped.finished:
+            _FINISHED[_finished_key(result.claim, context)] = result
+        stopped.finished = [result for result in stopped.finished if result.claim.id in wanted]
         raise
     for result in results:
         _FINISHED[_finished_key(result.claim, context)] = result
@@ -354,109 +288,214 @@ def _finished_key(claim: Claim, context: Context) -> tuple[int, str, int, str]:
     return id(claim), context.profile, context.seed, context.device.value
 
 
+class Workers(Protocol):
+    """Where claims run beside this process: the local process pool (``ProcessWorkers``) or a
+    Dask cluster (``engine.cluster.ClusterWorkers``). ``drive`` does the rest, the same for both."""
+
+    count: int  # how many workers, for the progress bar
+
+    def submit(self, group: list[Claim], priority: int) -> None:
+        """Run ``group`` in one worker, one claim after the other (higher ``priority`` first)."""
+
+    def arrived(self, timeout: float | None) -> list[ClaimOutcome]:
+        """The outcomes that came back, waiting up to ``timeout`` for one (None: not waiting).
+        A claim whose worker was lost comes back as a crash naming the worker."""
+
+    def stop(self) -> None:
+        """Cancel what has not finished and end the run's workers now."""
+
+    def close(self) -> None:
+        """End the run's workers once every outcome came back."""
+
+
 def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
               expected_seconds: dict[str, float] | None, packages: Sequence[str],
-              prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
+              prepare: Callable[[ClaimResult], None] | None, scheduler: str | None = None) -> list[ClaimResult]:
     """Run ``selected`` in up to ``jobs`` processes (``worker_count``; in this process when
-    that is 1). Workers take the claims by module (``_claim_groups``), the longest first (by
-    ``expected_seconds``), so that a long claim does not start last, and send each result
-    as it finishes. Workers import the claim modules of ``packages`` (default the packaged
-    papers), which ``selected`` comes from. ``prepare`` (a module-level function) is applied
-    to each result in the worker that ran it: the report renders figures there, in parallel.
-    A claim that needs the whole machine at this profile (``Claim.alone_at``) runs after the
-    workers have finished and gone, in this process, with every core's BLAS threads: no
-    worker waits idle behind it and none competes for its memory.
-    A check that crashes in a worker raises its CheckCrashed here, and the claims not
-    started are dropped. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted`` with the claims
-    that finished."""
+    that is 1), or on the Dask cluster ``scheduler`` names. Workers take the claims by module
+    (``_claim_groups``), the longest first (by ``expected_seconds``), so that a long claim does
+    not start last, and send each result as it finishes. Workers import the claim modules of
+    ``packages`` (default the packaged papers), which ``selected`` comes from. ``prepare`` (a
+    module-level function) is applied to each result in the worker that ran it: the report
+    renders figures there, in parallel.
+    On this machine, a claim that needs more memory than a worker's share at this profile
+    (``Claim.memory_gb_at``) runs after the workers have finished and gone, in this process,
+    with every core's BLAS threads: no worker waits idle behind it and none competes for its
+    memory. On a remote cluster it goes to a worker that offers the memory (``Claim.needs``).
+    A claim whose check crashes, or whose workers died, is named in the ``ClaimsCrashed``
+    raised after the others ran. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted`` with the
+    claims that finished."""
     jobs = validate_jobs(jobs)
-    if jobs > 1 and usable_cores() > 1:
+    if scheduler is None and jobs > 1 and usable_cores() > 1:
         start_worker_server()  # (already running if the command line started it)
     import_every_suite_module()
-    workers, why = worker_count(jobs)
-    if why and f"{jobs} {workers}" not in _told:
-        _told.add(f"{jobs} {workers}")
-        print(f"theorems: --jobs {jobs} capped to {workers} ({why})", file=sys.stderr)
-    if workers == 1 or len(selected) <= 1:
-        return _run_here(selected, context, desc, [], prepare=None)
-    alone = [claim for claim in selected if context.profile in claim.alone_at]
-    shared = [claim for claim in selected if context.profile not in claim.alone_at]
-    finished = _run_in_workers(shared, context, workers, desc, expected_seconds, packages, prepare) if shared else []
-    finished = _run_here(alone, context, f"{desc} (alone)", finished, prepare)
+    if scheduler is not None:
+        from .cluster import ClusterWorkers
+
+        workers = ClusterWorkers(scheduler, worker_count(jobs)[0], context, tuple(packages), prepare)
+        alone = [claim for claim in selected if workers.local and claim.alone_at(context.profile)]
+        workers.refuse_unmet([claim for claim in selected if claim not in alone], context)
+    else:
+        count, why = worker_count(jobs)
+        if why and f"{jobs} {count}" not in _told:
+            _told.add(f"{jobs} {count}")
+            print(f"theorems: --jobs {jobs} capped to {count} ({why})", file=sys.stderr)
+        if count == 1 or len(selected) <= 1:
+            return _finish(*_run_here(selected, context, desc, []))
+        alone = [claim for claim in selected if claim.alone_at(context.profile)]
+        shared = [claim for claim in selected if claim not in alone]
+        workers = ProcessWorkers(min(count, len(shared)), context, tuple(packages), prepare) if shared else None
+    shared = [claim for claim in selected if claim not in alone]
+    finished, crashes = drive(workers, shared, context, desc, expected_seconds or {}) if shared else ([], [])
+    finished, more = _run_here(alone, context, f"{desc} (alone)", finished, prepare)
     by_id = {result.claim.id: result for result in finished}
-    return [by_id[claim.id] for claim in selected]
+    return _finish([by_id[claim.id] for claim in selected if claim.id in by_id], crashes + more)
+
+
+def _finish(finished: list[ClaimResult], crashes: list[dict]) -> list[ClaimResult]:
+    if crashes:
+        raise ClaimsCrashed(finished, crashes)
+    return finished
 
 
 def _run_here(selected: list[Claim], context: Context, desc: str, finished: list[ClaimResult],
-              prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
+              prepare: Callable[[ClaimResult], None] | None = None) -> tuple[list[ClaimResult], list[dict]]:
     """Run ``selected`` in this process, one after the other, after ``finished``; a claim that
-    needs the whole machine at this profile on every core."""
+    needs more than a worker's share at this profile on every core. Returns the results and
+    the crashes."""
     from tqdm import tqdm
 
-    finished = list(finished)
+    finished, crashes = list(finished), []
     with stop_signals() as stop:
         try:
             for claim in tqdm(selected, desc=desc, disable=not context.show_progress or not selected,
                               file=sys.stderr):
-                result = run_claim(claim, context, usable_cores() if context.profile in claim.alone_at else 1)
-                if prepare is not None:
-                    prepare(result)
-                finished.append(result)
+                try:
+                    result = run_claim(claim, context, usable_cores() if claim.alone_at(context.profile) else 1)
+                except CheckCrashed as error:
+                    crashes.append({"claims": [claim.id], "worker": here(), "reason": str(error)})
+                else:
+                    if prepare is not None:
+                        prepare(result)
+                    finished.append(result)
                 if stop.signum:
                     raise KeyboardInterrupt
                 pause_at("claim")
         except KeyboardInterrupt:
             raise Interrupted(finished, stop.signum or signal.SIGINT) from None
-    return finished
+    return finished, crashes
 
 
-def _run_in_workers(selected: list[Claim], context: Context, workers: int, desc: str,
-                    expected_seconds: dict[str, float] | None, packages: Sequence[str],
-                    prepare: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
-    """Run ``selected`` in ``workers`` worker processes (see ``_run_each``); the results in any order."""
+def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
+          expected: dict[str, float]) -> tuple[list[ClaimResult], list[dict]]:
+    """Run ``selected`` on ``workers``: submit them by group, the longest first, and collect
+    each outcome as it comes back. Returns the results (in the order they came) and the
+    crashes, one per worker and reason. A stop signal stops the workers and raises
+    ``Interrupted`` with what came back; any other failure stops them and propagates."""
     from tqdm import tqdm
 
-    quiet = dataclasses.replace(context, show_progress=False)
     by_id = {claim.id: claim for claim in selected}
     results: dict[str, ClaimResult] = {}
-    server = _server_context()
-    process_context = server or multiprocessing.get_context("spawn")
-    sent = process_context.Queue()
-    pool = ProcessPoolExecutor(min(workers, len(selected)), mp_context=process_context, initializer=_start_worker,
-                               initargs=(os.getpid(), sent))
-    futures = []
+    crashes: dict[tuple[str, str], list[str]] = {}  # (worker, reason) -> claims
+    done = 0
+
+    def take(outcomes: list[ClaimOutcome]) -> int:
+        for outcome in outcomes:
+            if outcome.crash is None:
+                results[outcome.claim_id] = outcome.result(by_id[outcome.claim_id], context)
+            else:
+                crashes.setdefault((outcome.worker, outcome.crash), []).append(outcome.claim_id)
+        return len(outcomes)
+
     with stop_signals() as stop:
         try:
-            with _environment(WORKER_ENVIRONMENT):  # spawned workers start with the first submissions
-                for group in _claim_groups(selected, expected_seconds or {}):
-                    ids = [claim.id for claim in group]
-                    futures.append(pool.submit(_run_in_worker, ids, quiet, tuple(packages), prepare))
-            with tqdm(total=len(selected), desc=f"{desc} ({workers} jobs)", disable=not context.show_progress,
+            groups = _claim_groups(selected, expected)
+            for rank, group in enumerate(groups):
+                workers.submit(group, priority=len(groups) - rank)
+            with tqdm(total=len(selected), desc=f"{desc} ({workers.count} jobs)", disable=not context.show_progress,
                       file=sys.stderr) as bar:
-                while len(results) < len(selected):
-                    _raise_failure(futures)
-                    result = _receive(sent, by_id, context, timeout=0.2)
-                    if result is None:
-                        continue
-                    results[result.claim.id] = result
-                    bar.update()
+                while done < len(selected):
+                    arrived = take(workers.arrived(timeout=0.2))
+                    done += arrived
+                    bar.update(arrived)
                     if stop.signum:
                         raise KeyboardInterrupt
-                    pause_at("claim")
-        except BrokenProcessPool as error:
-            _stop_workers(pool)
-            if not stop.signum:
-                raise CheckCrashed(f"a worker process died while running claims ({error})") from error
-            # A stop signal that also reached (and ended) a worker: a stop, not a crash.
-            raise Interrupted([results[c.id] for c in selected if c.id in results], stop.signum) from None
+                    if arrived:
+                        pause_at("claim")
         except KeyboardInterrupt:
-            while (result := _receive(sent, by_id, context, timeout=None)) is not None:  # what had already arrived
-                results[result.claim.id] = result
-            _stop_workers(pool)
-            finished = [results[c.id] for c in selected if c.id in results]
+            with contextlib.suppress(Exception):
+                take(workers.arrived(timeout=None))  # what had already arrived
+            workers.stop()
+            finished = [results[claim.id] for claim in selected if claim.id in results]
             raise Interrupted(finished, stop.signum or signal.SIGINT) from None
         except BaseException:
-            _stop_workers(pool)
+            workers.stop()
             raise
-    pool.shutdown(wait=True)
-    return list(results.values())
+    workers.close()
+    return list(results.values()), [{"claims": claims, "worker": worker, "reason": reason}
+                                    for (worker, reason), claims in crashes.items()]
+
+
+class ProcessWorkers:
+    """The local process pool: ``count`` processes forked from the fork server (or spawned),
+    each sending each claim's outcome through a queue as soon as it finishes. The pool does
+    not retry: a worker that dies breaks the pool, and every claim not back is a crash."""
+
+    def __init__(self, count: int, context: Context, packages: tuple[str, ...],
+                 prepare: Callable[[ClaimResult], None] | None):
+        self.count = count
+        self._task = (dataclasses.replace(context, show_progress=False), packages, prepare)
+        process_context = _server_context() or multiprocessing.get_context("spawn")
+        self._sent = process_context.Queue()
+        self._pool = ProcessPoolExecutor(count, mp_context=process_context, initializer=_start_worker,
+                                         initargs=(os.getpid(), self._sent))
+        self._groups: dict[Future, set[str]] = {}  # each task's claims that have not come back
+
+    def submit(self, group: list[Claim], priority: int) -> None:
+        # (the pool runs tasks in submission order, which is the priority order)
+        with _environment(WORKER_ENVIRONMENT):  # spawned workers start with the first submissions
+            future = self._pool.submit(_run_in_worker, [claim.id for claim in group], *self._task)
+        self._groups[future] = {claim.id for claim in group}
+
+    def arrived(self, timeout: float | None) -> list[ClaimOutcome]:
+        outcomes = []
+        try:
+            message = self._sent.get(timeout=timeout) if timeout is not None else self._sent.get_nowait()
+            while True:
+                outcomes.append(pickle.loads(message))
+                message = self._sent.get_nowait()
+        except queue.Empty:
+            pass
+        for outcome in outcomes:
+            for pending in self._groups.values():
+                pending.discard(outcome.claim_id)
+        if not outcomes:
+            outcomes = self._lost()
+        return outcomes
+
+    def _lost(self) -> list[ClaimOutcome]:
+        """Crashes for the claims of tasks that failed (a worker died: the pool is broken)."""
+        lost = []
+        for future, pending in list(self._groups.items()):
+            if future.done() and future.exception() is not None and not self._sent.qsize():
+                error = future.exception()
+                reason = ("the worker process died" if isinstance(error, BrokenProcessPool)
+                          else f"{type(error).__name__}: {error}")
+                lost += [ClaimOutcome(claim_id, None, [], 0.0, {}, {}, reason, "a local worker process")
+                         for claim_id in sorted(pending)]
+                del self._groups[future]
+        return lost
+
+    def stop(self) -> None:
+        """Stop now: cancel what has not started and end the workers (the pool would otherwise
+        wait for the running claims; ``terminate_workers`` arrives only in Python 3.14).
+        Workers ignore SIGTERM, so they are killed."""
+        processes = list((self._pool._processes or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.join(5)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)

@@ -33,8 +33,9 @@ from typing import Any
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
 from .catalog import CLAIM_ID, catalog
 from .context import Context
+from .settings import PROFILES
 from .verdicts import Outcome
-from .vocabulary import CheckKind, Severity, choices
+from .vocabulary import CheckKind, Device, Severity, choices
 
 CLAIM_PACKAGES = ["theorems.papers"]
 
@@ -182,9 +183,11 @@ class Claim:
     # and not the other (tests/test_claims.py fails otherwise); shown in the report. Keep it rare:
     # a verdict stronger on less data usually means an overconfident check.
     profile_note: str = ""
-    # Profiles at which the claim needs the whole machine (every core's BLAS threads, most of
-    # the memory): with several jobs it runs alone, after the others, in the main process.
-    alone_at: tuple[str, ...] = ()
+    # The memory (GiB) the claim needs to itself, by profile, where it needs more than a worker's
+    # share: on one machine it then runs alone, after the others, in the main process with every
+    # core's BLAS threads; on a Dask cluster only a worker offering that much MEMORY_GB runs it
+    # (``needs``).
+    memory_gb_at: Mapping[str, float] = field(default_factory=dict)
     # The declared entries, kept so that a variant can rebuild the checks from other objects.
     entries: tuple[Check | Takes, ...] = field(default=(), repr=False, compare=False)
 
@@ -197,6 +200,11 @@ class Claim:
                                        "and statement=")
         if not isinstance(self.subject, Mapping):
             raise ClaimDefinitionError(f"{self.id}: subject= maps names to the objects under test")
+        for profile, gigabytes in dict(self.memory_gb_at).items():
+            if profile not in PROFILES or isinstance(gigabytes, bool) or not isinstance(gigabytes, int | float) \
+                    or not gigabytes > 0:
+                raise ClaimDefinitionError(f"{self.id}: memory_gb_at= maps profiles ({', '.join(PROFILES)}) to "
+                                           f"a positive number of GiB, not {profile!r}: {gigabytes!r}")
         if not self.entries:
             object.__setattr__(self, "entries", tuple(self.checks))
         for entry in self.entries:
@@ -222,6 +230,17 @@ class Claim:
 
     def catalog_statement(self) -> str:
         return self.statement or catalog()[self.id].statement
+
+    def alone_at(self, profile: str) -> bool:
+        """Whether the claim needs more memory than a worker's share at ``profile``."""
+        return profile in self.memory_gb_at
+
+    def needs(self, profile: str, device: Device) -> dict[str, float]:
+        """The Dask resources a worker must offer to run the claim at ``profile`` on ``device``:
+        a GPU for every claim of a CUDA run (its checks run on the run's device), and the
+        memory the claim declares (``memory_gb_at``)."""
+        return {**({"GPU": 1} if device is Device.CUDA else {}),
+                **({"MEMORY_GB": float(self.memory_gb_at[profile])} if profile in self.memory_gb_at else {})}
 
     def with_objects(self, replaces: Mapping[str, Any]) -> Claim:
         """This claim with objects of its subject replaced (a broken variant's), every check

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CheckCrashed, ClaimDefinitionError
-from . import resources
+from . import environment, resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
@@ -52,6 +52,9 @@ class ClaimResult:
     # The (verdict, scope) of each implemented claim of ``depends_on`` in the same run (None:
     # not run), set by ``parallel.run_claims``; None when this claim was run on its own.
     dependencies: dict[str, tuple[Verdict, str | None] | None] | None = None
+    # The machine and software of the process that ran the claim (``environment.machine``): a
+    # worker of a cluster may differ from the process that writes the report.
+    environment: dict = field(default_factory=dict)
 
     @property
     def own_scope(self) -> str | None:
@@ -96,6 +99,7 @@ class ClaimResult:
             **({"erratum": self.erratum()} if self.verdict is Verdict.REFUTED else {}),
             "timing_s": {"total": round(self.seconds, 3), **{r.check.name: round(r.seconds, 3) for r in self.checks}},
             "resources": self.resources,
+            **({"environment": self.environment} if self.environment else {}),
         }
 
     def erratum(self) -> dict[str, Any]:
@@ -133,6 +137,7 @@ def run_claim(claim: Claim, context: Context, threads: int = 1) -> ClaimResult:
     with torch_threads(threads), resources.measured(context.device) as usage:
         result = _run_checks(claim, context)
     result.resources = usage
+    result.environment = environment.machine(context.device)
     return result
 
 

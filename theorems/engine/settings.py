@@ -26,6 +26,7 @@ from .vocabulary import Device, choices
 
 PROFILES = ("quick", "ci", "thorough", "large")
 DEFAULT_PROFILE = "ci"
+SCHEDULER_VARIABLE = "THEOREMS_SCHEDULER"  # the default --scheduler of the command line and the pytest plugin
 PROFILE_VARIABLE = "THEOREMS_PROFILE"  # the default profile of the command line and the pytest plugin
 DEFAULT_SEED = 2023
 SEED_LIMIT = 2**63  # seeds feed numpy's SeedSequence and torch's manual_seed: [0, 2^63)
@@ -81,6 +82,26 @@ def validate_seed_count(count: object) -> int:
     if value < 1:
         raise SettingError(f"the number of seeds must be at least 1, got {value}")
     return value
+
+
+def validate_scheduler(scheduler: object) -> str:
+    """A Dask scheduler's address (``tcp://host:8786``, a scheduler file's address) or "local"."""
+    if not isinstance(scheduler, str) or not scheduler.strip() or any(c.isspace() for c in scheduler.strip()):
+        raise SettingError(f"scheduler must be 'local' or a Dask scheduler address like tcp://host:8786, "
+                           f"got {scheduler!r}")
+    return scheduler.strip()
+
+
+def default_scheduler() -> str | None:
+    """The Dask scheduler a run uses when no option names one: ``THEOREMS_SCHEDULER`` when set
+    (and not empty), else None (this machine's processes)."""
+    value = os.environ.get(SCHEDULER_VARIABLE)
+    if not value:
+        return None
+    try:
+        return validate_scheduler(value)
+    except SettingError as error:
+        raise SettingError(f"{SCHEDULER_VARIABLE}: {error}") from None
 
 
 def validate_jobs(jobs: object) -> int:

@@ -423,6 +423,7 @@ def _index(report: dict, graph: _Graph) -> str:
             f"<p>{run}; commit <code>{escape(str(env.get('git_commit', '?')))}</code>. "
             '<a href="#run">Run details</a>.</p>',
             *([_interrupted_banner(report)] if "interrupted" in report else []),
+            *(_crash_banner(crash) for crash in report.get("crashed", ())),
             "<p>" + " ".join(f"{_badge(v)} {total[v]}" for v in VERDICTS)
             + "".join(f" &nbsp; {_badge(kind)} {len(absent[kind])}" for kind in columns if kind in absent)
             + f" &nbsp; of {len(claims)} claims checked. See the <a href=\"graph.html\">dependency graph</a> and the "
@@ -466,6 +467,12 @@ def _index(report: dict, graph: _Graph) -> str:
     return _page(f"Verification report — theorems {report['version']}", "\n".join(body), "")
 
 
+def _crash_banner(crash: dict) -> str:
+    return (f'<div class="box interrupted"><strong>Crashed on {escape(str(crash["worker"]))}, without a verdict:'
+            "</strong> " + ", ".join(f"<code>{escape(i)}</code>" for i in crash["claims"])
+            + f". {escape(str(crash['reason']))}</div>")
+
+
 def _interrupted_banner(report: dict) -> str:
     not_run = report.get("not_run", [])
     return (f'<div class="box interrupted"><strong>Interrupted '
@@ -498,7 +505,7 @@ def _run_table(report: dict) -> str:
             ("CPU", f"{env['cpu']} ({env.get('cpu_count', '?')} cores)" if "cpu" in env else None),
             ("GPU", env.get("gpu")), ("BLAS", env.get("blas")), ("packages", env.get("packages"))]
     known = {"profile", "seed", "device", "generated_at", "seconds", "suite", "version", "environment", "summary",
-             "claims", "errata", "not_implemented", "not_run", "interrupted", "figures", "benchmarks"}
+             "claims", "errata", "not_implemented", "not_run", "interrupted", "crashed", "figures", "benchmarks"}
     rows += [(key, value) for key, value in report.items() if key not in known]  # whatever later runs add
     return '<div class="scroll"><table>' + "".join(f"<tr><th>{escape(str(k))}</th><td>{_render(v)}</td></tr>"
                                                  for k, v in rows if v is not None) + "</table></div>"

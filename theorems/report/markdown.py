@@ -144,6 +144,9 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         + f"; {len(report['not_implemented'])} catalog ids not implemented yet.",
         "",
     ]
+    for crash in report.get("crashed", ()):
+        lines += [f"**Crashed on {crash['worker']}, without a verdict: "
+                  + ", ".join(f"`{i}`" for i in crash["claims"]) + f". {crash['reason']}**", ""]
     if "interrupted" in report:
         lines += [f"**Interrupted ({report['interrupted'].get('signal', 'SIGINT')}): this report holds only the claims "
                   f"that finished; {len(not_run)} did not run: " + ", ".join(f"`{i}`" for i in not_run) + ".**", ""]

@@ -57,7 +57,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
     ``packages`` the claim packages the claim comes from when not the packaged papers."""
     claim = claim_document(result)
     context = result.context
-    env = run_environment or environment.describe(context)
+    # The machine that ran the claim (a cluster's worker), over the run's (the client's).
+    env = {**(run_environment or environment.describe(context)), **result.environment}
     package_options = "".join(f" --package {package}" for package in packages)
     return {
         "format": RECORD_FORMAT,
@@ -77,8 +78,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
             or "float64 for floating-point checks; exact checks use integers, residues or rationals",
             "search_budget": env.get("search_budget"),
         },
-        "environment": {key: env[key] for key in ("python", "platform", "cpu", "cpu_count", "gpu", "blas", "packages",
-                                                  "git_commit") if key in env},
+        "environment": {key: env[key] for key in ("host", "worker", "python", "platform", "cpu", "cpu_count", "gpu",
+                                                  "blas", "packages", "git_commit") if key in env},
         "timing_s": claim["timing_s"],
         "resources": claim["resources"],
         "verdict": claim["verdict"],

@@ -1,0 +1,220 @@
+"""Claims as tasks of a Dask cluster (``--scheduler``): the verdicts and evidence of one job,
+on a LocalCluster and on a scheduler and two workers started as separate processes; each
+claim's record from the worker that ran it; and the faults: a worker killed mid-claim (the
+claim is retried), one that always dies and a check that raises (reported as crashed, with
+the worker and the reason), a cluster without the resources a claim needs, a worker whose
+software differs, an unreachable scheduler, and no ``distributed`` installed."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from theorems.engine import cluster, environment
+from theorems.engine.context import Context
+from theorems.engine.parallel import run_claims
+from theorems.engine.registry import resolve
+from theorems.errors import SchedulerError
+
+distributed = pytest.importorskip("distributed")
+
+IDS = ["giannou2023.lemma6", "giannou2023.thm6", "giannou2023.fact1", "daneshmand2020.lemma12"]
+ROOT = Path(__file__).resolve().parents[2]
+
+# A claim package whose checks misbehave on purpose. Each claim is cheap; the ones that kill
+# their process run only on a cluster, where the process is a worker.
+FAULTS = '''
+import os
+import signal
+from pathlib import Path
+
+from theorems.engine.papers import Paper, register_paper
+from theorems.engine.registry import Check, Claim, register
+from theorems.engine.verdicts import Outcome, Verdict
+
+register_paper(Paper(id="faultdemo", title="Faults", authors=("A. Tester",), venue="test", year=2026,
+                     link="https://example.org"))
+MARKERS = Path(os.environ["FAULTDEMO_MARKERS"])
+
+
+def claim(name, run, **more):
+    return register(Claim(id=f"faultdemo.{name}", source="test", hypotheses=(), label=name, statement=name,
+                          checks=(Check("check", "randomized", run),), broken=(), **more))
+
+
+def steady(ctx):
+    return Outcome(Verdict.SUPPORTED, "fine", {"draw": float(ctx.rng().random())})
+
+
+def dies_once(ctx):
+    marker = MARKERS / "dies_once"
+    if not marker.exists():
+        marker.write_text("killed once")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return steady(ctx)
+
+
+def always_dies(ctx):
+    with (MARKERS / "always_dies").open("a") as attempts:
+        attempts.write("attempt\\n")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def raises(ctx):
+    raise RuntimeError("a defect of the check")
+
+
+claim("steady", steady)
+claim("dies_once", dies_once)
+claim("always_dies", always_dies)
+claim("raises", raises)
+claim("big", steady, memory_gb_at={"quick": 1000})
+'''
+
+
+def comparable(result) -> dict:
+    """What must not depend on where a claim ran: the claim's record less timings, memory and
+    the machine."""
+    record = result.to_json()
+    return {key: value for key, value in record.items() if key not in ("timing_s", "resources", "environment")}
+
+
+@pytest.fixture(scope="module")
+def one_job():
+    return [comparable(r) for r in run_claims([resolve(i) for i in IDS], Context("quick", 7, "cpu"), jobs=1)]
+
+
+def test_a_local_cluster_gives_the_verdicts_and_evidence_of_one_job(one_job):
+    results = run_claims([resolve(i) for i in IDS], Context("quick", 7, "cpu"), jobs=2, scheduler="local")
+    assert [comparable(r) for r in results] == one_job
+    assert all(r.environment["worker"].startswith("tcp://127.0.0.1:") for r in results)
+
+
+@pytest.fixture(scope="module")
+def separate_cluster(tmp_path_factory):
+    """A scheduler and two single-threaded workers, each its own process, on 127.0.0.1."""
+    folder = tmp_path_factory.mktemp("cluster")
+    scheduler_file = folder / "scheduler.json"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
+              "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder}
+    processes = [subprocess.Popen([*dask, "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
+                                   "--port", "0", "--no-dashboard"], **quiet)]
+    try:
+        for _ in range(300):
+            if scheduler_file.exists() and scheduler_file.read_text().strip():
+                break
+            time.sleep(0.1)
+        processes += [subprocess.Popen(worker, **quiet) for _ in range(2)]
+        address = json.loads(scheduler_file.read_text())["address"]
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+            workers = set(client.scheduler_info()["workers"])
+        yield address, workers
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def test_a_scheduler_and_two_workers_apart_give_the_verdicts_and_evidence_of_one_job(separate_cluster, one_job):
+    address, workers = separate_cluster
+    results = run_claims([resolve(i) for i in IDS], Context("quick", 7, "cpu"), jobs=1, scheduler=address)
+    assert [comparable(r) for r in results] == one_job
+    # Each claim's record says which worker ran it, with that worker's machine and software.
+    assert {r.environment["worker"] for r in results} <= workers
+    assert all(r.environment["git_commit"] == environment.machine(Context("quick", 7, "cpu").device)["git_commit"]
+               for r in results)
+
+
+def test_a_cluster_without_the_resources_a_claim_needs_is_refused_naming_it(separate_cluster, tmp_path):
+    address, _ = separate_cluster
+    done = theorems(tmp_path, "check", "faultdemo.big", "faultdemo.steady", "--scheduler", address)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "faultdemo.big (MEMORY_GB=1000)" in done.stderr and "faultdemo.steady" not in done.stderr
+
+
+def test_a_worker_whose_software_differs_is_refused(separate_cluster, monkeypatch):
+    address, _ = separate_cluster
+    machine = environment.machine(Context("quick", 7, "cpu").device)
+    # The client's own record changed, the workers' not: the two differ in the suite's commit.
+    monkeypatch.setattr(environment, "machine", lambda device: {**machine, "git_commit": "0123abc"})
+    with pytest.raises(SchedulerError, match=r"worker tcp://127\.0\.0\.1:\d+ of .* differs from this process "
+                                             r"\(git commit 0123abc here, .* there\)"):
+        run_claims([resolve(IDS[0])], Context("quick", 7, "cpu"), scheduler=address)
+
+
+def theorems(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
+    """The command line in ``folder``, which holds the fault package."""
+    (folder / "faultdemo").mkdir(exist_ok=True)
+    (folder / "faultdemo" / "__init__.py").write_text(FAULTS, encoding="utf-8")
+    (folder / "markers").mkdir(exist_ok=True)
+    variables = {name: value for name, value in os.environ.items()
+                 if not name.startswith(("PYTEST_", "THEOREMS_"))}
+    return subprocess.run([sys.executable, "-m", "theorems", *arguments, "--package", "faultdemo", "--profile",
+                           "quick"], cwd=folder, env={**variables, "FAULTDEMO_MARKERS": str(folder / "markers")},
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_worker_killed_mid_claim_changes_no_verdict(tmp_path):
+    done = theorems(tmp_path, "report", "faultdemo.steady", "faultdemo.dies_once", "--scheduler", "local",
+                    "--jobs", "2", "--out", "report")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "markers" / "dies_once").exists()  # it was killed once, then ran again
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert {c["id"]: c["verdict"] for c in report["claims"]} == {"faultdemo.steady": "supported",
+                                                                  "faultdemo.dies_once": "supported"}
+    again = theorems(tmp_path, "check", "faultdemo.dies_once", "--json")  # its evidence as one job gives it
+    assert json.loads(again.stdout)[0]["evidence"] == next(c["evidence"] for c in report["claims"]
+                                                           if c["id"] == "faultdemo.dies_once")
+
+
+def test_claims_that_crash_are_reported_with_the_worker_and_the_reason_never_a_verdict(tmp_path):
+    done = theorems(tmp_path, "report", "faultdemo.steady", "faultdemo.always_dies", "faultdemo.raises",
+                    "--scheduler", "local", "--jobs", "2", "--out", "report")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ("theorems: 2 claims crashed, the report names them and why: "
+                                                   "faultdemo.always_dies, faultdemo.raises")
+    # Retried on a new worker each time, up to the local scheduler's allowed failures.
+    attempts = (tmp_path / "markers" / "always_dies").read_text().count("attempt")
+    assert attempts == cluster.LOCAL_ALLOWED_FAILURES + 1
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"]
+    assert sorted(report["not_run"]) == ["faultdemo.always_dies", "faultdemo.raises"]
+    crashes = {crash["claims"][0]: crash for crash in report["crashed"]}
+    assert crashes["faultdemo.always_dies"]["worker"].startswith("tcp://127.0.0.1:")
+    assert "its worker died while running it" in crashes["faultdemo.always_dies"]["reason"]
+    assert crashes["faultdemo.raises"]["worker"].startswith("tcp://127.0.0.1:")
+    assert "RuntimeError: a defect of the check" in crashes["faultdemo.raises"]["reason"]
+    assert "Crashed on tcp://127.0.0.1:" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
+    done = theorems(tmp_path, "check", "faultdemo.steady", "--scheduler", "tcp://127.0.0.1:9")
+    assert done.returncode == 2
+    assert done.stderr.startswith("theorems: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("scheduler", ["", "tcp://host 8786"])
+def test_a_malformed_scheduler_is_bad_input(scheduler, capsys):
+    from theorems.cli import main
+
+    assert main(["check", IDS[0], "--scheduler", scheduler]) == 2
+    assert "scheduler must be 'local' or a Dask scheduler address" in capsys.readouterr().err
+
+
+def test_without_distributed_the_scheduler_option_says_how_to_install_it(monkeypatch, capsys):
+    from theorems.cli import main
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
+    monkeypatch.setenv("THEOREMS_SCHEDULER", "local")
+    assert main(["check", IDS[2], "--profile", "quick"]) == 2
+    assert capsys.readouterr().err == ("theorems: error: --scheduler needs Dask's distributed, which is not "
+                                       "installed: pip install 'theorems[cluster]'\n")
