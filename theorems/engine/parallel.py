@@ -1,11 +1,14 @@
 """Run claims in worker processes, with the same verdicts and evidence for any number of jobs.
 
-A claim's randomness comes from the run seed and its own id and check names (``Context``),
-never from what ran before it in the same process, so a claim gives the same evidence in a
-worker as in the main process. Workers run BLAS, OpenMP, torch and flint on one thread each,
-so that the workers share the cores instead of oversubscribing them, and there are never
-more of them than cores, nor than fit in the memory available (``worker_count``). Results
-come back in the order of ``selected``.
+Claims reach their workers through one interface (``Workers``), served by the local process
+pool (``ProcessWorkers``) and by a Dask cluster (``engine.cluster.ClusterWorkers``): ``drive``
+groups, orders, collects and stops for both, and what a worker runs is ``tasks.run_group``.
+
+A claim's randomness comes from the run seed and its own id and check names (``Context``), so
+a claim gives the same evidence in a worker as in the main process. Workers run BLAS, OpenMP,
+torch and flint on one thread each, so that the workers share the cores instead of
+oversubscribing them, and there are never more of them than cores, nor than fit in the memory
+available (``worker_count``). Results come back in the order of ``selected``.
 
 Workers are forked from a fork server (``multiprocessing``'s forkserver), a process started
 once, which imports the whole suite and then runs no thread: forking it is cheap, and safe,
