@@ -7,6 +7,7 @@ software differs, an unreachable scheduler, and no ``distributed`` installed."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAULTS = '''
 import os
 import signal
+import time
 from pathlib import Path
 
 from theorems.engine.papers import Paper, register_paper
@@ -68,11 +70,18 @@ def raises(ctx):
     raise RuntimeError("a defect of the check")
 
 
+def slow(ctx):
+    (MARKERS / "slow").write_text(str(os.getpid()))  # the worker's process, for the test to watch
+    time.sleep(120)
+    return steady(ctx)
+
+
 claim("steady", steady)
 claim("dies_once", dies_once)
 claim("always_dies", always_dies)
 claim("raises", raises)
 claim("big", steady, memory_gb_at={"quick": 1000})
+claim("slow", slow)
 '''
 
 
@@ -150,16 +159,23 @@ def test_a_worker_whose_software_differs_is_refused(separate_cluster, monkeypatc
         run_claims([resolve(IDS[0])], Context("quick", 7, "cpu"), scheduler=address)
 
 
-def theorems(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
-    """The command line in ``folder``, which holds the fault package."""
+def fault_package(folder: Path) -> dict[str, str]:
+    """Write the fault package into ``folder``; the environment a command line there runs with."""
     (folder / "faultdemo").mkdir(exist_ok=True)
     (folder / "faultdemo" / "__init__.py").write_text(FAULTS, encoding="utf-8")
     (folder / "markers").mkdir(exist_ok=True)
-    variables = {name: value for name, value in os.environ.items()
-                 if not name.startswith(("PYTEST_", "THEOREMS_"))}
-    return subprocess.run([sys.executable, "-m", "theorems", *arguments, "--package", "faultdemo", "--profile",
-                           "quick"], cwd=folder, env={**variables, "FAULTDEMO_MARKERS": str(folder / "markers")},
-                          capture_output=True, text=True, timeout=300)
+    variables = {name: value for name, value in os.environ.items() if not name.startswith(("PYTEST_", "THEOREMS_"))}
+    return {**variables, "FAULTDEMO_MARKERS": str(folder / "markers")}
+
+
+def command(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "theorems", *arguments, "--package", "faultdemo", "--profile", "quick"]
+
+
+def theorems(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
+    """The command line in ``folder``, with the fault package."""
+    return subprocess.run(command(*arguments), cwd=folder, env=fault_package(folder), capture_output=True, text=True,
+                          timeout=300)
 
 
 def test_a_worker_killed_mid_claim_changes_no_verdict(tmp_path):
@@ -193,6 +209,30 @@ def test_claims_that_crash_are_reported_with_the_worker_and_the_reason_never_a_v
     assert crashes["faultdemo.raises"]["worker"].startswith("tcp://127.0.0.1:")
     assert "RuntimeError: a defect of the check" in crashes["faultdemo.raises"]["reason"]
     assert "Crashed on tcp://127.0.0.1:" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_sigterm_cancels_the_claims_writes_the_partial_report_and_leaves_no_worker(tmp_path):
+    arguments = ("report", "faultdemo.steady", "faultdemo.slow", "--scheduler", "local", "--jobs", "2", "--out", "rep")
+    run = subprocess.Popen(command(*arguments), cwd=tmp_path, env=fault_package(tmp_path), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    marker = tmp_path / "markers" / "slow"
+    for _ in range(600):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.1)
+    time.sleep(2)  # the steady claim has come back by now
+    run.send_signal(signal.SIGTERM)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 128 + signal.SIGTERM, stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"]
+    assert report["not_run"] == ["faultdemo.slow"] and report["interrupted"]["signal"] == "SIGTERM"
+    worker = int(marker.read_text())
+    for _ in range(100):  # the worker that ran the slow claim is gone
+        if not Path(f"/proc/{worker}").exists():
+            break
+        time.sleep(0.1)
+    assert not Path(f"/proc/{worker}").exists()
 
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
