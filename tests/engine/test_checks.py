@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
+from theorems.engine import checks
 from theorems.engine.checks import (
     determinant_certificate,
     exhaustive_sweep,
@@ -118,6 +119,69 @@ def test_exhaustive_sweep_refutes_at_the_first_failing_configuration_in_order():
     assert outcome.counterexample == {"configuration": 5, "reason": "5 is prime"}
     assert outcome.evidence == {"bound": "toy", "configurations": 5, "holding_before": 2}
 
+
+def _chunked_sweeps(decided: list | None = None):
+    """Sweeps and searches over more configurations than a few chunks hold, holding and failing
+    in the middle of a chunk; ``decided`` collects the configurations decided."""
+
+    def below(limit):
+        def decide(n):
+            if decided is not None:
+                decided.append(n)
+            return None if n < limit else f"n = {n} ≥ {limit}"
+
+        return decide
+
+    def by_residue(n):
+        return f"{n % 3} mod 3"
+
+    def draw(rng):
+        return int(rng.integers(0, 100))
+
+    search = {"sweep_bound": lambda ctx: "n < 20", "reach": lambda ctx: "n < 100", "budget": lambda ctx: 40,
+              "pinned": [5, 17], "classify": by_residue}
+    return [exhaustive_sweep("all hold", lambda ctx: range(20), below(20), bound=lambda ctx: "n < 20",
+                             classify=by_residue),
+            exhaustive_sweep("n < 7", lambda ctx: range(20), below(7), bound=lambda ctx: "n < 20",
+                             classify=by_residue),
+            search_beyond_sweep("all hold", draw, below(100), **search),
+            search_beyond_sweep("n < 90", draw, below(90), **search)]
+
+
+def _record(outcome):
+    return outcome.verdict, outcome.summary, outcome.evidence, outcome.counterexample, outcome.scope
+
+
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_sweep_evidence_does_not_depend_on_the_chunk_size(monkeypatch, chunk):
+    monkeypatch.setattr(checks, "SWEEP_CHUNK", 10**9)  # everything in one chunk: decided in a plain loop
+    whole = [_record(check.run(CTX)) for check in _chunked_sweeps()]
+    monkeypatch.setattr(checks, "SWEEP_CHUNK", chunk)
+    assert [_record(check.run(CTX)) for check in _chunked_sweeps()] == whole
+    assert [verdict for verdict, *_ in whole] == [Verdict.SUPPORTED, Verdict.REFUTED] * 2
+    assert whole[1][3] == {"configuration": 7, "reason": "n = 7 ≥ 7"}
+
+
+def test_a_chunked_sweep_decides_nothing_past_its_first_failure(monkeypatch):
+    monkeypatch.setattr(checks, "SWEEP_CHUNK", 3)
+    decided = []
+    _chunked_sweeps(decided)[1].run(CTX)
+    assert decided == list(range(8))  # 7 fails in the middle of the third chunk
+
+
+def test_sweeps_inside_a_cluster_task_run_their_chunks_as_tasks(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(checks, "SWEEP_CHUNK", 3)
+    direct = [_record(check.run(CTX)) for check in _chunked_sweeps()]
+    # Each configuration counted under the task that decided it: one task per chunk of three.
+    by_task = exhaustive_sweep("by task", lambda ctx: range(10), lambda n: None, bound=lambda ctx: "n < 10",
+                               classify=lambda n: str(distributed.get_worker().get_current_task()))
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
+          as cluster, distributed.Client(cluster) as client):
+        on_cluster = [_record(client.submit(lambda check=check: check.run(CTX), pure=False).result())
+                      for check in [*_chunked_sweeps(), by_task]]
+    assert on_cluster[:-1] == direct
+    assert sorted(on_cluster[-1][2]["coverage"].values()) == [1, 3, 3, 3]
 
 def test_symbolic_sizes_identity_certifies_for_all_sizes_refutes_concretely_or_stays_open():
     import sympy

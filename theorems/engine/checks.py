@@ -7,6 +7,10 @@
 - ``exhaustive_sweep``: every discrete configuration up to a bound, each decided exactly;
 - ``search_beyond_sweep``: random configurations past a sweep's bound, each decided exactly.
 
+The two sweeps decide their configurations in chunks (``decide_in_chunks``): tasks of the
+cluster when the claim runs on one (``fanout``), merged in order so that the evidence is the
+same for any chunking and any number of workers.
+
 A claim builds its checks from its objects under test (``registry.takes``), so a broken
 variant's object runs through the same builder (see ``registry.Broken``). Certifying
 builders take ``relies_on``: the standard results the certificate cites rather than checks,
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -36,6 +41,7 @@ from hypothesis import strategies as st
 from ..errors import ClaimDefinitionError, TheoremsError
 from ..maths import exact
 from .context import Context
+from .fanout import chunks_of, map_chunks
 from .registry import Check
 from .verdicts import ALL_SIZES, Outcome, Verdict
 
@@ -378,6 +384,56 @@ def _size(size: tuple[int, ...], named: Labels | None) -> list[int] | dict[str, 
     return list(size) if named is None else named.record(size)
 
 
+@dataclass(frozen=True)
+class Decided:
+    """Items decided in order: the labels of those that hold, counted, up to the first failure,
+    given as its index among the items and what the judge said of it."""
+
+    coverage: Counter[str]
+    failure: tuple[int, Any] | None = None
+
+
+def _decide_chunk(judge: Callable[[Any], tuple[str | None, Any]], items: Sequence[Any]) -> Decided:
+    coverage: Counter[str] = Counter()
+    for position, item in enumerate(items):
+        label, failure = judge(item)
+        if failure is not None:
+            return Decided(coverage, (position, failure))
+        if label is not None:
+            coverage[label] += 1
+    return Decided(coverage)
+
+
+def decide_in_chunks(judge: Callable[[Any], tuple[str | None, Any]], items: Sequence[Any], chunk_size: int) -> Decided:
+    """``judge(item)`` for each item in order, up to the first failure: ``judge`` returns a
+    coverage label (or None) and a failure (None when the item holds). The items go in chunks of
+    ``chunk_size`` through ``fanout.map_chunks``, tasks of the cluster when there is one; a chunk
+    sends back only its counted labels and its first failure, and the chunks merge in order, so
+    the result is the same for any chunk size and any number of workers. ``chunk_size`` is a
+    constant of the caller, never the number of workers."""
+    decided = map_chunks(partial(_decide_chunk, judge), chunks_of(items, chunk_size),
+                         stop=lambda chunk: chunk.failure is not None)
+    coverage = sum((chunk.coverage for chunk in decided), Counter())
+    if not decided or decided[-1].failure is None:
+        return Decided(coverage)
+    position, failure = decided[-1].failure
+    return Decided(coverage, ((len(decided) - 1) * chunk_size + position, failure))
+
+
+# Configurations one task of a sweep decides: a fixed number, so that a chunk's work never
+# depends on the cluster, and enough that a task's overhead (milliseconds) is small beside it.
+SWEEP_CHUNK = 100
+
+
+def _judge_configuration(decide: Callable[[Any], str | None], classify: Callable[[Any], str] | None,
+                         configuration: Any) -> tuple[str | None, str | None]:
+    """A sweep's judge: the configuration's coverage label when it holds, else the reason it fails."""
+    reason = decide(configuration)
+    if reason is not None or classify is None:
+        return None, reason
+    return classify(configuration), None
+
+
 def exhaustive_sweep(
     name: str,
     configurations: Callable[[Context], Sequence[Any]],
@@ -409,24 +465,22 @@ def exhaustive_sweep(
 
     def run(ctx: Context) -> Outcome:
         listed = list(configurations(ctx))
-        coverage: Counter[str] = Counter()
-        for index, configuration in enumerate(listed):
-            if named is not None:
+        if named is not None:
+            for configuration in listed:
                 named.check_input(configuration)
-            reason = decide(configuration)
-            if reason is not None:
-                return Outcome(
-                    Verdict.REFUTED,
-                    f"minimal counterexample (configuration {index + 1} of {len(listed)} in sweep order): {reason}",
-                    {"bound": bound(ctx), "configurations": len(listed), "holding_before": index},
-                    counterexample={"configuration": (named.record if named else describe)(configuration),
-                                    "reason": reason},
-                )
-            if classify is not None:
-                coverage[classify(configuration)] += 1
+        swept = decide_in_chunks(partial(_judge_configuration, decide, classify), listed, SWEEP_CHUNK)
+        if swept.failure is not None:
+            index, reason = swept.failure
+            return Outcome(
+                Verdict.REFUTED,
+                f"minimal counterexample (configuration {index + 1} of {len(listed)} in sweep order): {reason}",
+                {"bound": bound(ctx), "configurations": len(listed), "holding_before": index},
+                counterexample={"configuration": (named.record if named else describe)(listed[index]),
+                                "reason": reason},
+            )
         evidence = {"bound": bound(ctx), "configurations": len(listed), "decided": decided}
-        if coverage:
-            evidence["coverage"] = dict(sorted(coverage.items()))
+        if swept.coverage:
+            evidence["coverage"] = dict(sorted(swept.coverage.items()))
         summary = f"all {len(listed)} configurations with {bound(ctx)} hold, decided exactly"
         if certifies:
             return Outcome(Verdict.CERTIFIED, summary, evidence, scope=bound(ctx), relies_on=tuple(relies_on))
@@ -462,25 +516,24 @@ def search_beyond_sweep(
 
     def run(ctx: Context) -> Outcome:
         rng = ctx.rng("beyond the sweep")
-        coverage: Counter[str] = Counter()
         count = budget(ctx)
         evidence = {"sweep_bound": sweep_bound(ctx), "reach": reach(ctx), "pinned": len(pinned), "drawn": count,
                     "decided": decided}
-        for index in range(len(pinned) + count):
-            configuration = pinned[index] if index < len(pinned) else draw(rng)
-            if named is not None:
+        # Every draw here, in order, before any is decided: drawing is cheap, deciding is not, and
+        # the chunks then decide configurations that do not depend on how they are split.
+        listed = [*pinned, *(draw(rng) for _ in range(count))]
+        if named is not None:
+            for configuration in listed:
                 named.check_input(configuration)
-            reason = decide(configuration)
-            if reason is not None:
-                where = ("pinned configuration" if index < len(pinned)
-                         else f"drawn configuration {index + 1 - len(pinned)}")
-                return Outcome(Verdict.REFUTED, f"counterexample beyond the sweep ({where}): {reason}", evidence,
-                               counterexample={"configuration": (named.record if named else describe)(configuration),
-                                               "reason": reason})
-            if classify is not None:
-                coverage[classify(configuration)] += 1
-        if coverage:
-            evidence["coverage"] = dict(sorted(coverage.items()))
+        searched = decide_in_chunks(partial(_judge_configuration, decide, classify), listed, SWEEP_CHUNK)
+        if searched.failure is not None:
+            index, reason = searched.failure
+            where = "pinned configuration" if index < len(pinned) else f"drawn configuration {index + 1 - len(pinned)}"
+            return Outcome(Verdict.REFUTED, f"counterexample beyond the sweep ({where}): {reason}", evidence,
+                           counterexample={"configuration": (named.record if named else describe)(listed[index]),
+                                           "reason": reason})
+        if searched.coverage:
+            evidence["coverage"] = dict(sorted(searched.coverage.items()))
         return Outcome(Verdict.SUPPORTED, f"{len(pinned) + count} configurations past the sweep ({reach(ctx)}) hold, "
                        f"decided {decided}", evidence)
 

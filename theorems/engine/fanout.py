@@ -11,7 +11,7 @@ that merges them in order gives the same evidence for any chunking and any numbe
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -39,15 +39,31 @@ def on_cluster_worker() -> bool:
     return True
 
 
-def map_chunks(function: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
+def _up_to_stop(results: Iterable[R], stop: Callable[[R], bool] | None) -> list[R]:
+    """``results`` in order, up to and including the first for which ``stop`` is true."""
+    taken = []
+    for result in results:
+        taken.append(result)
+        if stop is not None and stop(result):
+            break
+    return taken
+
+
+def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[R], bool] | None = None) -> list[R]:
     """``[function(chunk) for chunk in chunks]``: on a cluster, each chunk a task of its own.
-    ``function`` must be picklable by cloudpickle (a closure is) and depend on its chunk alone."""
+    ``function`` must be picklable by cloudpickle (a closure is) and depend on its chunk alone.
+
+    With ``stop``, the results end at the first one for which ``stop(result)`` is true (a sweep's
+    first failing chunk): a loop runs no chunk past it, a cluster cancels the tasks past it."""
     if len(chunks) <= 1 or not on_cluster_worker():
-        return [function(chunk) for chunk in chunks]
+        return _up_to_stop(map(function, chunks), stop)  # map is lazy: nothing runs past the stop
     from distributed import worker_client
 
     # worker_client secedes this task from the worker's thread pool while it waits, so a
     # single-threaded worker runs chunks too instead of idling behind its own claim.
     with worker_client() as client:
         futures = client.map(function, list(chunks), pure=False)
-        return client.gather(futures)
+        try:
+            return _up_to_stop((future.result() for future in futures), stop)
+        finally:
+            client.cancel(futures)  # those past the stop; the others have finished and are read

@@ -1,5 +1,6 @@
 """The Lemma 10 engine against brute-force oracles, and the column Monte Carlo's pieces."""
 
+import pickle
 from fractions import Fraction
 
 import flint
@@ -9,6 +10,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theorems.engine.context import Context
 from theorems.maths.boolean_determinant import detbool
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023 import app_d_bernoulli_dominance as bd
@@ -195,6 +197,30 @@ def test_dominance_gap_has_the_sign_of_right_minus_left(instance, p, constant):
     right = (1 - p * p / (constant * d)) ** len(subset)
     difference = right - bp.left_side_brute_force(subset, d, p)
     assert (gap > 0) == (difference > 0) and (gap == 0) == (difference == 0)
+
+
+# c = 1 holds up to d = 3, c = 0.53 fails at d = 4 (c*(4) ≈ 0.539): a violation past many chunks.
+FAILS_AT_D_4 = bd.Dominance(lambda d: Fraction(1) if d < 4 else Fraction(53, 100))
+
+
+@pytest.mark.parametrize("statement", [bd.PRINTED, bd.REVERSED, bd.Q_IS_P_SQUARED, FAILS_AT_D_4])
+def test_exhaustive_evidence_does_not_depend_on_the_chunk_size(monkeypatch, statement):
+    ctx = Context("ci", 2023, "cpu", "giannou2023.lemma10", bd.EXHAUSTIVE)  # d ≤ 5: 1057 classes
+    recorded = []
+    for chunk in (10**9, 1, 3):  # everything in one chunk first
+        monkeypatch.setattr(bd, "CLASSES_PER_TASK", chunk)
+        outcome = bd.exhaustive_check(statement).run(ctx)
+        recorded.append((outcome.verdict, outcome.summary, outcome.evidence, outcome.counterexample))
+    assert recorded[1] == recorded[0] and recorded[2] == recorded[0]
+    if statement is FAILS_AT_D_4:
+        assert recorded[0][3]["d"] == 4 and [row["d"] for row in recorded[0][2]["certified_d"]] == [1, 2, 3]
+
+
+def test_left_side_classes_pickle_for_cluster_workers():
+    left = bp.enumerate_left_sides(3).classes[-1]
+    copy = pickle.loads(pickle.dumps(left))
+    assert copy.edges == left.edges and copy.left == left.left
+    assert np.array_equal(copy.representative, left.representative)
 
 
 # --- tightness -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ against all 2^(d²) matrices for d ≤ 4.
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -33,6 +34,9 @@ from scipy.sparse.csgraph import connected_components
 from theorems.maths import exact
 
 P = flint.fmpz_poly([0, 1])
+# Left-side classes cross to cluster workers pickled (engine.fanout); python-flint's polynomials
+# do not pickle by themselves, so they travel as their integer coefficients.
+copyreg.pickle(flint.fmpz_poly, lambda poly: (flint.fmpz_poly, ([int(c) for c in poly.coeffs()],)))
 # Enumerating subsets of one side of a component: 2^16 neighbourhoods at most.
 MAX_ENUMERATED_SIDE = 16
 # Neighbourhoods are bit masks in int64.
