@@ -10,9 +10,11 @@ that merges them in order gives the same evidence for any chunking and any numbe
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -39,6 +41,17 @@ def on_cluster_worker() -> bool:
     return True
 
 
+@dataclasses.dataclass(frozen=True)
+class _Whole:
+    """A chunk Dask sends as one object."""
+
+    chunk: Any
+
+
+def _apply(function: Callable[[T], R], whole: _Whole) -> R:
+    return function(whole.chunk)
+
+
 def _up_to_stop(results: Iterable[R], stop: Callable[[R], bool] | None) -> list[R]:
     """``results`` in order, up to and including the first for which ``stop`` is true."""
     taken = []
@@ -62,7 +75,9 @@ def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[
     # worker_client secedes this task from the worker's thread pool while it waits, so a
     # single-threaded worker runs chunks too instead of idling behind its own claim.
     with worker_client() as client:
-        futures = client.map(function, list(chunks), pure=False)
+        # Each chunk travels as one object: Dask would otherwise serialize a list's items one
+        # by one (10,847 classes of lemma10 took 0.55–2.7 s that way, 0.13–0.3 s whole).
+        futures = client.map(functools.partial(_apply, function), [_Whole(chunk) for chunk in chunks], pure=False)
         try:
             return _up_to_stop((future.result() for future in futures), stop)
         finally:
