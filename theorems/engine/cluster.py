@@ -28,6 +28,7 @@ import contextlib
 import logging
 import time
 import uuid
+import warnings
 from collections.abc import Callable
 
 from ..errors import SchedulerError
@@ -109,6 +110,11 @@ def worker_software() -> dict:
 def run_claim_task(claim_id: str, context: Context, packages: tuple[str, ...],
                    prepare: Callable[[ClaimResult], None] | None) -> ClaimOutcome:
     """A cluster task: one claim (``tasks.run_group``)."""
+    # Dask's own threads (heartbeats, their jittered intervals) draw from the global `random`
+    # while a Hypothesis search generates examples, and Hypothesis, which reseeds that module for
+    # each example, takes the change for a strategy using it. The suite's strategies never do
+    # (the same searches in one process give no such warning, and the same evidence).
+    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies")
     [outcome] = run_group([claim_id], context, packages, prepare)
     return outcome
 
