@@ -58,11 +58,15 @@ def _distributed():
     return distributed
 
 
+def _connection_key(scheduler: str, local_workers: int) -> str:
+    return f"{LOCAL} {local_workers}" if scheduler == LOCAL else scheduler
+
+
 def _connect(scheduler: str, local_workers: int):
     """A client of the cluster at ``scheduler`` (or of a new local one of ``local_workers``
     single-threaded processes), kept open for the rest of this process's runs."""
     distributed = _distributed()
-    key = f"{LOCAL} {local_workers}" if scheduler == LOCAL else scheduler
+    key = _connection_key(scheduler, local_workers)
     if key in _connections:
         return _connections[key]
     if scheduler == LOCAL:
@@ -126,11 +130,11 @@ class ClusterWorkers:
                  prepare: Callable[[ClaimResult], None] | None):
         self.scheduler = scheduler
         self.local = scheduler == LOCAL
-        self._key = f"{LOCAL} {local_workers}" if self.local else scheduler
+        self._key = _connection_key(scheduler, local_workers)
         self._client, _ = _connect(scheduler, local_workers)
         self._task = (context, packages, prepare)
         self._software = worker_software()
-        self._futures: dict = {}  # each task's future -> its claims' ids
+        self._futures: dict = {}  # each task's future -> (its claim's id, the rest of its group, priority)
         self._run = uuid.uuid4().hex[:8]
         try:
             self._client.wait_for_workers(1, timeout=FIRST_WORKER_TIMEOUT_S)
