@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from theorems.engine import checks
+from theorems.engine import checks, fanout
 from theorems.engine.checks import (
     determinant_certificate,
     exhaustive_sweep,
@@ -172,8 +172,10 @@ def test_a_chunked_sweep_decides_nothing_past_its_first_failure(monkeypatch):
 def test_sweeps_inside_a_cluster_task_run_their_chunks_as_tasks(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(checks, "SWEEP_CHUNK", 3)
+    monkeypatch.setattr(fanout, "WORTHWHILE_S", 0)  # every chunk worth a task, however quick
     direct = [_record(check.run(CTX)) for check in _chunked_sweeps()]
-    # Each configuration counted under the task that decided it: one task per chunk of three.
+    # Each configuration counted under the task that decided it: the first chunk of three in the
+    # claim's own task, each other chunk in a task of its own.
     by_task = exhaustive_sweep("by task", lambda ctx: range(10), lambda n: None, bound=lambda ctx: "n < 10",
                                classify=lambda n: str(distributed.get_worker().get_current_task()))
     with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
@@ -182,6 +184,7 @@ def test_sweeps_inside_a_cluster_task_run_their_chunks_as_tasks(monkeypatch):
                       for check in [*_chunked_sweeps(), by_task]]
     assert on_cluster[:-1] == direct
     assert sorted(on_cluster[-1][2]["coverage"].values()) == [1, 3, 3, 3]
+
 
 def test_symbolic_sizes_identity_certifies_for_all_sizes_refutes_concretely_or_stays_open():
     import sympy

@@ -3,21 +3,26 @@
 A check with many independent pieces (the configurations of an exhaustive sweep, the draws of
 a search past it) hands them to ``map_chunks``. Where its claim runs as a task of a Dask
 cluster (``--scheduler``), each chunk becomes a task of its own, which any worker may run;
-elsewhere the chunks run one after the other in this process. The results come back in the
+elsewhere, or when a chunk is quick, the chunks run one after the other in this process. The results come back in the
 order of the chunks either way, and a chunk's result depends on the chunk alone, so a check
 that merges them in order gives the same evidence for any chunking and any number of workers.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+# A chunk that takes less than this runs here: a task costs milliseconds of scheduling and
+# serialization, and the suite's sweeps at ci decide a chunk in far less.
+WORTHWHILE_S = 0.1
+# Above the claims' priorities (their group's rank), so that a running claim's chunks go first.
+CHUNK_PRIORITY = 1_000_000
 
 
 def chunks_of(items: Sequence[T], size: int) -> list[Sequence[T]]:
@@ -41,17 +46,6 @@ def on_cluster_worker() -> bool:
     return True
 
 
-@dataclasses.dataclass(frozen=True)
-class _Whole:
-    """A chunk Dask sends as one object."""
-
-    chunk: Any
-
-
-def _apply(function: Callable[[T], R], whole: _Whole) -> R:
-    return function(whole.chunk)
-
-
 def _up_to_stop(results: Iterable[R], stop: Callable[[R], bool] | None) -> list[R]:
     """``results`` in order, up to and including the first for which ``stop`` is true."""
     taken = []
@@ -62,23 +56,49 @@ def _up_to_stop(results: Iterable[R], stop: Callable[[R], bool] | None) -> list[
     return taken
 
 
+def _run_pickled(payload: bytes):
+    import cloudpickle
+
+    function, chunk = cloudpickle.loads(payload)
+    return function(chunk)
+
+
+def _pickled(function: Callable, chunks: Sequence) -> list[bytes] | None:
+    """Each chunk with ``function`` as one pickled object (Dask would serialize a list's items one
+    by one: lemma10's 10,847 classes took 0.55–2.7 s that way, 0.13–0.3 s whole); None when one
+    does not pickle (python-flint's matrices do not), and the chunks run here."""
+    import cloudpickle
+
+    try:
+        return [cloudpickle.dumps((function, chunk)) for chunk in chunks]
+    except Exception:  # pickle raises TypeError, PicklingError or AttributeError, by object
+        return None
+
+
 def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[R], bool] | None = None) -> list[R]:
-    """``[function(chunk) for chunk in chunks]``: on a cluster, each chunk a task of its own.
-    ``function`` must be picklable by cloudpickle (a closure is) and depend on its chunk alone.
+    """``[function(chunk) for chunk in chunks]``, in order. On a cluster the first chunk runs
+    here, and if it took ``WORTHWHILE_S`` or more the others become tasks of their own.
+    ``function`` must depend on its chunk alone.
 
     With ``stop``, the results end at the first one for which ``stop(result)`` is true (a sweep's
     first failing chunk): a loop runs no chunk past it, a cluster cancels the tasks past it."""
-    if len(chunks) <= 1 or not on_cluster_worker():
-        return _up_to_stop(map(function, chunks), stop)  # map is lazy: nothing runs past the stop
+    started = time.perf_counter()
+    results = _up_to_stop(map(function, chunks[:1]), stop)
+    if len(chunks) <= 1 or (stop is not None and stop(results[0])):
+        return results
+    rest = chunks[1:]
+    quick = time.perf_counter() - started < WORTHWHILE_S
+    payloads = None if quick or not on_cluster_worker() else _pickled(function, rest)
+    if payloads is None:
+        return results + _up_to_stop(map(function, rest), stop)  # map is lazy: nothing runs past the stop
     from distributed import worker_client
 
     # worker_client secedes this task from the worker's thread pool while it waits, so a
-    # single-threaded worker runs chunks too instead of idling behind its own claim.
+    # single-threaded worker runs chunks too instead of idling behind its own claim; the chunks
+    # go before the claims still queued, which would otherwise run first and keep this one waiting.
     with worker_client() as client:
-        # Each chunk travels as one object: Dask would otherwise serialize a list's items one
-        # by one (10,847 classes of lemma10 took 0.55–2.7 s that way, 0.13–0.3 s whole).
-        futures = client.map(functools.partial(_apply, function), [_Whole(chunk) for chunk in chunks], pure=False)
+        futures = client.map(_run_pickled, payloads, pure=False, priority=CHUNK_PRIORITY)
         try:
-            return _up_to_stop((future.result() for future in futures), stop)
+            return results + _up_to_stop((future.result() for future in futures), stop)
         finally:
             client.cancel(futures)  # those past the stop; the others have finished and are read

@@ -22,7 +22,7 @@ from __future__ import annotations
 import copyreg
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 from itertools import pairwise
 from math import comb
 
@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 from scipy.sparse.csgraph import connected_components
 
+from theorems.engine.fanout import chunks_of, map_chunks
 from theorems.maths import exact
 
 P = flint.fmpz_poly([0, 1])
@@ -322,20 +323,27 @@ class Enumeration:
 _CHUNK = 200_000
 
 
+def _distinct_in(d: int, chunk: np.ndarray) -> list[tuple[bytes, np.ndarray]]:
+    """The distinct (|S|, left-side coefficients) rows of a chunk of masks, each with its first
+    matrix in the chunk, in the order of those first matrices."""
+    edges = _popcount(chunk).sum(axis=1)
+    table = np.ascontiguousarray(np.column_stack([edges, left_side_coefficients(histograms(chunk, d), d, d)]))
+    _, index = np.unique(table.view(f"V{table.shape[1] * 8}").ravel(), return_index=True)
+    return [(table[i].tobytes(), chunk[i]) for i in sorted(index.tolist())]
+
+
 @cache
 def enumerate_left_sides(d: int) -> Enumeration:
-    """Every distinct (|S|, left side) over all S ⊆ {0, …, d²−1}, smallest |S| first."""
+    """Every distinct (|S|, left side) over all S ⊆ {0, …, d²−1}, smallest |S| first. The masks
+    are reduced in chunks (cluster tasks where the claim runs on one: ``engine.fanout``), merged
+    in order, so each class keeps the first matrix of the enumeration that has it."""
     masks = doubly_lexical_masks(d)
     found: dict[bytes, LeftSideClass] = {}
-    for start in range(0, len(masks), _CHUNK):
-        chunk = masks[start : start + _CHUNK]
-        edges = _popcount(chunk).sum(axis=1)
-        table = np.ascontiguousarray(np.column_stack([edges, left_side_coefficients(histograms(chunk, d), d, d)]))
-        _, index = np.unique(table.view(f"V{table.shape[1] * 8}").ravel(), return_index=True)
-        for i in index.tolist():
-            key = table[i].tobytes()
+    for distinct in map_chunks(partial(_distinct_in, d), chunks_of(masks, _CHUNK)):
+        for key, row in distinct:
             if key not in found:
-                graph = masks_to_graph(chunk[i], d)
-                found[key] = LeftSideClass(int(edges[i]), flint.fmpz_poly([int(c) for c in table[i, 1:]]), graph)
+                table = np.frombuffer(key, dtype=np.int64)
+                found[key] = LeftSideClass(int(table[0]), flint.fmpz_poly([int(c) for c in table[1:]]),
+                                           masks_to_graph(row, d))
     classes = sorted(found.values(), key=lambda c: (c.edges, [int(v) for v in c.left.coeffs()]))
     return Enumeration(d, len(masks), tuple(classes))
