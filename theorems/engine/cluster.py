@@ -26,7 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import time
+import queue
 import uuid
 import warnings
 from collections.abc import Callable
@@ -135,6 +135,7 @@ class ClusterWorkers:
         self._task = (context, packages, prepare)
         self._software = worker_software()
         self._futures: dict = {}  # each task's future -> (its claim's id, the rest of its group, priority)
+        self._done: queue.Queue = queue.Queue()  # futures as they finish
         self._run = uuid.uuid4().hex[:8]
         try:
             self._client.wait_for_workers(1, timeout=FIRST_WORKER_TIMEOUT_S)
@@ -185,13 +186,20 @@ class ClusterWorkers:
                                      resources=self._needs(claim) or None, priority=priority, pure=False, retries=0,
                                      **where)
         self._futures[future] = (claim.id, rest, priority)
+        future.add_done_callback(self._done.put)  # called in the client's thread when it finishes
+
+    def _finished(self, timeout: float | None) -> list:
+        """The futures that finished, waiting up to ``timeout`` for the first (None: not waiting)."""
+        done = []
+        with contextlib.suppress(queue.Empty):
+            done.append(self._done.get(timeout=timeout) if timeout is not None else self._done.get_nowait())
+            while True:
+                done.append(self._done.get_nowait())
+        return [future for future in done if future in self._futures]  # (not one cancelled by ``stop``)
 
     def arrived(self, timeout: float | None) -> list[ClaimOutcome]:
-        deadline = time.monotonic() + (timeout or 0)
-        while not (done := [future for future in self._futures if future.done()]) and time.monotonic() < deadline:
-            time.sleep(0.05)
         outcomes = []
-        for future in done:
+        for future in self._finished(timeout):
             claim_id, rest, priority = self._futures.pop(future)
             if future.status == "finished":
                 outcome = future.result()

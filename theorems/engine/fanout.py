@@ -97,7 +97,10 @@ def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[
     # single-threaded worker runs chunks too instead of idling behind its own claim; the chunks
     # go before the claims still queued, which would otherwise run first and keep this one waiting.
     with worker_client() as client:
-        futures = client.map(_run_pickled, payloads, pure=False, priority=CHUNK_PRIORITY)
+        # Scattered first: sent from this worker to the one that runs each chunk, not through
+        # the scheduler inside the task graph (slow for large chunks, and Dask warns of it).
+        data = client.scatter(payloads)
+        futures = client.map(_run_pickled, data, pure=False, priority=CHUNK_PRIORITY)
         try:
             return results + _up_to_stop((future.result() for future in futures), stop)
         finally:

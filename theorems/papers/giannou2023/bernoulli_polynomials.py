@@ -323,13 +323,15 @@ class Enumeration:
 _CHUNK = 200_000
 
 
-def _distinct_in(d: int, chunk: np.ndarray) -> list[tuple[bytes, np.ndarray]]:
-    """The distinct (|S|, left-side coefficients) rows of a chunk of masks, each with its first
-    matrix in the chunk, in the order of those first matrices."""
+def _distinct_in(d: int, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (|S|, left-side coefficients) rows of a chunk of masks and the first matrix
+    of the chunk with each, in the order of those first matrices (two arrays: a list of small
+    ones would cross a cluster one by one)."""
     edges = _popcount(chunk).sum(axis=1)
     table = np.ascontiguousarray(np.column_stack([edges, left_side_coefficients(histograms(chunk, d), d, d)]))
     _, index = np.unique(table.view(f"V{table.shape[1] * 8}").ravel(), return_index=True)
-    return [(table[i].tobytes(), chunk[i]) for i in sorted(index.tolist())]
+    first = np.sort(index)
+    return table[first], chunk[first]
 
 
 @cache
@@ -339,11 +341,11 @@ def enumerate_left_sides(d: int) -> Enumeration:
     in order, so each class keeps the first matrix of the enumeration that has it."""
     masks = doubly_lexical_masks(d)
     found: dict[bytes, LeftSideClass] = {}
-    for distinct in map_chunks(partial(_distinct_in, d), chunks_of(masks, _CHUNK)):
-        for key, row in distinct:
+    for table, rows in map_chunks(partial(_distinct_in, d), chunks_of(masks, _CHUNK)):
+        for entry, row in zip(table, rows, strict=True):
+            key = entry.tobytes()
             if key not in found:
-                table = np.frombuffer(key, dtype=np.int64)
-                found[key] = LeftSideClass(int(table[0]), flint.fmpz_poly([int(c) for c in table[1:]]),
+                found[key] = LeftSideClass(int(entry[0]), flint.fmpz_poly([int(c) for c in entry[1:]]),
                                            masks_to_graph(row, d))
     classes = sorted(found.values(), key=lambda c: (c.edges, [int(v) for v in c.left.coeffs()]))
     return Enumeration(d, len(masks), tuple(classes))
