@@ -141,13 +141,24 @@ def run_claim(claim: Claim, context: Context, threads: int = 1) -> ClaimResult:
     return result
 
 
+# A crash is reported in one line: some exceptions (a serialization error quoting its object)
+# run to megabytes. The traceback, chained, keeps the whole.
+CRASH_MESSAGE_CHARACTERS = 300
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().split("\n", 1)[0]
+    return line if len(line) <= CRASH_MESSAGE_CHARACTERS else line[:CRASH_MESSAGE_CHARACTERS - 1] + "…"
+
+
 def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
     """Run one check of ``claim_id`` in its own stream of the run's randomness."""
     started = time.perf_counter()
     try:
         outcome = check.run(context.for_check(claim_id, check.name))
     except Exception as error:
-        raise CheckCrashed(f"check {check.name!r} of {claim_id} crashed: {type(error).__name__}: {error}") from error
+        raise CheckCrashed(f"check {check.name!r} of {claim_id} crashed: {type(error).__name__}: "
+                           f"{_first_line(str(error))}") from error
     if not isinstance(outcome, Outcome):
         raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, not an Outcome")
     if outcome.verdict is Verdict.CERTIFIED and not check.takes:
