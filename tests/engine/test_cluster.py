@@ -211,6 +211,15 @@ def test_claims_that_crash_are_reported_with_the_worker_and_the_reason_never_a_v
     assert "Crashed on tcp://127.0.0.1:" in (tmp_path / "report" / "report.md").read_text()
 
 
+def test_without_a_cluster_a_check_that_raises_is_reported_the_same_way(tmp_path):
+    done = theorems(tmp_path, "report", "faultdemo.steady", "faultdemo.raises", "--out", "report")
+    assert done.returncode == 3, done.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"] and report["not_run"] == ["faultdemo.raises"]
+    [crash] = report["crashed"]
+    assert crash["worker"].startswith("process ") and "RuntimeError: a defect of the check" in crash["reason"]
+
+
 def test_sigterm_cancels_the_claims_writes_the_partial_report_and_leaves_no_worker(tmp_path):
     arguments = ("report", "faultdemo.steady", "faultdemo.slow", "--scheduler", "local", "--jobs", "2", "--out", "rep")
     run = subprocess.Popen(command(*arguments), cwd=tmp_path, env=fault_package(tmp_path), stdout=subprocess.PIPE,
