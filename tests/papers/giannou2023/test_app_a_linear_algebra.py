@@ -132,3 +132,20 @@ def test_thm6_symbolic_sizes_identities_vanish_and_their_near_misses_do_not():
 def test_lemma4_symbolic_sizes_identity_evaluates_the_rules():
     assert la.lemma4_general_difference(la.row_major_position, la.khatri_rao_entries)()[0] == 0
     assert la.lemma4_general_difference(la.column_major_position, la.khatri_rao_entries)()[0] != 0
+
+
+def test_kron_block_form_holds_for_the_rule_and_fails_for_the_sum():
+    assert la.kron_block_difference(la.kron_entries) == 0
+    assert la.kron_block_difference(la.kronecker_sum_entries_full) != 0
+    assert la.kron_mixed_difference(la.kron_entries)()[0] == 0
+
+
+def test_rank_normal_forms_have_their_rank_and_refute_the_near_miss():
+    from theorems.maths import exact
+    assert exact.rank_exact(la.rank_normal_form(3, 2, 2)) == 2
+    assert exact.rank_exact(la.rank_normal_form(2, 3, 0)) == 0
+    identity = la.rank_normal_form(2, 2, 2)
+    near_miss = la.kron_rank_statement(la.kron_entries, lambda rank_a, rank_b: rank_a + rank_b - 1)
+    assert near_miss((identity, identity)) is not None
+    assert all(near_miss(pair) is None for pair in la.normal_form_pairs()
+               if 1 in (exact.rank_exact(pair[0]), exact.rank_exact(pair[1])))

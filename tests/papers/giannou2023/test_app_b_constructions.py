@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sympy
 import torch
 
 from theorems.constructions import build_source
@@ -134,3 +135,23 @@ def test_search_past_the_sweep_refutes_broken_constructions_at_its_first_pinned_
     assert outcome.verdict is Verdict.REFUTED and "pinned" in outcome.summary
     configuration = outcome.counterexample["configuration"]
     assert (configuration["d"], configuration["k"]) == ab.PINNED_BEYOND[0][:2]
+
+
+def test_count_polynomials_are_the_hand_counts_and_a_dropped_depth_fails():
+    d, depth = ab._WIDTH, ab._DEPTH
+    wide = ab.count_polynomials("wide")
+    assert sympy.expand(wide["trainable"] - 2 * depth * (d**2 + d)) == 0
+    assert sympy.expand(wide["total"] - depth * (2 * d**3 + 3 * d**2 + 3 * d)) == 0
+    assert ab.order_failure(wide["trainable"], d * d * depth) is None
+    assert "depends on l" in ab.order_failure(wide["trainable"], d * d)["failure"]
+    assert "0 or ∞" in ab.order_failure(wide["trainable"], d**3 * depth)["failure"]
+
+
+def test_pinned_sparse_draws_split_into_realized_and_refused():
+    for (widths, kind, seed), refused in zip(ab.PINNED_SPARSE, (False, True), strict=True):
+        layers = cm.target_layers(ab.target_module(widths, kind, seed))
+        try:
+            cm.plan(layers, "sparse", cm.Draws(seed), **ab.sparse_keep(widths, seed))
+            assert not refused
+        except cm.ConstructionFailed:
+            assert refused

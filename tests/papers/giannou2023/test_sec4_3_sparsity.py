@@ -2,11 +2,13 @@
 
 import itertools
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import flint
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -288,3 +290,12 @@ def test_threshold_rule_does_not_support_more_on_less_data():
     assert quick[0] <= 0.05 and ci[0] <= 0.05, (quick, ci)
     assert quick[1] <= ci[1], (quick, ci)
     assert quick[2] > ci[2] + 0.3, (quick, ci)
+
+
+def test_density_threshold_margin_is_log_log_n_and_the_dropped_hypothesis_fails_at_two():
+    assert sp.margin_at_threshold(sp.IMPLIED_CONDITION, 3) > 0
+    assert sp.threshold_counterexample(sp.IMPLIED_CONDITION, 3) is None
+    found = sp.threshold_counterexample(replace(sp.IMPLIED_CONDITION, n_min=2), 2)
+    assert found is not None and found["n"] == 2
+    n = sympy.Symbol("n", positive=True)
+    assert sp.log_of(n) == sympy.log(n) and sp.log_of(3).contains(flint.arb(3).log())

@@ -177,6 +177,7 @@ def kron_rank_search(kron_rule, kron_rank) -> Check:
         pinned=KRON_RANK_PINNED,
         names=("A", "B"),
         part="rank",
+        corroborating=True,
     )
 
 
@@ -191,6 +192,119 @@ def kron_chain_identity(kron_rule) -> Check:
     )
 
 
+# Sizes and indices of Thm 5 in symbolic form: A p×q, C q×t, B r×s, D s×u; a row of a Kronecker
+# product ρ = i·r + k (k < r), a column σ = j·u + l (l < u) or j·s + l (l < s), the inner index of
+# (A⊗B)(C⊗D) w = a·s + b (a < q, b < s); ranks r_A, r_B of the factors.
+_T5_P, _T5_Q, _T5_R, _T5_S, _T5_T, _T5_U = sympy.symbols("p q r s t u", integer=True, positive=True)
+_T5_I, _T5_K, _T5_J, _T5_L, _T5_A, _T5_B = sympy.symbols("i k j l a b", integer=True, nonnegative=True)
+_RANK_A, _RANK_B = sympy.symbols("r_A r_B", integer=True, nonnegative=True)
+
+
+def remainders_below(expr, *bounds):
+    """``expr`` under 0 ≤ remainder < size for each (size, remainder) in ``bounds``."""
+    for size, remainder in bounds:
+        expr = with_remainder_below(expr, size, remainder)
+    return expr
+
+
+def kron_block_difference(kron_rule):
+    """(F ⊗ G)[i·r + k, j·s + l] − F[i, j]·G[k, l] for F p×q, G r×s, symbolic sizes, k < r, l < s: the
+    block form of Def. 5 (block (i, j) is F[i, j]·G), evaluated by the entry rule under test."""
+    f, g = sympy.IndexedBase("F"), sympy.IndexedBase("G")
+    entry = kron_rule(f, g, (_T5_P, _T5_Q), (_T5_R, _T5_S), _T5_I * _T5_R + _T5_K, _T5_J * _T5_S + _T5_L)
+    entry = remainders_below(entry, (_T5_R, _T5_K), (_T5_S, _T5_L))
+    return sympy.expand(entry - f[_T5_I, _T5_J] * g[_T5_K, _T5_L])
+
+
+def kron_mixed_difference(kron_rule):
+    """(AC)⊗(BD) − (A⊗B)(C⊗D) at row ρ = i·r + k, column σ = j·u + l, for symbolic p, q, r, s, t, u,
+    every product evaluated by the entry rule under test. The sum over the flat inner index w < qs is
+    the double sum over w = a·s + b (Euclidean division is a bijection [0, q) × [0, s) → [0, qs))."""
+
+    def difference():
+        a, b, c, d = (sympy.IndexedBase(x) for x in "ABCD")
+        row, column, inner = _T5_I * _T5_R + _T5_K, _T5_J * _T5_U + _T5_L, _T5_A * _T5_S + _T5_B
+        lhs = kron_rule(product_entries(a, c, _T5_A, _T5_Q), product_entries(b, d, _T5_B, _T5_S),
+                        (_T5_P, _T5_T), (_T5_R, _T5_U), row, column)
+        lhs = remainders_below(lhs, (_T5_R, _T5_K), (_T5_U, _T5_L))
+        summand = (kron_rule(a, b, (_T5_P, _T5_Q), (_T5_R, _T5_S), row, inner)
+                   * kron_rule(c, d, (_T5_Q, _T5_T), (_T5_S, _T5_U), inner, column))
+        summand = remainders_below(summand, (_T5_R, _T5_K), (_T5_S, _T5_B), (_T5_U, _T5_L))
+        rhs = as_product_of_sums(sympy.Sum(summand, (_T5_B, 0, _T5_S - 1), (_T5_A, 0, _T5_Q - 1)))
+        return sympy.expand(lhs - rhs), {"lhs": str(lhs), "rhs": str(rhs),
+                                         "entry": "ρ = i·r + k (k < r), σ = j·u + l (l < u), w = a·s + b (b < s)"}
+
+    return difference
+
+
+# Chains of two factors with every inner dimension ≤ 2: where a failed symbolic-size identity looks.
+THM5_FALLBACK = [(2, a_dims, b_dims) for a_dims, b_dims in
+                 itertools.product(itertools.product(range(1, 3), repeat=3), repeat=2)]
+MIXED_PRODUCT_INDUCTION = ("induction on the number n of factors, with associativity of the matrix product: "
+                           "(A_1⋯A_n) ⊗ (B_1⋯B_n) = ((A_1⋯A_{n−1}) A_n) ⊗ ((B_1⋯B_{n−1}) B_n) = "
+                           "((A_1⋯A_{n−1}) ⊗ (B_1⋯B_{n−1}))(A_n ⊗ B_n) by the two-factor identity")
+
+
+def kron_mixed_sizes(kron_rule) -> Check:
+    return symbolic_sizes_identity("mixed product for symbolic sizes (index identity)",
+                                   kron_mixed_difference(kron_rule), THM5_FALLBACK, kron_chain_sides(kron_rule),
+                                   describe_chain, part="mixed product", relies_on=(MIXED_PRODUCT_INDUCTION,))
+
+
+RANK_NORMAL_FORM = ("rank normal form: a p×q matrix of rank r is P N_r Q with P, Q invertible and N_r = [I_r 0; 0 0] "
+                    "(R. Horn, C. Johnson, Matrix Analysis, 2nd ed., Thm 0.4.6)")
+RANK_INVARIANCE = "rank(X M Y) = rank(M) for invertible X, Y (Horn–Johnson, 0.4.6(b))"
+PARTIAL_PERMUTATION = ("a 0/1 matrix whose ones lie in distinct rows and distinct columns has rank equal to its number "
+                       "of ones (its nonzero columns are distinct unit vectors)")
+EUCLIDEAN_DIVISION = "Euclidean division: (i, k) ↦ i·r + k is a bijection [0, p) × [0, r) → [0, pr)"
+
+
+def rank_normal_form(rows: int, cols: int, rank: int) -> np.ndarray:
+    """N_rank = [I_rank 0; 0 0], rows×cols."""
+    return np.eye(rows, cols, dtype=np.int64) * (np.arange(cols) < rank)
+
+
+def normal_form_pairs():
+    """(N_{r_A}, N_{r_B}) for every shape with all dimensions ≤ 2 and every pair of ranks, smallest first:
+    by the reduction, the pairs that decide the rank formula where a symbolic step fails."""
+    for p, q, r, s in itertools.product(range(1, 3), repeat=4):
+        for rank_a, rank_b in itertools.product(range(min(p, q) + 1), range(min(r, s) + 1)):
+            yield rank_normal_form(p, q, rank_a), rank_normal_form(r, s, rank_b)
+
+
+def kron_rank_by_normal_forms(kron_rule, kron_rank) -> Check:
+    """Part 1 for all sizes, through rank normal forms. With A = P_A N_{r_A} Q_A and B = P_B N_{r_B} Q_B
+    (cited), the mixed product gives A ⊗ B = (P_A ⊗ P_B)(N_{r_A} ⊗ N_{r_B})(Q_A ⊗ Q_B), and
+    (P_A ⊗ P_B)(P_A⁻¹ ⊗ P_B⁻¹) = I ⊗ I = I by the block form (entry δ_ij δ_kl at (i·r + k, j·s + l), a
+    bijection of indices), so the outer factors are invertible; by the block form N_{r_A} ⊗ N_{r_B} has its
+    ones exactly at (i·r + k, i·s + k), i < r_A, k < r_B, in distinct rows and columns: rank r_A·r_B. On the
+    machine, for symbolic sizes, each by the objects under test: the block form of the entry rule, the
+    mixed product, and kron_rank(r_A, r_B) = r_A·r_B. Where a step fails, the normal-form pairs with all
+    dimensions ≤ 2 are decided exactly (ranks over Q) for a counterexample."""
+
+    def run(ctx: Context) -> Outcome:
+        steps = {"block form (F⊗G)[i·r + k, j·s + l] − F[i, j]·G[k, l]": kron_block_difference(kron_rule),
+                 "mixed product (AC)⊗(BD) − (A⊗B)(C⊗D)": kron_mixed_difference(kron_rule)()[0],
+                 "kron_rank(r_A, r_B) − r_A·r_B": sympy.expand(kron_rank(_RANK_A, _RANK_B) - _RANK_A * _RANK_B)}
+        evidence = {"steps": {step: str(value) for step, value in steps.items()}}
+        if all(value == 0 for value in steps.values()):
+            return Outcome(Verdict.CERTIFIED, "block form, mixed product and rank formula hold for symbolic sizes "
+                           "and ranks", evidence, scope=ALL_SIZES,
+                           relies_on=(RANK_NORMAL_FORM, RANK_INVARIANCE, PARTIAL_PERMUTATION, EUCLIDEAN_DIVISION))
+        open_steps = [step for step, value in steps.items() if value != 0]
+        statement = kron_rank_statement(kron_rule, kron_rank)
+        for pair in normal_form_pairs():
+            failure = statement(pair)
+            if failure:
+                return Outcome(Verdict.REFUTED, f"rank normal forms: {failure}; symbolically open: "
+                               f"{', '.join(open_steps)}", evidence,
+                               counterexample={"A": to_jsonable(pair[0]), "B": to_jsonable(pair[1]), "reason": failure})
+        return Outcome(Verdict.INCONCLUSIVE, f"{', '.join(open_steps)} do not vanish, yet every normal-form pair with "
+                       "dimensions ≤ 2 agrees", evidence)
+
+    return Check("rank by rank normal forms (symbolic sizes)", "symbolic", run, part="rank")
+
+
 def product_of_ranks(rank_a: int, rank_b: int) -> int:
     return rank_a * rank_b
 
@@ -201,21 +315,34 @@ register(
         source="App. A.2, Theorem 5",
         hypotheses=("A, B any real matrices (part 1)", "A_k, B_k conformable for the products (part 2)"),
         subject={"kron": kron_entries, "kron_rank": product_of_ranks},
-        checks=(takes("kron", "kron_rank", build=kron_rank_search), takes("kron", build=kron_chain_identity)),
+        checks=(takes("kron", "kron_rank", build=kron_rank_by_normal_forms), takes("kron", build=kron_mixed_sizes),
+                takes("kron", "kron_rank", build=kron_rank_search), takes("kron", build=kron_chain_identity)),
         broken=(
             Broken("rank(A⊗B) = rank A + rank B (the direct-sum rule)",
                    replaces={"kron_rank": lambda rank_a, rank_b: rank_a + rank_b},
-                   refuted_by="the pinned pair A = B = [[1]] (rank 1, not 2)"),
+                   refuted_by="the pinned pair A = B = [[1]] (rank 1, not 2); the normal-form pair N_0 = [[0]], "
+                   "N_1 = [[1]] (rank 0, not 1)"),
+            # The near-miss: right whenever a factor has rank 1, as in every pinned pair of the search.
+            Broken("rank(A⊗B) = rank A + rank B − 1 (agrees with the product when a factor has rank 1)",
+                   replaces={"kron_rank": lambda rank_a, rank_b: rank_a + rank_b - 1},
+                   refuted_by="the symbolic difference −(r_A − 1)(r_B − 1) does not vanish; the first normal-form "
+                   "pair A = B = [[0]] (rank 0, formula −1), and A = B = I_2 (rank 4, formula 3)"),
             # A swapped product B ⊗ A satisfies the mixed-product rule too (it is A ⊗ B up to permutations).
             Broken("the entrywise Kronecker sum a_ij + b_kl for the Kronecker product",
                    replaces={"kron": kronecker_sum_entries_full},
-                   refuted_by="the first chain case k = 1 with 1×1 factors, always visited: a + b ≠ ab"),
+                   refuted_by="the first chain case k = 1 with 1×1 factors, always visited: a + b ≠ ab; the mixed "
+                   "product's fallback k = 2 with 1×1 factors; the normal-form pair [[0]], [[1]] (rank 1, not 0)"),
         ),
-        notes="Part 1 is searched exactly (ranks over Q) over integer, sparse, rank-deficient and structured "
-        "factors, so it is supported, not certified. Part 2 is a polynomial identity, certified by sympy for "
-        "chains of k = 1, 2 factors with all inner dimensions ≤ 2 (≤ 3 in the thorough and large profiles) "
-        "and k = 3 with 2×2 factors. Both evaluate the Kronecker product as an entry rule (the object a broken "
-        "variant replaces).",
+        notes="Both parts are certified for all sizes, each evaluating the Kronecker product as an entry rule (the "
+        "object a broken variant replaces). Part 2: the two-factor identity (AC)⊗(BD) = (A⊗B)(C⊗D) is an index "
+        "identity for symbolic sizes p, q, r, s, t, u (entry (i·r + k, j·u + l), the inner flat index w < qs "
+        "summed as w = a·s + b), and chains of n factors follow by induction on n (cited). Part 1: by the rank "
+        "normal form A = P N_{r_A} Q (cited) and the mixed product, A⊗B = (P_A⊗P_B)(N_{r_A}⊗N_{r_B})(Q_A⊗Q_B) with "
+        "invertible outer factors ((P⊗P')(P⁻¹⊗P'⁻¹) = I⊗I = I); the block form of the rule, (F⊗G)[i·r + k, "
+        "j·s + l] = F_ij G_kl, checked for symbolic sizes, puts the ones of N_{r_A}⊗N_{r_B} in distinct rows and "
+        "columns, r_A·r_B of them; the rank formula under test is compared with r_A·r_B for symbolic ranks. The "
+        "exact rank search (integer, sparse, rank-deficient and structured factors up to 4×4) and the polynomial "
+        "identity for concrete chains (k ≤ 2, dimensions ≤ 2; ≤ 3 thorough, large; k = 3, 2×2) corroborate.",
     )
 )
 
