@@ -1106,8 +1106,9 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
 # The rank Thm 5's reading grants the input (rank(X) ≥ 2), which every layer keeps almost surely.
 INPUT_RANK = 2
 NULL_ZERO_SETS = ("the zero set of a nonzero polynomial on R^n is Lebesgue-null (e.g. Caron & Traynor, The zero "
-                  "set of a polynomial, 2005), so a W with a density (μ: uniform on the box) avoids it almost surely, "
-                  "and a countable union of null events (one per layer) is null")
+                  "set of a polynomial, 2005), so a W with a density (μ: uniform on the box), independent of H_ℓ, "
+                  "avoids it almost surely given H_ℓ (Fubini), and a countable union of null events (one per layer) "
+                  "is null")
 POSITIVE_SCALING = "multiplying by an invertible (positive) diagonal matrix preserves the rank"
 
 
