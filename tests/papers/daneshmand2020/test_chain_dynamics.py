@@ -7,6 +7,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
+import sympy
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -61,7 +62,7 @@ def test_autograd_gradients_match_the_closed_form(example):
 
 def test_relu_rank_bound_of_the_corrected_claim():
     mixed = md.RankOneHead("relu", (1, -1), (1, -1), ((1, 1),), ((0, 0),))
-    assert md.corrected_alignment(mixed) == 2
+    assert md.corrected_alignment(md.SignClass.of(mixed)) == 2
     assert md.prop8_features_statement(md.printed_alignment)(mixed) is not None
     assert md.prop8_features_statement(md.corrected_alignment)(mixed) is None
 
@@ -191,3 +192,38 @@ def test_rank_of_features_depends_only_on_the_signs(u, w, activation):
     """Why the sign-pattern sweep of Prop. 8 covers every rank-one Ĥ up to its sizes."""
     f = md.ACTIVATIONS_PROP8[activation]
     assert exact.rank_exact(f(np.outer(u, w))) == exact.rank_exact(f(np.outer(np.sign(u), np.sign(w))))
+
+
+# --- certificates -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bound, proved", [
+    (md.DeltaBound(), True), (md.DeltaBound(quadratic_power=3), True), (md.DeltaBound(linear_sq=11), False),
+    (md.DeltaBound(quadratic=2), False), (md.DeltaBound(quadratic_power=1), False),
+])
+def test_delta_slack_proves_exactly_the_bounds_that_hold(bound, proved):
+    slack = md.delta_slack(bound)
+    assert slack.proved() is proved
+    assert (slack.expression == 0) is (bound == md.DeltaBound())  # the printed bound is the proof's, exactly
+
+
+@pytest.mark.parametrize("step_size, margin", [
+    (md.paper_step_size, 1 - sympy.sqrt(3) / 8), (md.dropped_eighth_step_size, 1 - sympy.sqrt(3)),
+    (md.misread_step_size, 1 - 8 * sympy.sqrt(3)),
+])
+def test_row_factor_slack_is_the_margin_of_the_step(step_size, margin):
+    slack = md.row_factor_slack(step_size)
+    assert sympy.simplify(slack.expression - margin) == 0 and slack.proved() is bool(margin > 0)
+
+
+def test_relu_split_and_term_counts_match_exact_ranks():
+    a, b = sympy.symbols("a b", positive=True)
+    assert all(sympy.simplify(md.relu_splits(sa * a, sb * b)) == 0 for sa, sb in md.SIGN_CASES)
+    for activation in sorted(md.ACTIVATIONS_PROP8):
+        for u in md.SIGN_SETS:
+            for w in md.SIGN_SETS:
+                signs = md.SignClass(activation, u, w)
+                head = signs.representative()
+                assert md.SignClass.of(head) == signs
+                features = md.ACTIVATIONS_PROP8[activation](head.preactivation())
+                assert exact.rank_exact(features) == md.outer_product_terms(signs)

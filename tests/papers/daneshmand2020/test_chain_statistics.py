@@ -199,3 +199,22 @@ def test_evidence_is_a_function_of_the_seed(claim_id):
 )
 def test_first_layer_of_final_run(holds, expected):
     assert mc.first_layer_of_final_run(np.array([10, 20, 30]), np.array(holds)) == expected
+
+
+# --- certificates and hypotheses ------------------------------------------------------------
+
+
+def test_minors_at_zero_weights_are_those_of_h():
+    assert all(mc.minor_at_zero_weights(k) == 0 for k in (1, 2, 3))
+
+
+def test_exact_rank_certificate_refutes_a_rank_above_the_inputs():
+    context = Context("quick", 1, "cpu")
+    assert mc.exact_rank_certificate(2).run(context).verdict is Verdict.CERTIFIED
+    assert mc.exact_rank_certificate(3).run(context).verdict is Verdict.REFUTED
+
+
+def test_lemma4_boundary_input_is_refuted_only_when_admitted():
+    outcome = mc.lyapunov_gap_statement(">=", mc.any_input).run(Context("quick", 1, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["limit_rank"] == 0
+    assert [mc.nonzero_input(x) for x in mc.BOUNDARY_INPUTS] == [False, True]

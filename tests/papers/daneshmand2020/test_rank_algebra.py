@@ -294,3 +294,38 @@ def test_pinned_configurations_past_the_sweeps_refute_the_broken_objects():
     assert ma.soft_rank_spectral(ma.soft_rank_bound)(spectral) is None
     for broken in (ma.unweighted_soft_rank_bound, ma.misplaced_square_soft_rank_bound):
         assert ma.soft_rank_spectral(broken)(spectral) is not None
+
+
+# --- inequality certificates ------------------------------------------------------------
+
+
+def test_coefficient_test_proves_only_what_holds():
+    x, y = sympy.symbols("x y", nonnegative=True)
+    assert ma.nonnegative_by_coefficients(x**2 + 2 * sympy.sqrt(3) * x * y, (x, y))
+    assert not ma.nonnegative_by_coefficients((x - y) ** 2, (x, y))  # true, but not by coefficients: unproved
+    assert not ma.nonnegative_by_coefficients((2 * sympy.sqrt(2) - 2 * sympy.sqrt(3)) * x, (x,))
+    assert not ma.nonnegative_by_coefficients(x + y, (x,))  # y is not known to be ≥ 0
+
+
+def test_unit_interval_form_equals_the_polynomial_and_exposes_its_sign():
+    t, s = sympy.symbols("t s", nonnegative=True)
+    p = 1 - t + t**2 / 2  # > 0 on [0, 1], with a negative coefficient in t alone
+    form = ma.unit_interval_form(p, t, s)
+    assert sympy.expand(form.subs(s, 1 - t) - p) == 0
+    assert ma.nonnegative_by_coefficients(form, (t, s))
+
+
+@pytest.mark.parametrize("bound, proved", [
+    (ma.soft_rank_bound, True), (lambda tau, r: (1 - tau) ** 3 * r, True),
+    (ma.square_dropped_soft_rank_bound, False), (ma.misplaced_square_soft_rank_bound, False),
+    (ma.unweighted_soft_rank_bound, False),
+])
+def test_soft_rank_slack_proves_exactly_the_bounds_that_hold(bound, proved):
+    assert ma.soft_rank_slack(bound).proved() is proved
+
+
+def test_extremal_spectra_refute_each_stronger_bound():
+    for bound in (ma.square_dropped_soft_rank_bound, ma.misplaced_square_soft_rank_bound,
+                  ma.unweighted_soft_rank_bound):
+        assert any(ma.soft_rank_spectral(bound)(case) for case in ma.EXTREMAL_SPECTRA)
+    assert not any(ma.soft_rank_spectral(ma.soft_rank_bound)(case) for case in ma.EXTREMAL_SPECTRA)

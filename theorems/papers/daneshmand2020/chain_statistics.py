@@ -36,7 +36,7 @@ from matplotlib.ticker import LogLocator, ScalarFormatter
 from theorems.engine.checks import symbolic_identity
 from theorems.engine.context import Context, seeded_int
 from theorems.engine.registry import Broken, Check, Claim, register, takes
-from theorems.engine.verdicts import Outcome, Verdict
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import bn_chain, stats
 from theorems.maths.bn_chain import SpectralObservables
 
@@ -1100,7 +1100,55 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
                              basis=f"soft rank σ_{k}/σ_1 of every iterate, thresholds {KEEP_MARGIN:g} / "
                                    f"{COLLAPSED_MARGIN:g}")
 
-    return Check("soft rank along odd chains", "randomized", run)
+    return Check("soft rank along odd chains", "randomized", run, corroborating=True)
+
+
+# The rank Thm 5's reading grants the input (rank(X) ≥ 2), which every layer keeps almost surely.
+INPUT_RANK = 2
+NULL_ZERO_SETS = ("the zero set of a nonzero polynomial on R^n is Lebesgue-null (e.g. Caron & Traynor, The zero "
+                  "set of a polynomial, 2005), so a W with a density (μ: uniform on the box), independent of H_ℓ, "
+                  "avoids it almost surely given H_ℓ (Fubini), and a countable union of null events (one per layer) "
+                  "is null")
+POSITIVE_SCALING = "multiplying by an invertible (positive) diagonal matrix preserves the rank"
+
+
+def minor_at_zero_weights(k: int) -> sympy.Expr:
+    """det of the k×k block (rows I, columns J) of H + γWF(H) minus det of H's block, at W = 0, for a
+    symbolic d: (WF)_ab = Σ_(t ≤ d) W_(i_a, t) F_(t, j_b). sympy returns 0 exactly when the minor, a
+    polynomial of degree ≤ k in W, takes the value minor_IJ(H) at W = 0."""
+    d, t = sympy.Symbol("d", integer=True, positive=True), sympy.Symbol("t", integer=True)
+    h, w, f = sympy.IndexedBase("H"), sympy.IndexedBase("W"), sympy.IndexedBase("F")
+    gamma = sympy.Symbol("gamma")
+    block = sympy.Matrix(k, k, lambda a, b: h[a, b] + gamma * sympy.Sum(w[a, t] * f[t, b], (t, 1, d)))
+    at_zero = block.det().replace(lambda e: isinstance(e, sympy.Indexed) and e.base == w, lambda e: 0).doit()
+    return sympy.expand(at_zero - sympy.Matrix(k, k, lambda a, b: h[a, b]).det())
+
+
+def exact_rank_certificate(rank: int) -> Check:
+    """Thm 5 read with exact rank, from inputs X of rank ≥ 2 with nonzero rows, for every d, N, F and γ.
+    If rank(H_ℓ) ≥ k, some k×k minor of H_ℓ is nonzero; the same minor of H_ℓ + γW F(H_ℓ) is a
+    polynomial in W that equals it at W = 0 (sympy, symbolic d), hence a nonzero polynomial, nonzero for
+    almost every W. So is each row's squared norm (k = 1), so the normalization diag(M)^{−1/2} is defined
+    and keeps the rank. By induction every layer keeps rank ≥ k almost surely; the input gives k = 2. A
+    subject rank above the input's is refuted by a d×2 input: rank(H_ℓ) ≤ 2 at every layer, every draw."""
+
+    def run(ctx: Context) -> Outcome:
+        if rank > INPUT_RANK:
+            return Outcome(Verdict.REFUTED, f"rank(H_ℓ) ≥ {rank} fails for an input of rank {INPUT_RANK} with N = 2: "
+                           f"H_ℓ is d×2, so rank(H_ℓ) ≤ 2 at every layer and every draw", {"input_rank": INPUT_RANK},
+                           counterexample={"d": 4, "N": 2, "X": "any 4×2 matrix of rank 2 with nonzero rows",
+                                           "rank_bound": "rank(H_ℓ) ≤ N = 2 for every ℓ"})
+        residuals = {order: minor_at_zero_weights(order) for order in sorted({1, rank})}
+        if any(residual != 0 for residual in residuals.values()):
+            raise AssertionError(f"a minor of H + γWF(H) at W = 0 is not that of H: {residuals}")
+        evidence = {"minors": {f"{order}×{order}": "det((H + γWF(H))_IJ) at W = 0 equals det(H_IJ): sympy, "
+                               "symbolic d, residual 0" for order in residuals},
+                    "input_rank": INPUT_RANK, "covers": "every d, N, every F (odd or not), every γ"}
+        return Outcome(Verdict.CERTIFIED, f"rank(H_ℓ) ≥ {rank} at every layer almost surely: a nonzero minor stays a "
+                       "nonzero polynomial in W (its value at W = 0)", evidence, scope=ALL_SIZES,
+                       relies_on=(NULL_ZERO_SETS, POSITIVE_SCALING))
+
+    return Check("a nonzero minor survives every layer (sympy)", "symbolic", run)
 
 
 register(
@@ -1109,21 +1157,29 @@ register(
         source="Sec. 4.1 Theorem 5 (Eq. 7), proof in Sec. 4.3–4.5 and App. 7.6",
         hypotheses=(
             "F odd, |F(x)| ≤ B|x| (tanh and sin, B = 1); W iid uniform[−√3, √3]; γ = 1/(8Bd), the largest allowed",
-            "unique invariant law — see notes: read as chains from inputs of rank ≥ 2",
+            "unique invariant law — see notes: read as chains from inputs X of rank ≥ 2 with nonzero rows",
         ),
         subject={"chain": BN_RANK_CHAIN, "rank": 2},
-        checks=(takes("chain", "rank", build=lambda chain, rank: rank_statement(rank, chain)),),
+        checks=(takes("rank", build=exact_rank_certificate),
+                takes("chain", "rank", build=lambda chain, rank: rank_statement(rank, chain))),
         broken=(
             Broken("normalization dropped: the vanilla residual chain (I + γW)H, γ = 0.5, keeps rank ≥ 2",
                    replaces={"chain": VANILLA_RANK_CHAIN},
                    refuted_by="the vanilla chain at d = N = 4, γ = 0.5, 400 layers (run at every profile): σ₂/σ₁ "
                               "≈ 1e−16 < 1e−13 from every start"),
             Broken("rank ≥ 3 (off by one)", replaces={"rank": 3},
-                   refuted_by="the pinned shape d = 4, N = 2, where σ₃ = 0 at every layer"),
+                   refuted_by="the certificate's d×2 input (rank(H_ℓ) ≤ 2 at every layer, exactly) and the pinned "
+                              "shape d = 4, N = 2 of the chains, where σ₃ = 0 at every layer"),
         ),
-        depends_on=("daneshmand2020.lemma6", "daneshmand2020.lemma21"),
         notes=(
-            "Quantifiers: each fixed input X of rank ≥ 2, almost surely in the draws W_ℓ, every layer ℓ. "
+            "Quantifiers: each fixed input X of rank ≥ 2, almost surely in the draws W_ℓ, every layer ℓ. Certified "
+            "in the exact-rank reading (Eq. 7), for every d, N, F and γ: a nonzero k×k minor of H_ℓ is the value at "
+            "W = 0 of the same minor of H_ℓ + γWF(H_ℓ), a polynomial in W (sympy, symbolic d), so that minor is "
+            "nonzero for almost every W (zero sets of nonzero polynomials are null; μ has a density: cited), and "
+            "so is every row norm (k = 1), so the normalization keeps the rank; induction over the layers. Neither "
+            "oddness, nor γ ≤ 1/(8Bd), nor the invariant law is needed, and the argument does not go through Lemma 7 "
+            "(daneshmand2020.lemma21, whose gap for nonlinear F it thus bypasses); the vanilla chain keeps exact "
+            "rank too, so it is a broken variant of the soft reading only. The soft-rank chains are corroboration. "
             "Checked in its soft form, the one float evidence can support or refute: σ₂(H_ℓ)/σ₁(H_ℓ), the relative "
             f"distance of H_ℓ to the rank-one matrices, stays ≥ {KEEP_MARGIN:g} at every layer of long chains, from "
             "inputs that make rank 2 fragile (nearly dependent rows, exactly-rank-2 two-column inputs, N = 2). The "
@@ -1206,9 +1262,26 @@ def rank_vs_depth_figure(ctx: Context, design: LyapunovDesign) -> tuple[Figure, 
     return figure, {"width": d, "depth": depth, **evidence}
 
 
-def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
+def nonzero_input(x: np.ndarray) -> bool:
+    """Lemma 4's hypothesis on the input: X ≠ 0 (B_ℓ·0 = 0 has no rank-one limit)."""
+    return bool(np.any(x != 0))
+
+
+def any_input(x: np.ndarray) -> bool:
+    """A broken hypothesis: X ≠ 0 dropped."""
+    return True
+
+
+# The boundary of the hypothesis: the zero input, then the smallest nonzero one (a single entry).
+BOUNDARY_INPUTS = (np.zeros((2, 2), dtype=np.int64), np.array([[1, 0], [0, 0]], dtype=np.int64))
+
+
+def lyapunov_gap_statement(sense: str, admits: Callable[[np.ndarray], bool] = nonzero_input,
+                           conformal: bool = False) -> Check:
     """The top Lyapunov gap λ_1 − λ_2 of Π(I + γW_k) compared with 0: "≥" (> 0 up to the
-    interval) is Lemma 4's collapse of B_ℓX/‖B_ℓ‖ onto rank one; "≤" says no collapse.
+    interval) is Lemma 4's collapse of B_ℓX/‖B_ℓ‖ onto rank one for every admitted X ≠ 0; "≤" says
+    no collapse. The boundary of the hypothesis is decided first, exactly: were X = 0 admitted,
+    B_ℓX/‖B_ℓ‖ = 0 at every layer and every draw, and its only limit point has rank 0.
 
     Decided sequentially per (d, γ): while the interval straddles the decision band, fresh
     chains are added (×4, then ×16 in all), the error budget spent over the looks. A gap is
@@ -1216,6 +1289,11 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
     zero gap positive. ``conformal=True`` runs the zero-gap control chain instead of W ~ μ."""
 
     def run(ctx: Context) -> Outcome:
+        admitted = [x for x in BOUNDARY_INPUTS if admits(x)]
+        if any(not x.any() for x in admitted):
+            return Outcome(Verdict.REFUTED, "the input X = 0 is admitted: B_ℓX/‖B_ℓ‖ = 0 at every layer and every "
+                           "draw, so every limit point is the zero matrix, of rank 0", {"boundary": "X = 0"},
+                           counterexample={"X": [[0, 0], [0, 0]], "B_l_X": "0 for every ℓ", "limit_rank": 0})
         design = lyapunov_design(ctx)
         looks = len(LYAPUNOV_GROWTH) + 1
         rows = []
@@ -1240,6 +1318,8 @@ def lyapunov_gap_statement(sense: str, conformal: bool = False) -> Check:
                     "verdict": verdict,
                 })
         evidence = {
+            "boundary_inputs": {str(x.tolist()): "admitted" if admits(x) else "excluded by X ≠ 0"
+                                for x in BOUNDARY_INPUTS},
             "method": f"Benettin QR iteration, {design.steps} layers per chain (first {design.burn_in} dropped), "
                       f"{design.chains} chains at the first look; batch means ({design.batches} batches)",
             "sequential_design": {
@@ -1268,13 +1348,18 @@ register(
         id="daneshmand2020.lemma4",
         source="Sec. 3.5 Lemma 4, Figure 1, proof in App. 7.3",
         hypotheses=("vanilla linear residual chain B_ℓ X, B_ℓ = Π(I + γW_k), W iid uniform[−√3, √3]",
-                    "γ ∈ (0, 1): 0.1, 0.5, 0.9"),
-        subject={"gap_relation": ">="},
-        checks=(takes("gap_relation", build=lyapunov_gap_statement),),
+                    "γ ∈ (0, 1): 0.1, 0.5, 0.9", "X ≠ 0 (bounded, as printed; X = 0 has no rank-one limit)"),
+        subject={"gap_relation": ">=", "admits": nonzero_input},
+        checks=(takes("gap_relation", "admits", build=lyapunov_gap_statement),),
         broken=(Broken("no collapse: λ_1 − λ_2 ≤ 0 (rank ≥ 2 kept)", replaces={"gap_relation": "<="},
-                       refuted_by="the design row d = 4, γ = 0.5: gap ≈ 0.15 ± 0.03 per layer, far above 0"),),
+                       refuted_by="the design row d = 4, γ = 0.5: gap ≈ 0.15 ± 0.03 per layer, far above 0"),
+                Broken("the hypothesis X ≠ 0 dropped", replaces={"admits": any_input},
+                       refuted_by="the boundary input X = 0, decided first and exactly: B_ℓX/‖B_ℓ‖ = 0 at every "
+                                  "layer, so its only limit point has rank 0")),
         notes=(
-            "Quantifiers: each fixed X, almost surely in the draws W_k. "
+            "Quantifiers: each fixed X ≠ 0, almost surely in the draws W_k. As printed the lemma needs X ≠ 0 (for "
+            "X = 0 every B_ℓX/‖B_ℓ‖ is 0); the hypothesis is the subject's, and the check decides the boundary of "
+            "what it admits first (X = 0 refutes, exactly; the single-entry X is admitted). "
             "B_ℓX/‖B_ℓ‖ approaches rank one iff σ_2/σ_1 → 0, and σ_2(B_ℓ)/σ_1(B_ℓ) = exp(−ℓ(λ_1 − λ_2) + o(ℓ)): we "
             "estimate the Lyapunov gap λ_1 − λ_2 by Benettin's QR method as an ergodic average with a batch-means "
             "interval, decided sequentially (more chains while the interval straddles the band [0, 1e−9]; design "

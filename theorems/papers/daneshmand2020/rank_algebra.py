@@ -174,6 +174,78 @@ def weighted_square_gap(weight: Callable[[sympy.Symbol, sympy.Symbol], sympy.Exp
     return independent_index_sum(weight(x, y) * (x - y) ** 2, [x, y], size, vector) / 2
 
 
+# --- inequalities at symbolic sizes ----------------------------------------------------
+
+
+def nonnegative_by_coefficients(expression: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> bool:
+    """expression ≥ 0 wherever every symbol is ≥ 0, proved by its numerator, expanded in the symbols,
+    having no negative coefficient and its denominator none either (coefficients may be algebraic
+    numbers such as √3, compared exactly). False means unproved, not false: an expression with another
+    free symbol, or a coefficient of unknown sign, is never called nonnegative."""
+    numerator, denominator = sympy.fraction(sympy.together(sympy.expand(expression)))
+    for part in (numerator, denominator):
+        poly = sympy.Poly(sympy.expand(part), *symbols)
+        for coefficient in poly.coeffs():
+            if coefficient.free_symbols or coefficient.is_nonnegative is not True:
+                return False
+    return not sympy.Poly(sympy.expand(denominator), *symbols).is_zero
+
+
+def unit_interval_form(expression: sympy.Expr, t: sympy.Symbol, s: sympy.Symbol) -> sympy.Expr:
+    """A polynomial in t ∈ [0, 1] written homogeneous in (t, s) with s = 1 − t: each t^k becomes
+    t^k (t + s)^(n − k), n its degree in t (the Bernstein form). It equals the expression at s = 1 − t,
+    so nonnegative coefficients in t, s ≥ 0 prove the expression ≥ 0 on [0, 1]."""
+    poly = sympy.Poly(sympy.expand(expression), t)
+    degree = poly.degree()
+    return sympy.expand(sum((c * t**k * (t + s) ** (degree - k) for (k,), c in poly.terms()), sympy.Integer(0)))
+
+
+@dataclass(frozen=True)
+class Slack:
+    """What a symbolic inequality certificate decides: ``expression`` ≥ 0 for every nonnegative value of
+    ``nonnegative`` (the claim's bound minus the quantity, after the proof's substitutions), and the steps
+    that produced it, for the evidence."""
+
+    expression: sympy.Expr
+    nonnegative: tuple[sympy.Symbol, ...]
+    steps: dict
+    strict: bool = False  # > 0 wanted: then the constant term must be positive too
+
+    def proved(self) -> bool:
+        if not nonnegative_by_coefficients(self.expression, self.nonnegative):
+            return False
+        at_zero = sympy.together(self.expression).subs({s: 0 for s in self.nonnegative})
+        return not self.strict or at_zero.is_positive is True
+
+
+def symbolic_inequality(name: str, slack: Callable[[], Slack], concrete_cases: Sequence[Any],
+                        decide: Callable[[Any], str | None], describe: Callable[[Any], Any], *,
+                        relies_on: Sequence[str], part: str | None = None) -> Check:
+    """Certified for all sizes when ``slack()``'s expression is proved ≥ 0 by its coefficients
+    (``nonnegative_by_coefficients``; > 0 with a positive constant term where it is strict); otherwise
+    refuted by the first of ``concrete_cases`` that ``decide`` (exact) finds false, else inconclusive:
+    an unproved inequality is no counterexample."""
+
+    def run(ctx: Context) -> Outcome:
+        found = slack()
+        evidence = {**found.steps, "slack": str(found.expression),
+                    "nonnegative_symbols": [str(s) for s in found.nonnegative],
+                    "method": "sympy: the slack, expanded in symbols that are ≥ 0, has no negative coefficient"
+                              + (" and a positive constant term" if found.strict else "")}
+        if found.proved():
+            return Outcome(Verdict.CERTIFIED, "the slack is a polynomial with nonnegative coefficients in nonnegative "
+                           "quantities, for symbolic sizes", evidence, scope=ALL_SIZES, relies_on=tuple(relies_on))
+        for case in concrete_cases:
+            reason = decide(case)
+            if reason is not None:
+                return Outcome(Verdict.REFUTED, f"the slack is not proved nonnegative, and a pinned case fails: "
+                               f"{reason}", evidence, counterexample={"case": describe(case), "reason": reason})
+        return Outcome(Verdict.INCONCLUSIVE, "the slack is not proved nonnegative, and no pinned case fails",
+                       evidence)
+
+    return Check(name, "symbolic", run, part)
+
+
 # --- inputs: every kind of H the hypotheses allow ---------------------------------------
 
 H_KINDS = (
@@ -518,6 +590,12 @@ def misplaced_square_soft_rank_bound(tau, r):
     return (1 - tau * tau) * r
 
 
+def square_dropped_soft_rank_bound(tau, r):
+    """A broken bound, the near-miss: (1 − τ) r, the square on (1 − τ) dropped (between the true (1 − τ)² r
+    and (1 − τ²) r)."""
+    return (1 - tau) * r
+
+
 def soft_rank_statement(bound: Callable):
     def prop(example) -> str | None:
         (_, h), tau = example
@@ -672,14 +750,58 @@ def soft_rank_beyond(bound: Callable) -> Check:
     )
 
 
+SINGULAR_VALUES = ("the singular values of H are the square roots of the eigenvalues of HHᵀ, so σ_i²/N = λ_i(M) "
+                   "(singular value decomposition, e.g. Horn & Johnson, Matrix Analysis, 2nd ed., Thm 7.3.2)")
+
+
+def soft_rank_slack(bound: Callable) -> Slack:
+    """Lemma 2's proof (Eq. 19–25) at symbolic sizes. Of the d = h + m eigenvalues of M, rank_τ counts
+    h (λ ≥ τ as printed, or λ > τ) and leaves m, each ≤ τ; A_k, B_k are the power sums Σλ^k of the two
+    groups. Two index sums evaluated by sympy carry the proof: the eigenvalue count
+    C = Σ_(left out)(τ − λ_i) = mτ − B_1 ≥ 0, and the Cauchy–Schwarz gap G = ½Σ_(counted)(λ_i − λ_j)² =
+    hA_2 − A_1² ≥ 0. With Tr M = A_1 + B_1 = d (H ∈ 𝓗) and ‖M‖_F² = A_2 + B_2, the slack
+    (h − bound(τ, r))·‖M‖_F², r = d²/‖M‖_F², plus G − (hA_2 − A_1²) (zero), is rewritten in G, C, B_2,
+    h, m, τ and σ = 1 − τ (Bernstein form on τ ∈ [0, 1]), all ≥ 0."""
+    h, m = sympy.symbols("h m", integer=True, nonnegative=True)
+    tau, sigma, gap, count = sympy.symbols("τ σ G C", nonnegative=True)
+    x = sympy.Symbol("x")
+    counted, left_out = "λ≥τ", "λ<τ"
+    a1, a2 = (independent_index_sum(x**k, [x], h, counted) for k in (1, 2))
+    b1, b2 = (independent_index_sum(x**k, [x], m, left_out) for k in (1, 2))
+    cauchy_schwarz = weighted_square_gap(lambda x, y: 1, h, counted)
+    eigenvalue_count = independent_index_sum(tau - x, [x], m, left_out)
+    d, frobenius = h + m, a2 + b2
+    slack = (h - bound(tau, d**2 / frobenius)) * frobenius + gap - cauchy_schwarz
+    slack = slack.subs(a1, d - b1).subs(b1, sympy.solve(eigenvalue_count - count, b1)[0])
+    return Slack(unit_interval_form(slack, tau, sigma), (gap, count, b2, a2, h, m, tau, sigma), {
+        "counted_eigenvalues": f"h = rank_τ(H), power sums {a1}, {a2} (λ_i ≥ τ as in Eq. 4, or λ_i > τ)",
+        "eigenvalue_count": f"C = Σ(τ − λ_i) over the m others = {eigenvalue_count} ≥ 0 (each λ_i ≤ τ)",
+        "cauchy_schwarz_gap": f"G = ½Σ(λ_i − λ_j)² over the counted = {cauchy_schwarz} ≥ 0",
+        "trace": f"Tr M = {a1} + {b1} = d = h + m (H ∈ 𝓗)",
+        "unit_interval": "σ = 1 − τ; each τ^k times (τ + σ)^(n − k) (Bernstein form)",
+    })
+
+
+# Spectra where a stronger bound fails, decided exactly under both readings of rank_τ: d = 1 at τ = 1
+# (rank_τ = 0 under > τ, r = 1) and the d = 9 spectrum pinned past the sweep.
+EXTREMAL_SPECTRA = (spectral_configuration((Fraction(1),), Fraction(1)),
+                    spectral_configuration((Fraction(7),) + (Fraction(1, 4),) * 8, Fraction(1, 4)))
+
+
+def soft_rank_certificate(bound: Callable) -> Check:
+    return symbolic_inequality(
+        "eigenvalue count and Cauchy–Schwarz gap (sympy)", lambda: soft_rank_slack(bound), EXTREMAL_SPECTRA,
+        soft_rank_spectral(bound), describe_spectral, relies_on=(SPECTRAL_THEOREM, SINGULAR_VALUES))
+
+
 register(
     Claim(
         id="daneshmand2020.lemma2",
         source="Sec. 2.3, Lemma 2 (proof in App. 7.2)",
         hypotheses=("H ∈ 𝓗: every row has norm √N", "τ ∈ [0, 1]"),
         subject={"bound": soft_rank_bound},
-        checks=(takes("bound", build=soft_rank_sweep), takes("bound", build=soft_rank_beyond),
-                takes("bound", build=soft_rank_search)),
+        checks=(takes("bound", build=soft_rank_certificate), takes("bound", build=soft_rank_sweep),
+                takes("bound", build=soft_rank_beyond), takes("bound", build=soft_rank_search)),
         broken=(
             Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", replaces={"bound": unweighted_soft_rank_bound},
                    refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < r = 25/17; the sweep's first "
@@ -690,8 +812,21 @@ register(
                    refuted_by="the pinned H = [[1, 0], [3, 4]] at τ = 1/2: rank_τ = 1 < (3/4)·(25/17) ≈ 1.10; "
                               "the sweep's first failing configuration d = 2, λ = (7/4, 1/4), τ = 1/4 under the "
                               "reading > τ: rank_τ = 1 < 6/5; the pinned d = 9 spectrum past the sweep (1 < 1.53)"),
+            Broken("factor (1 − τ) for (1 − τ)² (the square dropped: a near-miss between the two above)",
+                   replaces={"bound": square_dropped_soft_rank_bound},
+                   refuted_by="the certificate's pinned d = 9 spectrum λ = (7, 1/4, …, 1/4) at τ = 1/4 under the "
+                              "reading > τ: rank_τ = 1 < (3/4)·(81/49.5) ≈ 1.23 (its slack keeps −m²στ); the "
+                              "same spectrum pinned past the sweep"),
         ),
-        notes="For every H ∈ 𝓗 and every τ ∈ [0, 1] (no draw). "
+        notes="For every H ∈ 𝓗 and every τ ∈ [0, 1] (no draw). Certified for every d: sympy follows the proof "
+        "(Eq. 19–25) with the sizes as symbols. Of the d = h + m eigenvalues of M, rank_τ counts h; the eigenvalue "
+        "count C = Σ(τ − λ_i) over the other m is ≥ 0 and gives Σ_counted λ = d − (mτ − C); the Cauchy–Schwarz gap "
+        "G = ½Σ(λ_i − λ_j)² over the counted is hA_2 − A_1². The slack (rank_τ − bound(τ, r))·‖M‖_F² of the "
+        "subject's bound, rewritten in G, C, Σ_others λ², h, m, τ and σ = 1 − τ (Bernstein form), has no negative "
+        "coefficient (Tr M = Σλ, ‖M‖_F² = Σλ², σ_i²/N = λ_i: spectral theorem and SVD, cited). It covers both "
+        "readings of rank_τ (≥ τ as in Eq. 4, > τ as the next sentence says) and does not need λ ≥ 0; at τ = 0 "
+        "rank_τ ≥ rank(H) under either convention for the min(d, N) or d singular values. A stronger bound is not "
+        "proved, and the certificate's pinned extremal spectra refute it exactly. "
         "Every input is projected onto 𝓗 exactly (the projection is irrational, but rank_τ and r of "
         "the projection are decided in Q, see the module docstring), so ties τ = λ_i(M) are decided "
         "exactly; structured inputs (identity, Hadamard rows) hit them. rank_τ counts the min(d, N) "
@@ -701,7 +836,7 @@ register(
         "τ ∈ {0, 1/8, …, 1}, d ≤ 6 at ci, with rank_τ read both as printed in Eq. (4) (σ²/N ≥ τ) and as the "
         "following sentence says (σ²/N > τ): both readings hold, as the proof (Σ_{λ_i > τ} λ_i ≥ d(1 − τ), "
         "then Cauchy–Schwarz) covers both. A randomized search continues past the sweep: random grid spectra "
-        "with 9 ≤ d ≤ 16, decided exactly. Supported, not certified: the grids do not cover every spectrum and τ.",
+        "with 9 ≤ d ≤ 16, decided exactly.",
     )
 )
 
