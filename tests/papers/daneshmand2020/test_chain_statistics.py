@@ -50,8 +50,15 @@ def test_table_outcome_combines_rows():
     assert json.dumps(refuted.evidence)  # evidence stays serialisable
 
 
-def test_ks_critical_distance_shrinks_with_samples():
-    assert mc.ks_critical_distance(100, 100, 1e-9) > mc.ks_critical_distance(1000, 1000, 1e-9) > 0
+@pytest.mark.parametrize("statistics", [mc.SIGN_FLIP_STATISTICS, mc.PERMUTATION_STATISTICS])
+def test_symmetric_statistics_are_odd_under_their_transformation(statistics):
+    # Each statistic is x(M) with x(transformed M) = −x(M): its law is symmetric when the law of H is invariant.
+    M = gram(torch.randn(3, 5, 5, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
+    flip = torch.diag(torch.tensor([-1.0, 1, 1, 1, 1], dtype=torch.float64))
+    swap = torch.eye(5, dtype=torch.float64)[[2, 3, 0, 1, 4]]
+    transform = flip if statistics is mc.SIGN_FLIP_STATISTICS else swap
+    for statistic in statistics:
+        torch.testing.assert_close(statistic.of(transform @ M @ transform.T), -statistic.of(M))
 
 
 # --- sequential decisions ------------------------------------------------------------------
