@@ -113,6 +113,16 @@ def test_weight_laws_have_their_support_and_moments(law, low, high, mean, varian
         assert set(W.unique().tolist()) == {-1.0, 1.0}
 
 
+def test_tied_entry_law_shifts_one_entry_of_the_uniform_law():
+    W = bc.sample_weights(3, generator(2), "tied_entry", batch=(4000,))
+    shift = torch.zeros(3, 3, dtype=torch.float64)
+    shift[0, 1] = bc.TIED_ENTRY_MEAN
+    torch.testing.assert_close(W - shift, bc.sample_weights(3, generator(2), "uniform", batch=(4000,)))
+    assert float(W[:, 0, 1].mean()) == pytest.approx(bc.TIED_ENTRY_MEAN, abs=6 / math.sqrt(4000))
+    with pytest.raises(ValueError, match="d ≥ 2"):
+        bc.sample_weights(1, generator(), "tied_entry")
+
+
 def test_weights_are_reproducible_from_the_generator():
     assert torch.equal(bc.sample_weights(7, generator(3)), bc.sample_weights(7, generator(3)))
 

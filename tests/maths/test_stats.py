@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 
@@ -81,3 +83,20 @@ def test_fit_power_law_of_estimates_refuses_non_positive_estimates():
         stats.fit_power_law_of_estimates(np.array([1, 2, 3.0]), [np.zeros(5)] * 3,
                                          [lambda rows: rows.min(axis=-1)] * 3,
                                          np.random.default_rng(0))
+
+
+def test_symmetry_test_keeps_its_level_on_symmetric_samples_and_rejects_a_shift():
+    rng = np.random.default_rng(0)
+    # Under symmetry P(reject) ≤ level: at level 0.01, 2000 symmetric samples give ≲ 20 + 6√20 rejections.
+    symmetric = sum(stats.symmetry_test(rng.standard_t(3, 50), 0.01).rejected for _ in range(2000))
+    assert symmetric <= 20 + 6 * math.sqrt(20)
+    shifted = stats.symmetry_test(rng.normal(0.5, 1.0, 1000), stats.FALSE_ALARM)
+    assert shifted.rejected and shifted.detectable_mean < 0.5 < shifted.mean + 0.1
+
+
+def test_symmetry_test_threshold_is_the_hoeffding_bound():
+    test = stats.symmetry_test(np.array([1.0, -2.0, 2.0]), 0.5)
+    assert test.total == 1.0 and test.threshold == pytest.approx(math.sqrt(2 * math.log(4) * 9))
+    assert not test.rejected and test.detectable_mean == pytest.approx(test.threshold / 3)
+    with pytest.raises(ValueError):
+        stats.symmetry_test(np.array([]), 0.5)

@@ -31,7 +31,9 @@ Activation = Callable[[torch.Tensor], torch.Tensor]
 # A recorded observable: torch on the chain's device, numpy once moved off it.
 Series = TypeVar("Series", torch.Tensor, np.ndarray)
 
-WEIGHT_LAWS = ("uniform", "asymmetric", "gaussian", "rademacher")
+WEIGHT_LAWS = ("uniform", "asymmetric", "gaussian", "rademacher", "tied_entry")
+# The mean the "tied_entry" law adds to W_12: half the entries' standard deviation.
+TIED_ENTRY_MEAN = 0.5
 
 
 # Below this many multiply-adds per (batched) product, intra-op threads cost more than they
@@ -125,7 +127,9 @@ def sample_weights(
 
     - "uniform": uniform[−√3, √3], zero mean and unit variance, the law μ of Def. 1;
     - "asymmetric": uniform[0, 2/√d], the non-centred law of Sec. 5.2 ("Breaking BN");
-    - "gaussian": standard normal; "rademacher": ±1 with probability 1/2 each.
+    - "gaussian": standard normal; "rademacher": ±1 with probability 1/2 each;
+    - "tied_entry": "uniform" with TIED_ENTRY_MEAN added to W_12 (d ≥ 2), a fixed connection from
+      unit 2 to unit 1: the entries are no longer identically distributed (a broken μ).
 
     ``out`` (shape (*batch, d, d), the given dtype, on the generator's device) receives the draw instead of a new
     tensor: the same values from the same generator state, without allocating a layer's weights.
@@ -148,6 +152,12 @@ def sample_weights(
         return weights.normal_(generator=generator)
     if law == "rademacher":
         return weights.bernoulli_(0.5, generator=generator).mul_(2).sub_(1)
+    if law == "tied_entry":
+        if d < 2:
+            raise ValueError("the tied_entry law needs d ≥ 2 (it shifts W_12)")
+        weights.uniform_(-math.sqrt(3), math.sqrt(3), generator=generator)
+        weights[..., 0, 1] += TIED_ENTRY_MEAN
+        return weights
     raise ValueError(f"unknown weight law {law!r}; choose one of {', '.join(WEIGHT_LAWS)}")
 
 

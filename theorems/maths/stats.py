@@ -65,6 +65,42 @@ def binomial_lower_pvalue(successes: int, trials: int, p0: float) -> float:
     return float(stats.binom.cdf(successes, trials, p0))
 
 
+@dataclass(frozen=True)
+class SymmetryTest:
+    """The sign-symmetry test of a sample: ``total`` = Σx_i against ``threshold``, ``rejected`` when
+    |total| exceeds it; ``detectable_mean`` = threshold / n, the mean at which Σx_i reaches it."""
+
+    n: int
+    total: float
+    threshold: float
+    rejected: bool
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.n
+
+    @property
+    def detectable_mean(self) -> float:
+        return self.threshold / self.n
+
+
+def symmetry_test(sample: np.ndarray, level: float) -> SymmetryTest:
+    """Test that iid ``sample`` values come from a law symmetric about 0, exact for every n and law.
+
+    Under symmetry, given |x_1|, …, |x_n| the signs are iid ±1, so Hoeffding's inequality for the
+    Rademacher sum Σ ε_i|x_i| gives P(|Σx_i| ≥ t) ≤ 2·exp(−t²/(2Σx_i²)): rejecting above
+    t = √(2 ln(2/level) Σx_i²) is wrong with probability ≤ ``level``, with no normal approximation.
+    It detects a mean μ once √n·μ/√(E x²) exceeds √(2 ln(2/level)) (≈ 6.9 at level 1e-10)."""
+    sample = np.asarray(sample, dtype=float)
+    if sample.ndim != 1 or sample.size == 0 or not np.all(np.isfinite(sample)):
+        raise ValueError(f"need a nonempty finite 1-D sample, got shape {sample.shape}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    total = float(sample.sum())
+    threshold = float(np.sqrt(2 * np.log(2 / level) * np.sum(sample**2)))
+    return SymmetryTest(sample.size, total, threshold, abs(total) > threshold)
+
+
 def spending_schedule(looks: int, false_alarm: float = FALSE_ALARM) -> tuple[float, ...]:
     """Error budgets for the looks of a sequential test: half of ``false_alarm`` at the first
     look, the other half split evenly over the later ones (alpha spending).

@@ -50,8 +50,15 @@ def test_table_outcome_combines_rows():
     assert json.dumps(refuted.evidence)  # evidence stays serialisable
 
 
-def test_ks_critical_distance_shrinks_with_samples():
-    assert mc.ks_critical_distance(100, 100, 1e-9) > mc.ks_critical_distance(1000, 1000, 1e-9) > 0
+@pytest.mark.parametrize("statistics", [mc.SIGN_FLIP_STATISTICS, mc.PERMUTATION_STATISTICS])
+def test_symmetric_statistics_are_odd_under_their_transformation(statistics):
+    # Each statistic is x(M) with x(transformed M) = −x(M): its law is symmetric when the law of H is invariant.
+    M = gram(torch.randn(3, 5, 5, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
+    flip = torch.diag(torch.tensor([-1.0, 1, 1, 1, 1], dtype=torch.float64))
+    swap = torch.eye(5, dtype=torch.float64)[[2, 3, 0, 1, 4]]
+    transform = flip if statistics is mc.SIGN_FLIP_STATISTICS else swap
+    for statistic in statistics:
+        torch.testing.assert_close(statistic.of(transform @ M @ transform.T), -statistic.of(M))
 
 
 # --- sequential decisions ------------------------------------------------------------------
@@ -108,6 +115,33 @@ def test_a_wide_width_reports_its_own_chains():
     assert design.dims_at(mc.SMALL_GAMMA) == (8, 256) and design.dims_at(0.5) == (8,)
     assert design.chains_at(2, 256) == 4 and design.chains_at(2, 8) == design.chains_at(2) == 32
     assert design.run_at(256) == (1, 1000, 20) and design.run_at(8) == (8, 100, 2)
+
+# --- lemma15, thm3, lemma18 --------------------------------------------------------------------
+
+
+def test_regularity_gap_certificate_certifies_alpha_and_refutes_the_inverted_one():
+    ctx = Context("quick", 0, "cpu")
+    assert mc.regularity_gap_certificate(mc.regularity_observables).run(ctx).verdict is Verdict.CERTIFIED
+    assert mc.regularity_gap_certificate(mc.inverted_regularity_observables).run(ctx).verdict is Verdict.REFUTED
+
+
+def test_row_quantities_of_the_certificate_are_those_of_m():
+    # The certificate writes M_ii, (M²)_ii, (M³)_ii through h = row i and u = HᵀMe_i: check that on a float H.
+    H = torch.randn(5, 7, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    M, n = gram(H), H.shape[1]
+    for i in range(5):
+        h, u = H[i], H.T @ M[:, i]
+        torch.testing.assert_close(M[i, i], h @ h / n)
+        torch.testing.assert_close((M @ M)[i, i], u @ h / n)
+        torch.testing.assert_close((M @ M @ M)[i, i], u @ u / n)
+
+
+def test_constant_evidence_reads_the_worst_row():
+    rows = [{"ratio": [2.5, 2.7]}, {"ratio": [2.3, 2.4]}, {"verdict": Verdict.INCONCLUSIVE}]
+    lower = mc.constant_evidence(rows, "ratio", "b", ">=")
+    assert lower["sharpest_constant_supported"] == 2.3 and lower["paper_algebra_constant"] == 2.0
+    assert mc.constant_evidence(rows, "ratio", "b", "<=")["sharpest_constant_supported"] == 2.7
+
 
 # --- Lyapunov gap: a zero-gap chain is never called positive -------------------------------
 
