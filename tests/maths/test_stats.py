@@ -114,10 +114,17 @@ def test_detectable_rate_is_rejected_with_the_stated_power(below):
     assert np.dot(rejected, times) / times.sum() == pytest.approx(stats.DETECTION_POWER, abs=0.02)
 
 
-def test_detectable_paired_difference_scales_with_the_discordance_rate():
-    share = stats.detectable_rate(300, 0.5)
-    assert stats.detectable_paired_difference(300, 6000) == pytest.approx((2 * share - 1) * 300 / 6000)
-    assert np.isnan(stats.detectable_paired_difference(0, 6000))
+def test_detectable_paired_difference_at_the_observed_discordance_rate():
+    share = stats.detectable_rate(1200, 0.5)
+    assert stats.detectable_paired_difference(1200, 6000) == pytest.approx((2 * share - 1) * 1200 / 6000)
+
+
+def test_detectable_paired_difference_without_discordant_pairs_needs_the_least_rejecting_discordance():
+    # 2^−29 > 1e-9 > 2^−30: 30 discordant pairs, all against the claim, are the fewest that reject.
+    expected = scipy_stats.beta.ppf(stats.DETECTION_POWER, 30, 6000 - 30 + 1)
+    assert stats.detectable_paired_difference(0, 6000) == pytest.approx(expected)
+    assert stats.detectable_paired_difference(3, 6000) == pytest.approx(expected)
+    assert np.isnan(stats.detectable_paired_difference(0, 29))
 
 
 def test_detectable_mean_shift_is_rejected_with_the_stated_power():

@@ -102,13 +102,20 @@ def detectable_rate(trials: int, null_rate: float, *, below: bool = False, false
 def detectable_paired_difference(discordant: int, trials: int, false_alarm: float = FALSE_ALARM,
                                  power: float = DETECTION_POWER) -> float:
     """The smallest difference P(A) − P(B) of paired indicators that the one-sided sign test at level
-    false_alarm (on the ``discordant`` of ``trials`` pairs where A and B differ) detects with probability ≥
-    power, at that discordance rate: a share θ of the discordant pairs against the claim gives
-    P(A) − P(B) = (2θ − 1)·discordant/trials. nan when the test cannot reject."""
-    if discordant == 0:
+    false_alarm (on the pairs where A and B differ) detects with probability ≥ power. Its power falls as
+    the discordance rate r grows (a share θ of the discordant pairs against the claim gives
+    P(A) − P(B) = (2θ − 1)·r), so this is the larger of the difference detected at the observed rate
+    discordant/trials and the one detected at r equal to the difference itself (every discordant pair
+    against the claim, the least discordance a difference needs): the second stays finite when too few
+    pairs are discordant for the test to reject. nan when no number of trials' pairs can reject."""
+    # The sign test needs `needed` discordant pairs all against the claim: P(Bin(D, ½) ≥ D) = 2^−D < false_alarm.
+    needed = math.floor(math.log2(1 / false_alarm)) + 1
+    if needed > trials:
         return math.nan
-    share = detectable_rate(discordant, 0.5, false_alarm=false_alarm, power=power)
-    return (2 * share - 1) * discordant / trials
+    at_least_discordance = float(stats.beta.ppf(power, needed, trials - needed + 1))
+    share = detectable_rate(discordant, 0.5, false_alarm=false_alarm, power=power) if discordant else math.nan
+    at_observed_rate = (2 * share - 1) * discordant / trials
+    return at_least_discordance if math.isnan(at_observed_rate) else max(at_least_discordance, at_observed_rate)
 
 
 def detectable_mean_shift(sd: float, samples: int, false_alarm: float = FALSE_ALARM,
