@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from theorems.maths import stats
 
@@ -100,3 +101,58 @@ def test_symmetry_test_threshold_is_the_hoeffding_bound():
     assert not test.rejected and test.detectable_mean == pytest.approx(test.threshold / 3)
     with pytest.raises(ValueError):
         stats.symmetry_test(np.array([]), 0.5)
+
+
+@pytest.mark.parametrize("trials, null_rate", [(600, 0.5), (100, 0.1), (4000, 0.02), (50, 0.0)])
+def test_rejection_count_is_where_the_clopper_pearson_lower_bound_first_exceeds_the_null(trials, null_rate):
+    count = stats.rejection_count(trials, null_rate)
+    assert stats.clopper_pearson_lower(count, trials, 1 - stats.FALSE_ALARM) > null_rate
+    assert count == 0 or stats.clopper_pearson_lower(count - 1, trials, 1 - stats.FALSE_ALARM) <= null_rate
+
+
+def test_rejection_count_is_none_when_no_count_rejects():
+    assert stats.rejection_count(10, 0.5) is None  # P(10 of 10) = 1/1024 > 1e-9
+    assert np.isnan(stats.detectable_rate(10, 0.5))
+
+
+def test_detectable_rate_with_a_zero_null_is_the_chance_of_one_event():
+    assert stats.detectable_rate(100, 0.0, power=0.9) == pytest.approx(1 - 0.1 ** (1 / 100))
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_detectable_rate_is_rejected_with_the_stated_power(below):
+    trials, null_rate = 600, 0.3
+    rate = stats.detectable_rate(trials, null_rate, below=below)
+    assert (rate > null_rate) != below
+    rng = np.random.default_rng(0)
+    counts, times = np.unique(rng.binomial(trials, rate, 20000), return_counts=True)
+    if below:
+        rejected = [stats.clopper_pearson_upper(k, trials, 1 - stats.FALSE_ALARM) < null_rate for k in counts]
+    else:
+        rejected = [stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > null_rate for k in counts]
+    assert np.dot(rejected, times) / times.sum() == pytest.approx(stats.DETECTION_POWER, abs=0.02)
+
+
+def test_detectable_paired_difference_at_the_observed_discordance_rate():
+    share = stats.detectable_rate(1200, 0.5)
+    assert stats.detectable_paired_difference(1200, 6000) == pytest.approx((2 * share - 1) * 1200 / 6000)
+
+
+def test_detectable_paired_difference_without_discordant_pairs_needs_the_least_rejecting_discordance():
+    # 2^−29 > 1e-9 > 2^−30: 30 discordant pairs, all against the claim, are the fewest that reject.
+    expected = scipy_stats.beta.ppf(stats.DETECTION_POWER, 30, 6000 - 30 + 1)
+    assert stats.detectable_paired_difference(0, 6000) == pytest.approx(expected)
+    assert stats.detectable_paired_difference(3, 6000) == pytest.approx(expected)
+    assert np.isnan(stats.detectable_paired_difference(0, 29))
+
+
+def test_detectable_mean_shift_is_rejected_with_the_stated_power():
+    samples = 400
+    shift = stats.detectable_mean_shift(1.0, samples)
+    critical = scipy_stats.t.isf(stats.FALSE_ALARM / 2, samples - 1)
+    assert shift == pytest.approx((critical + scipy_stats.norm.isf(1 - stats.DETECTION_POWER)) / np.sqrt(samples),
+                                  rel=0.03)
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((4000, samples)) + shift
+    t = values.mean(axis=1) / (values.std(axis=1, ddof=1) / np.sqrt(samples))
+    assert np.mean(np.abs(t) > critical) == pytest.approx(stats.DETECTION_POWER, abs=0.02)

@@ -7,15 +7,19 @@ evidence records can show them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 # Per-decision false-alarm rate for statistical refutations: at 1e-9 a suite of a hundred
 # such decisions run daily would raise a false alarm about once in 30,000 years.
 FALSE_ALARM = 1e-9
+# The power at which a check states its detectable effect: the smallest effect that its decision,
+# at its false-alarm rate, refutes with probability at least 0.9.
+DETECTION_POWER = 0.9
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,72 @@ def symmetry_test(sample: np.ndarray, level: float) -> SymmetryTest:
     total = float(sample.sum())
     threshold = float(np.sqrt(2 * np.log(2 / level) * np.sum(sample**2)))
     return SymmetryTest(sample.size, total, threshold, abs(total) > threshold)
+
+
+def rejection_count(trials: int, null_rate: float, false_alarm: float = FALSE_ALARM) -> int | None:
+    """The least count k with P(Bin(trials, null_rate) ≥ k) < false_alarm: where the one-sided exact
+    binomial test rejects 'rate ≤ null_rate', which is where the Clopper–Pearson lower bound at level
+    1 − false_alarm (``clopper_pearson_lower``) first exceeds null_rate. None when no count does."""
+    if trials < 1 or not 0 <= null_rate <= 1 or not 0 < false_alarm < 1:
+        raise ValueError(f"need trials ≥ 1, a null rate in [0, 1], a level in (0, 1); got {trials}, {null_rate}, "
+                         f"{false_alarm}")
+    count = int(stats.binom.isf(false_alarm, trials, null_rate)) + 1  # P(X > count − 1) ≤ false_alarm, about
+    while count > 0 and binomial_upper_pvalue(count - 1, trials, null_rate) < false_alarm:
+        count -= 1
+    while count <= trials and binomial_upper_pvalue(count, trials, null_rate) >= false_alarm:
+        count += 1
+    return count if count <= trials else None
+
+
+def detectable_rate(trials: int, null_rate: float, *, below: bool = False, false_alarm: float = FALSE_ALARM,
+                    power: float = DETECTION_POWER) -> float:
+    """The smallest true rate (the largest with ``below``) that the one-sided exact binomial test of
+    'rate ≤ null_rate' ('rate ≥ null_rate') at level false_alarm with ``trials`` trials rejects with
+    probability ≥ power; nan when no count rejects. With null_rate 0 the test rejects at the first
+    event, so the rate is 1 − (1 − power)^(1/trials)."""
+    if below:
+        return 1 - detectable_rate(trials, 1 - null_rate, false_alarm=false_alarm, power=power)
+    count = rejection_count(trials, null_rate, false_alarm)
+    if count is None:
+        return math.nan
+    # P(Bin(trials, p) ≥ count) is the Beta(count, trials − count + 1) distribution function at p.
+    return float(stats.beta.ppf(power, count, trials - count + 1))
+
+
+def detectable_paired_difference(discordant: int, trials: int, false_alarm: float = FALSE_ALARM,
+                                 power: float = DETECTION_POWER) -> float:
+    """The smallest difference P(A) − P(B) of paired indicators that the one-sided sign test at level
+    false_alarm (on the pairs where A and B differ) detects with probability ≥ power. Its power falls as
+    the discordance rate r grows (a share θ of the discordant pairs against the claim gives
+    P(A) − P(B) = (2θ − 1)·r), so this is the larger of the difference detected at the observed rate
+    discordant/trials and the one detected at r equal to the difference itself (every discordant pair
+    against the claim, the least discordance a difference needs): the second stays finite when too few
+    pairs are discordant for the test to reject. nan when no number of trials' pairs can reject."""
+    # The sign test needs `needed` discordant pairs all against the claim: P(Bin(D, ½) ≥ D) = 2^−D < false_alarm.
+    needed = math.floor(math.log2(1 / false_alarm)) + 1
+    if needed > trials:
+        return math.nan
+    at_least_discordance = float(stats.beta.ppf(power, needed, trials - needed + 1))
+    share = detectable_rate(discordant, 0.5, false_alarm=false_alarm, power=power) if discordant else math.nan
+    at_observed_rate = (2 * share - 1) * discordant / trials
+    return at_least_discordance if math.isnan(at_observed_rate) else max(at_least_discordance, at_observed_rate)
+
+
+def detectable_mean_shift(sd: float, samples: int, false_alarm: float = FALSE_ALARM,
+                          power: float = DETECTION_POWER) -> float:
+    """The smallest |μ − μ₀| that the two-sided one-sample t-test at level false_alarm rejects with
+    probability ≥ power, for ``samples`` values of standard deviation ``sd`` (noncentral t; rejections on
+    the far side, of probability below false_alarm/2, are left out)."""
+    if samples < 2 or not sd >= 0:
+        raise ValueError(f"need at least 2 samples and sd ≥ 0, got {samples}, {sd}")
+    df = samples - 1
+    critical = stats.t.isf(false_alarm / 2, df)
+
+    def rejection(noncentrality: float) -> float:
+        return stats.nct.sf(critical, df, noncentrality) - power
+
+    noncentrality = optimize.brentq(rejection, 0.0, 10 * critical + 10)
+    return float(noncentrality * sd / math.sqrt(samples))
 
 
 def spending_schedule(looks: int, false_alarm: float = FALSE_ALARM) -> tuple[float, ...]:

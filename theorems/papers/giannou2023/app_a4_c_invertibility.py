@@ -32,7 +32,7 @@ from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.index_sums import decide_ranges, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
-from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig
+from theorems.maths.stats import DETECTION_POWER, FALSE_ALARM, clopper_pearson, detectable_rate, round_sig
 from theorems.papers.giannou2023.app_a_linear_algebra import (
     Entries,
     delta,
@@ -228,6 +228,14 @@ def exact_khatri_rao_rank(khatri_rao_rule, a: np.ndarray, b: np.ndarray) -> int:
     return exact.rank_exact(khatri_rao_matrix(khatri_rao_rule, exact.fraction_array(a), exact.fraction_array(b)))
 
 
+def exact_event_detectable(event: str, draws: int, unit: str) -> str:
+    """The detectable effect of a check refuted by one exactly decided event among ``draws``: its
+    false-alarm rate is 0 (an event of probability 0 under the claim is never seen), and it sees the
+    event with probability ≥ DETECTION_POWER once the event's probability is at least this."""
+    return (f"{event} ≥ {detectable_rate(draws, 0.0):.2g} per {unit} (seen with probability ≥ {DETECTION_POWER:g} "
+            f"in {draws}, pooled over laws and sizes; false-alarm rate 0: only an exact event refutes)")
+
+
 def float_singular_statistics(random_factors, khatri_rao_rule):
     """s_min / s_max of float A ⊙ B over several laws (torch on the context's device).
     A draw whose condition number exceeds 1e12 is re-examined exactly; the claim is refuted
@@ -262,7 +270,8 @@ def float_singular_statistics(random_factors, khatri_rao_rule):
                 }
         bound = clopper_pearson(singular, total, 1 - FALSE_ALARM)
         evidence = {"draws_per_cell": draws, "cells": table, "exactly_singular": singular, "draws": total,
-                    "p_singular_interval": bound.as_dict()}
+                    "p_singular_interval": bound.as_dict(),
+                    "detectable_effect": exact_event_detectable("P(A ⊙ B exactly singular)", total, "draw")}
         if bound.low > 0:
             worst = next(k for k, v in table.items() if v["exactly_singular"])
             return Outcome(Verdict.REFUTED, f"{singular}/{total} float draws are exactly singular (first: {worst})",
@@ -733,7 +742,8 @@ def float_gamma_statistics(target_model):
                                                                     "B": to_jsonable(b[k]), "w*": to_jsonable(w[k])})
         return Outcome(Verdict.SUPPORTED, f"no zero γ entry among {total} (w* = e_1, D over 16 decades); "
                        f"{suspicious_total} near-zero entries re-solved exactly",
-                       {"draws_per_cell": draws, "cells": table})
+                       {"draws_per_cell": draws, "cells": table,
+                        "detectable_effect": exact_event_detectable("P(γ_i = 0 exactly)", total, "entry")})
 
     return run
 

@@ -348,6 +348,8 @@ def singularity_monte_carlo(statement: SingularityStatement) -> Check:
                    "zero_row_or_column": sample.count("zero row or column")}
             if sample.deterministic:
                 row["deterministic"] = True
+            if statement.exponent is not None:
+                row["detectable_probability"] = stats.round_sig(stats.detectable_rate(trials, statement.bound(n)), 3)
             rows.append(row)
             if refutation is None and sample.deterministic and k == trials and n >= 2:
                 refutation = ("exact", family, sample, k)
@@ -359,7 +361,13 @@ def singularity_monte_carlo(statement: SingularityStatement) -> Check:
         reading = (f"for some universal c > 0 (tested as c ≥ {DECAY_EXPONENT_FLOOR})" if statement.exponent is None
                    else f"with c = {statement.exponent}")
         evidence = {"event": statement.event, "reading": f"P ≤ n^(−c) {reading}", "points": rows,
-                    "decisions": "exact per matrix (zero line / no perfect matching / det mod a prime / rank over Q)"}
+                    "decisions": "exact per matrix (zero line / no perfect matching / det mod a prime / rank over Q)",
+                    "detectable_effect": (
+                        "only a probability of exactly 1 refutes ('some c > 0' is asymptotic); support needs every "
+                        f"one-sided 95% upper bound ≤ n^(−{DECAY_EXPONENT_FLOOR})" if statement.exponent is None else
+                        f"P({statement.event}) at or above detectable_probability per point, above n^(−"
+                        f"{statement.exponent}) (one-sided Clopper–Pearson at level 1 − {stats.FALSE_ALARM:g}, "
+                        f"detected with probability ≥ {stats.DETECTION_POWER:g})")}
         if refutation is not None:
             how, family, sample, k = refutation
             witness = sample.witnesses[statement.event]
@@ -1057,15 +1065,24 @@ def threshold_study(statement: ScalingStatement) -> Check:
                    "threshold vs d": _threshold_figure(rows, constants)}
         if statement.constant is None:
             exponent = fits[statement.label]["exponent"]
+            evidence["detectable_effect"] = (
+                f"the exponent b of p* ∝ ({statement.label})^b to ±{(exponent['high'] - exponent['low']) / 2:.2g} "
+                "(half the 95% bootstrap interval); support needs the whole interval at b ≥ 1, so a needed constant "
+                "that grows (b < 1) is called supported with probability ≤ 2.5%")
             verdict, reading = scaling_verdict(exponent["low"], exponent["high"])
             return Outcome(verdict, f"p*(d) ∝ ({statement.label})^b with b = {exponent['estimate']} "
                            f"[{exponent['low']}, {exponent['high']}] (95%, bootstrap): {reading} over d ≤ {ds[-1]}",
                            evidence, figures=figures)
         unsupported = []
+        evidence["detectable_effect"] = (
+            f"failure rate at p = {statement.constant}·{statement.label} above 1/d, from the rate in "
+            "detectable_failure_rate per d (one-sided Clopper–Pearson at level 1 − "
+            f"{stats.FALSE_ALARM:g}, detected with probability ≥ {stats.DETECTION_POWER:g})")
         for data, row in zip(studies, rows, strict=True):
             p = min(1.0, statement.constant * statement.scale(data.d))
             failing = np.flatnonzero(data.critical > p)
             row["failures_at_stated_p"] = int(failing.size)
+            row["detectable_failure_rate"] = stats.round_sig(stats.detectable_rate(data.critical.size, 1 / data.d), 3)
             if stats.clopper_pearson_lower(failing.size, data.critical.size, 1 - stats.FALSE_ALARM) > 1 / data.d:
                 return Outcome(Verdict.REFUTED, f"d = {data.d}: {failing.size}/{data.critical.size} sparsified "
                                f"products singular at p = {statement.constant}·{statement.label} = {p:.4g}, "

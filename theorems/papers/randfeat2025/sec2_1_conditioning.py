@@ -126,8 +126,12 @@ def conditioning_check(layers: Callable) -> Check:
                 return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c0 * c2}: a draw has "
                                f"κ(M) = {kappas.min():.4g} < {ILL_CONDITIONED:g}", {"sizes": rows},
                                counterexample=rows[-1])
+        detectable = (f"P(κ(M) < {ILL_CONDITIONED:g}) ≥ {stats.detectable_rate(draws, 0.0):.2g} per draw at a size "
+                      f"(a draw below is seen with probability ≥ {stats.DETECTION_POWER:g} in {draws}; one draw "
+                      "refutes, a rule read as 'every draw', so no false-alarm level)")
         return Outcome(Verdict.SUPPORTED, f"every Haar draw at c1 = c0c2 has κ(M) ≥ {ILL_CONDITIONED:g}; medians "
-                       + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows), {"sizes": rows})
+                       + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows),
+                       {"sizes": rows, "detectable_effect": detectable})
 
     return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "randomized", run, part="ill conditioned")
 

@@ -225,6 +225,21 @@ def match_frequency(rng: np.random.Generator, target: np.ndarray, feature_rows: 
     return hits
 
 
+def detectable_gap(gap: float) -> float | None:
+    """A detectable gap for the evidence: None where no count of the trials can refute (a bound within
+    1 − FALSE_ALARM^(1/trials) of 0 or 1 leaves no room for a gap the trials could resolve)."""
+    return stats.round_sig(gap, 3) if np.isfinite(gap) else None
+
+
+def detectable_text(effect: str, gaps: list[float | None]) -> str:
+    """The detectable effect of Clopper–Pearson decisions at level 1 − FALSE_ALARM, the largest over the points."""
+    powerless = sum(gap is None for gap in gaps)
+    return (f"{effect} by ≥ {max(gap for gap in gaps if gap is not None):.2g} (the largest over the points of the gap "
+            f"a one-sided Clopper–Pearson bound at level 1 − {stats.FALSE_ALARM:g} detects with probability ≥ "
+            f"{stats.DETECTION_POWER:g})" + (f"; no power at {powerless} points whose bound is too close to 0 or 1 "
+                                             "for any count to refute" if powerless else ""))
+
+
 def monte_carlo_bound_check(bound: Callable, pinned: str = "disjoint singletons") -> Check:
     """Refute when the one-sided lower confidence bound (level 1 − FALSE_ALARM) on P(match)
     exceeds the bound at any (target, p); the pinned target runs first."""
@@ -243,7 +258,8 @@ def monte_carlo_bound_check(bound: Callable, pinned: str = "disjoint singletons"
                 lower = stats.clopper_pearson_lower(hits, trials, 1 - stats.FALSE_ALARM)
                 interval = stats.clopper_pearson(hits, trials)
                 rows.append({"target": label, "p": p, "trials": trials, "matched": hits,
-                             "estimate_95": interval.as_dict(), "bound": stats.round_sig(value)})
+                             "estimate_95": interval.as_dict(), "bound": stats.round_sig(value),
+                             "detectable_excess": detectable_gap(stats.detectable_rate(trials, value) - value)})
                 if lower > value:
                     return Outcome(Verdict.REFUTED, f"{label} (c0 = c2 = {n}), p = {p}: {hits}/{trials} matched, "
                                    f"lower confidence bound {lower:.4f} (level 1 − {stats.FALSE_ALARM:g}) "
@@ -251,7 +267,9 @@ def monte_carlo_bound_check(bound: Callable, pinned: str = "disjoint singletons"
                                    {"points": rows}, counterexample=rows[-1])
         figure = _bound_figure(ctx, targets["disjoint singletons"], n, bound, trials)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} (target, p) points at c0 = c2 = {n}: no estimate above the "
-                       f"bound (level 1 − {stats.FALSE_ALARM:g})", {"points": rows},
+                       f"bound (level 1 − {stats.FALSE_ALARM:g})",
+                       {"points": rows, "detectable_effect": detectable_text(
+                           "P(match) above the bound", [row["detectable_excess"] for row in rows])},
                        figures={"matching probability vs bound": figure})
 
     return Check("Monte Carlo, Hopcroft–Karp (c0 = c2 up to 12)", "randomized", run, corroborating=True)
@@ -562,7 +580,8 @@ def monte_carlo_k_check(k_rule: Callable, lower_bound: Callable) -> Check:
             bound = float(lower_bound(c0, c2t, k, fp, fq, fd))
             upper = stats.clopper_pearson_upper(hits, trials, 1 - stats.FALSE_ALARM)
             row = {"c0": c0, "c2t": c2t, "p": p, "q": q, "delta": delta, "k": k, "trials": trials, "matched": hits,
-                   "estimate_95": stats.clopper_pearson(hits, trials).as_dict(), "bound": stats.round_sig(bound)}
+                   "estimate_95": stats.clopper_pearson(hits, trials).as_dict(), "bound": stats.round_sig(bound),
+                   "detectable_shortfall": detectable_gap(bound - stats.detectable_rate(trials, bound, below=True))}
             rows.append(row)
             if upper < bound:
                 return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2t = {c2t}, p = {p}, q = {q}, δ = {delta}, k = {k}: "
@@ -570,7 +589,8 @@ def monte_carlo_k_check(k_rule: Callable, lower_bound: Callable) -> Check:
                                f"(level 1 − {stats.FALSE_ALARM:g}) < {bound:.4f}",
                                {"cases": rows}, counterexample=row)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} cases: no estimate significantly below the bound",
-                       {"cases": rows})
+                       {"cases": rows, "detectable_effect": detectable_text(
+                           "P(match) below the bound", [row["detectable_shortfall"] for row in rows])})
 
     return Check("P(match) ≥ bound at the rule's k (Monte Carlo)", "randomized", run, corroborating=True)
 
