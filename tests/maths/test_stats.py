@@ -81,3 +81,14 @@ def test_fit_power_law_of_estimates_refuses_non_positive_estimates():
         stats.fit_power_law_of_estimates(np.array([1, 2, 3.0]), [np.zeros(5)] * 3,
                                          [lambda rows: rows.min(axis=-1)] * 3,
                                          np.random.default_rng(0))
+
+
+def test_median_of_means_covers_a_skewed_mean_and_narrows_with_the_sample():
+    rng = np.random.default_rng(0)
+    misses = sum(not (iv.low <= 1 <= iv.high)
+                 for iv in (stats.median_of_means(rng.exponential(size=400), 1.0, 0.2) for _ in range(300)))
+    assert misses <= 60  # at most 20% by construction (Cantelli is loose: far fewer)
+    assert stats.median_of_means_blocks(4000, 1.0, 1e-9)[1] < stats.median_of_means_blocks(1000, 1.0, 1e-9)[1]
+    size = stats.median_of_means_size(2.0, 1e-9, 0.1)
+    half_width = stats.median_of_means_blocks(size, 2.0, 1e-9)[1]
+    assert half_width <= 0.1 < stats.median_of_means_blocks(size - 1, 2.0, 1e-9)[1]
