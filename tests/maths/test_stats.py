@@ -156,3 +156,14 @@ def test_detectable_mean_shift_is_rejected_with_the_stated_power():
     values = rng.standard_normal((4000, samples)) + shift
     t = values.mean(axis=1) / (values.std(axis=1, ddof=1) / np.sqrt(samples))
     assert np.mean(np.abs(t) > critical) == pytest.approx(stats.DETECTION_POWER, abs=0.02)
+
+
+def test_median_of_means_covers_a_skewed_mean_and_narrows_with_the_sample():
+    rng = np.random.default_rng(0)
+    misses = sum(not (iv.low <= 1 <= iv.high)
+                 for iv in (stats.median_of_means(rng.exponential(size=400), 1.0, 0.2) for _ in range(300)))
+    assert misses <= 60  # at most 20% by construction (Cantelli is loose: far fewer)
+    assert stats.median_of_means_blocks(4000, 1.0, 1e-9)[1] < stats.median_of_means_blocks(1000, 1.0, 1e-9)[1]
+    size = stats.median_of_means_size(2.0, 1e-9, 0.1)
+    half_width = stats.median_of_means_blocks(size, 2.0, 1e-9)[1]
+    assert half_width <= 0.1 < stats.median_of_means_blocks(size - 1, 2.0, 1e-9)[1]

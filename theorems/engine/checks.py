@@ -503,6 +503,7 @@ def search_beyond_sweep(
     names: Names | None = None,
     classify: Callable[[Any], str] | None = None,
     part: str | None = None,
+    corroborating: bool = False,
 ) -> Check:
     """Search configurations past an exhaustive sweep's bound: ``pinned`` ones first, then
     ``budget(ctx)`` drawn by ``draw(rng)`` from the run's randomness, each decided exactly by
@@ -537,4 +538,4 @@ def search_beyond_sweep(
         return Outcome(Verdict.SUPPORTED, f"{len(pinned) + count} configurations past the sweep ({reach(ctx)}) hold, "
                        f"decided {decided}", evidence)
 
-    return Check(name, "randomized", run, part)
+    return Check(name, "randomized", run, part, corroborating)

@@ -68,3 +68,24 @@ def test_pinned_sizes_past_the_sweep_refute_each_wrong_threshold():
     assert cd.columns_beyond(cd.below(cd.max_width)).run(ctx).verdict.value == "supported"
     for wrong in (cd.everywhere, cd.below(cd.max_width_plus_one), cd.below(cd.min_width)):
         assert cd.columns_beyond(wrong).run(ctx).verdict.value == "refuted"
+
+
+def test_batched_kappas_match_the_condition_number_and_the_paired_comparison_decides():
+    from theorems.maths import features
+
+    values = cd.kappas("er_sign", np.random.default_rng(4), 3, 9, 3, 5)
+    again = np.random.default_rng(4)
+    expected = [features.condition_number(features.feature_matrix(*features.random_layers("er_sign", again, 3, 9, 3)))
+                for _ in range(5)]
+    assert np.allclose(values, expected)
+    rng = np.random.default_rng(5)
+    big, small = rng.exponential(size=400) * 3, rng.exponential(size=400)
+    assert cd.exceeds(big, small, 1e-9)["surely"] and cd.exceeds(small, big, 1e-9)["surely_not"]
+    assert not cd.exceeds(small, rng.exponential(size=400), 1e-9)["surely"]
+
+
+def test_scanned_comparisons_put_the_peak_above_every_width_and_the_grid_falling_away():
+    kappa = {c1: np.empty(0) for c1 in (8, 12, 15, 16, 17, 20, 32)}
+    pairs = cd._descent_comparisons(kappa, 16, [8, 12, 16, 20, 32])
+    assert (16, 15) in pairs and (16, 17) in pairs and (12, 8) in pairs and (20, 32) in pairs
+    assert cd.one_past_interpolation_point(4, 4) == 17

@@ -53,3 +53,12 @@ def test_range_facts_residual_matches_least_squares_exact_and_is_shared_per_matr
         assert facts.rank == np.linalg.matrix_rank(m)
         assert al.range_facts(m.copy()) is facts  # one computation per distinct M
     assert al.range_facts(np.zeros((2, 1), dtype=np.int64)).kappa == 1.0
+
+
+def test_the_certificate_reduces_to_prefix_sums_and_only_the_complement_cancels():
+    assert al.residual_difference(al.last_n_minus_r)()[0] == 0
+    for wrong in (al.last_r, al.first_r, al.after_singular_values, al.from_r_minus_one):
+        assert al.residual_difference(wrong)()[0] != 0
+    lhs, rhs = al.diagonal_sides(al.last_n_minus_r)((3, 1, 2))  # M = diag(1, 0) in 3 × 2, v = (1, 2, 3)
+    assert lhs == rhs == al.sympy.Matrix([[13]])
+    assert al.diagonal_sides(al.from_r_minus_one)((1, 1, 1)) == (al.sympy.Matrix([[0]]), al.sympy.Matrix([[1]]))

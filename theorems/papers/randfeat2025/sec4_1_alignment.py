@@ -23,13 +23,14 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+import sympy
 from hypothesis import strategies as st
 
-from theorems.engine.checks import property_search, search_beyond_sweep
+from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_sizes_identity
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
-from theorems.maths import exact, features
+from theorems.maths import exact, features, index_sums
 from theorems.maths.strategies import EXACT_KINDS, matrices
 
 # Permutations of target rows are enumerated: c2! of them.
@@ -102,13 +103,22 @@ def last_n_minus_r(n, rank, c1):
     return slice(rank, n)
 
 
+def _symbolic(*sizes) -> bool:
+    return any(isinstance(size, sympy.Basic) for size in sizes)
+
+
 def after_singular_values(n, rank, c1):
     """The appendix code's U[:, ss:] with ss = min(N, c1) singular values: ignores rank deficiency."""
-    return slice(min(n, c1), n)
+    return slice(sympy.Min(n, c1) if _symbolic(n, c1) else min(n, c1), n)
 
 
 def first_r(n, rank, c1):
     return slice(0, rank)
+
+
+def from_r_minus_one(n, rank, c1):
+    """The near-miss, off by one: U[:, r − 1:] (a 1-based r read as 0-based), one range component too many."""
+    return slice(sympy.Max(rank - 1, 0) if _symbolic(rank) else max(rank - 1, 0), n)
 
 
 def alignment_property(components):
@@ -166,7 +176,7 @@ SPACE = "c0, c2 ≤ 3, c1 ≤ c0c2 + 2, layers of every exact kind (every rank o
 def alignment_search(components, pinned) -> Check:
     return property_search("residual = min_P ‖(Uᵀv(P))[components]‖² (property search)", instances(),
                            alignment_property(components), space=SPACE, classify=_classify, describe=_describe,
-                           pinned=pinned)
+                           pinned=pinned, corroborating=True)
 
 
 def sweep_cells(ctx: Context) -> int:
@@ -206,7 +216,7 @@ def exhaustive_alignment_check(components) -> Check:
                        "to κ(M))", {"bound": bound, "configurations": checked,
                                     "ranks_seen_N_r": sorted([list(pair) for pair in ranks])})
 
-    return Check("every 0/1 instance up to a bound", "randomized", run)
+    return Check("every 0/1 instance up to a bound", "randomized", run, corroborating=True)
 
 
 def sweep_bound(ctx: Context) -> str:
@@ -248,13 +258,71 @@ def beyond_sweep_check(components) -> Check:
         budget=lambda ctx: ctx.by_profile(4, 40, 200), pinned=PINNED_BEYOND,
         decided="the least-squares side exactly (rationals), the projection from a float64 SVD with a tolerance "
                 "tied to κ(M)",
-        describe=_describe, classify=lambda instance: "; ".join(_classify(instance)))
+        describe=_describe, classify=lambda instance: "; ".join(_classify(instance)), corroborating=True)
+
+
+# The certificate. For M = USVᵀ of rank r (U orthogonal, singular values decreasing) and c = Uᵀv:
+# min_γ ‖Mγ − v‖² = vᵀ(I − MM⁺)v (least squares through the pseudoinverse), vᵀv = Σ_{k<N} c_k² (U
+# orthogonal) and vᵀMM⁺v = Σ_{k<r} c_k² (MM⁺ = U diag(I_r, 0) Uᵀ). With the prefix sums S(m) = Σ_{k<m} c_k²,
+# the residual is S(N) − S(r), and the formula under test sums c_k² over its components [lo, hi):
+# S(hi) − S(lo). The sizes are symbols: r, N = r + a, c1 = r + b (a, b ≥ 0: r ≤ min(N, c1)). The
+# identity holds for every v, hence for every row order P, and the minima over P agree.
+RELIES_ON = ("least squares through the Moore–Penrose pseudoinverse: min_γ ‖Mγ − v‖² = vᵀ(I − MM⁺)v",
+             "singular value decomposition: M = USVᵀ with U orthogonal gives MM⁺ = U diag(I_r, 0) Uᵀ")
+
+
+def residual_difference(components) -> Callable[[], tuple[sympy.Expr, dict]]:
+    def difference():
+        rank, a, b = index_sums.nonnegative_integers("r a b")
+        n, c1 = rank + a, rank + b
+        prefix = sympy.Function("S")
+        # S(hi) − S(lo) equals S(N) − S(r) as expressions in S only when lo = r ≤ N = hi: no range to prove.
+        chosen = components(n, rank, c1)
+        residual = prefix(n) - prefix(rank)
+        formula = prefix(chosen.stop) - prefix(chosen.start)
+        return sympy.expand(residual - formula), {
+            "least_squares_residual": str(residual), "formula": str(formula),
+            "sizes": "N = r + a, c1 = r + b, a, b ≥ 0 (r ≤ min(N, c1))",
+            "notation": "S(m) = Σ_{k<m} (Uᵀv)_k², Uᵀv in the full SVD's left singular vectors",
+            "every_row_order": "the identity holds for every v = vec(PW⁽ᵗ⁾), so the minima over P agree"}
+
+    return difference
+
+
+def diagonal_instances() -> list[tuple[int, int, int]]:
+    """(N, r, c1) with N ≤ 3, r ≤ min(N, c1), c1 ≤ N + 1, smallest first: M = diag(1, …, 1, 0, …) (r ones)
+    has U = I, so both sides are exact for v = (1, 2, …, N)."""
+    return sorted(((n, r, c1) for n in range(1, 4) for c1 in range(1, n + 2) for r in range(min(n, c1) + 1)),
+                  key=lambda case: (case[0] * case[2], case))
+
+
+def diagonal_sides(components):
+    def sides(case) -> tuple[sympy.Matrix, sympy.Matrix]:
+        n, rank, c1 = case
+        m = np.zeros((n, c1), dtype=np.int64)
+        m[range(rank), range(rank)] = 1
+        v = np.arange(1, n + 1, dtype=np.int64)
+        chosen = components(n, rank, c1)
+        formula = sum(int(v[k]) ** 2 for k in range(chosen.start, chosen.stop))
+        return sympy.Matrix([[least_squares_residual(m, v)]]), sympy.Matrix([[formula]])
+
+    return sides
+
+
+def certificate_check(components) -> Check:
+    return symbolic_sizes_identity("residual = ‖(Uᵀv)[components]‖² for symbolic sizes and every rank",
+                                   residual_difference(components), diagonal_instances(), diagonal_sides(components),
+                                   lambda case: "N = {}, rank r = {}, c1 = {}: M = diag(1, …, 1, 0, …), "
+                                                "v = (1, …, N)".format(*case), relies_on=RELIES_ON)
 
 
 def alignment_checks(pinned) -> tuple:
-    """The property search (``pinned`` first), the sweep and the search past it, each built from the
-    components of Uᵀv the residual formula sums (the object under test)."""
-    return (takes("residual_components", build=lambda components: alignment_search(components, pinned)),
+    """The certificate for symbolic sizes, then, corroborating it, the property search (``pinned``
+    first), the sweep and the search past it (float SVD against exact least squares), each built from
+    the components of Uᵀv the residual formula sums (the object under test)."""
+
+    return (takes("residual_components", build=certificate_check),
+            takes("residual_components", build=lambda components: alignment_search(components, pinned)),
             takes("residual_components", build=exhaustive_alignment_check),
             takes("residual_components", build=beyond_sweep_check))
 
@@ -294,8 +362,17 @@ register(Claim(
                    replaces={"residual_components": after_singular_values},
                    refuted_by="the pinned M = [[1, 1], [0, 0]] (W2 = [[1, 1]], W1 = [[1, 0], [1, 0]]), v = e₂: "
                               "residual 1, U[:, 2:] is empty; the sweep's first instance M = [0], v = [1]; past the "
-                              "sweep the pinned rank-1 M with c1 = c0c2 = 4, v = e₁"),),
-    notes="Supported, not certified: the projection side is a float64 SVD. Checked on every 0/1 instance with "
-          "c0c2 ≤ 2 (every rank of M), by a property search over integer layers (c0, c2 ≤ 3), and on random 0/1 "
-          "instances past the sweep (c0, c2 ≤ 4, c0c2 ≤ 8).",
+                              "sweep the pinned rank-1 M with c1 = c0c2 = 4, v = e₁; in the certificate M = [[0]], "
+                              "N = c1 = 1, r = 0 (residual 1, no component)"),
+            Broken("off by one: U[:, r − 1:] (a 1-based r read as 0-based; the near-miss)",
+                   replaces={"residual_components": from_r_minus_one},
+                   refuted_by="in the certificate M = [1], v = [1] (N = c1 = r = 1): residual 0, the formula 1; the "
+                              "pinned M = [1] of the property search")),
+    notes="Certified for every size and rank (scope all): with c = Uᵀv and S(m) = Σ_{k<m} c_k², the least-squares "
+          "residual is S(N) − S(r) (pseudoinverse and SVD, cited) and the formula S(N) − S(r), identical with N, r, "
+          "c1 symbolic (r ≤ min(N, c1)); it holds for every v, so for every row order. A wrong range of components "
+          "is refuted on the smallest M = diag(1, …, 1, 0, …) where it differs (U = I: both sides exact). "
+          "Corroborating: every 0/1 instance with c0c2 ≤ 2 (every rank of M), a property search over integer layers "
+          "(c0, c2 ≤ 3) and random 0/1 instances past the sweep (c0, c2 ≤ 4, c0c2 ≤ 8), exact least squares against "
+          "a float64 SVD.",
 ))
