@@ -382,13 +382,16 @@ register(Claim(
     checks=(takes("peak", build=descent_check),),
     broken=(Broken("peak at the γ⁽²⁾ width c1 = c2(c0 − 1) + 1", replaces={"peak": gamma2_interpolation_point},
                    refuted_by="the He normal family, c0 = c2 = 4: κ at c1 = 16 lies far above κ at c1 = 13"),),
-    erratum=Erratum("substantive", "for the masked families (ER norm, ER sign: each weight kept with probability 1/2) "
-                    "κ(M) does not peak at c1 = c0c2 at the sizes of Fig. 2: a feature whose row of W⁽¹⁾ or column of "
-                    "W⁽²⁾ is all zero adds a zero column to M (probability 2^(−c0) + 2^(−c2) − 2^(−c0−c2)), so M "
-                    "reaches rank c0c2 only past c1 = c0c2 and the peak moves right. ER sign at c0 = c2 = 4: κ at "
-                    "c1 = 17 exceeds κ at c1 = 16 in 60% of 1600 paired draws (surely more than half); ER norm there: "
-                    "median κ ≈ 560 at c1 = 18 against ≈ 360 at c1 = 16. The dense families (He normal/uniform, "
-                    "orthogonal) do peak at c1 = c0c2 (randfeat2025.double_descent.corrected).",
+    erratum=Erratum("as-printed", "for the masked families (ER norm, ER sign: each weight kept with probability 1/2) "
+                    "κ(M) does not peak at c1 = c0c2 at small c0, c2: a feature whose row of W⁽¹⁾ or column of W⁽²⁾ "
+                    "is all zero adds a zero column to M (probability 2^(−c0) + 2^(−c2) − 2^(−c0−c2)), so M reaches "
+                    "rank c0c2 only past c1 = c0c2 and the peak moves right. ER sign at c0 = c2 = 4: κ at c1 = 17 "
+                    "exceeds κ at c1 = 16 in 60% of 1600 paired draws (surely more than half); ER norm there: median "
+                    "κ ≈ 560 at c1 = 18 against ≈ 360 at c1 = 16. The paper's own reason (Sec. 2.1, 'Double "
+                    "Descent': the peak is where the linear system becomes solvable) holds for them: that point is "
+                    "past c0c2 by the dead features, a share that vanishes as c0, c2 grow; nothing later relies on "
+                    "c1 = c0c2 for the masked families. The dense families (He normal/uniform, orthogonal) do peak "
+                    "at c1 = c0c2 (randfeat2025.double_descent.corrected).",
                     corrected=("randfeat2025.double_descent.corrected",)),
     notes="Scanned, not read from a grid: per family and (c0, c2) the coarse grid c1/c0c2 ∈ {0.5, 0.75, 1, 1.25, 2}, "
           "every c0c2 + d for d ∈ {±1, ±2, ±4}, then both neighbours of the worst rival; the evidence records the "
