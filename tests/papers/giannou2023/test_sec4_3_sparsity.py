@@ -288,3 +288,20 @@ def test_threshold_rule_does_not_support_more_on_less_data():
     assert quick[0] <= 0.05 and ci[0] <= 0.05, (quick, ci)
     assert quick[1] <= ci[1], (quick, ci)
     assert quick[2] > ci[2] + 0.3, (quick, ci)
+
+
+@pytest.mark.parametrize("trials, bound", [(50, 0.2), (500, 0.232), (40, 0.999)])
+def test_refutation_threshold_is_the_first_refuting_count(trials, bound):
+    refutes = [stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > bound for k in range(trials + 1)]
+    expected = refutes.index(True) if any(refutes) else None
+    assert sp.refutation_threshold(trials, bound) == expected
+
+
+def test_worst_density_scans_the_whole_range_and_refines_inside_it():
+    plan = sp.DensityScan((6,), coarse=5, refine=3, scan_trials=20, confirm_trials=20)
+    rho, scanned = sp.worst_density(0, 6, sp.THM10_SPARSE, plan)
+    rhos = [r for r, _ in scanned]
+    assert len(scanned) == 8 and min(rhos) == float(sp.hypothesis_boundary(6)[1]) and max(rhos) == 0.5
+    assert rho in rhos and max(p for _, p in scanned) == dict(scanned)[rho]
+    # with ρ = 1 allowed the grid's end is the all-ones matrix, always in the event
+    assert sp.worst_density(0, 6, sp.THM10, plan)[0] == 1.0
