@@ -51,9 +51,11 @@ def sgd(model: nn.Module, parameters, x, y, steps: int, generator: torch.Generat
 
 
 # The stated convergence criterion: full-batch L-BFGS on the training MSE, in rounds of ROUND_ITERATIONS
-# iterations, until one round lowers the loss by less than CONVERGED_GAIN of itself.
+# iterations, until one round lowers the loss by less than CONVERGED_GAIN of itself, or the loss is below
+# INTERPOLATED of the labels' mean square (a fit that reaches the teacher keeps gaining a fixed fraction per round).
 ROUND_ITERATIONS = 50
 CONVERGED_GAIN = 1e-3
+INTERPOLATED = 1e-12
 
 
 def fit_to_convergence(model: nn.Module, parameters, x, y, max_rounds: int) -> dict:
@@ -74,11 +76,12 @@ def fit_to_convergence(model: nn.Module, parameters, x, y, max_rounds: int) -> d
 
     with torch.no_grad():
         previous = float(loss())
+        floor = INTERPOLATED * float((y**2).mean())
     for rounds in range(1, max_rounds + 1):
         optimizer.step(closure)
         with torch.no_grad():
             current = float(loss())
-        if previous - current <= CONVERGED_GAIN * previous:
+        if previous - current <= CONVERGED_GAIN * previous or current <= floor:
             return {"converged": True, "rounds": rounds, "train_mse": current}
         previous = current
     return {"converged": False, "rounds": max_rounds, "train_mse": current}
@@ -151,7 +154,7 @@ def experiment(d: int, seed: int, samples: int, steps: int | None, radius_rule: 
 # when its upper bound at 1 − FALSE_ALARM is below 1/2 (a sign test: distribution-free, so an f3 that is exact
 # at one seed, a ratio of 10^25, counts once).
 MARGIN = 2.0
-MAX_ROUNDS = 40  # 2000 L-BFGS iterations: every d ≤ 8 run we measured converged in ≤ 12 rounds
+MAX_ROUNDS = 100  # 5000 L-BFGS iterations: measured at thorough (d ≤ 8), f1 needs up to ≈ 40 rounds at d = 8
 
 
 def fig4_seeds(ctx: Context, d: int, index: int, repetitions: int) -> list[int]:
@@ -174,8 +177,11 @@ def sign_test(wins: int, pairs: int) -> dict:
 def fig4_check(radius_rule: str = "data") -> Check:
     def run(ctx: Context) -> Outcome:
         widths = ctx.by_profile([4], [4], [4, 6, 8], [4, 8, 12, 16])
-        repetitions = ctx.by_profile(5, 5, 8, 10)
-        samples = ctx.by_profile(500, 500, 2000, 5000)
+        # seeds enough for the decision to be stable: at d = 4 f3 wins ≈ 85–90% of seeds, and 24 seeds support
+        # from 17 wins (the run supports at ≈ 98% of seeds); quick runs as ci, since fewer seeds could support
+        # where ci does not
+        repetitions = ctx.by_profile(24, 24, 12, 12)
+        samples = ctx.by_profile(1000, 1000, 2000, 5000)
         rows = [experiment(d, seed, samples, None, radius_rule)
                 for index, d in enumerate(widths) for seed in fig4_seeds(ctx, d, index, repetitions)]
         test = sign_test(sum(r["f3_construction_dense"] * MARGIN <= r["f1_sgd_bn"] for r in rows), len(rows))
@@ -198,7 +204,7 @@ def fig4_check(radius_rule: str = "data") -> Check:
                                f"has test MSE {row['f2_construction_teacher']:.3g} (radius {row['radius']:.3g})",
                                evidence, counterexample=row)
         unconverged = [r for r in rows if not (r["f1_training"]["converged"] and r["dense_copy_training"]["converged"])]
-        ratios = ", ".join(f"{r['f1_sgd_bn'] / max(r['f3_construction_dense'], 1e-300):.2g}" for r in rows)
+        ratios = sorted(r["f1_sgd_bn"] / max(r["f3_construction_dense"], 1e-300) for r in rows)
         if test["refutes_at_most_wins"] is not None and test["wins"] <= test["refutes_at_most_wins"]:
             return Outcome(Verdict.REFUTED, f"the construction from the dense copy beats converged SGD-on-BN by "
                            f"{MARGIN:g}× at {test['wins']} of {len(rows)} seeds", evidence,
@@ -210,7 +216,8 @@ def fig4_check(radius_rule: str = "data") -> Check:
         return Outcome(Verdict.SUPPORTED,
                        f"construction from the teacher exact to float precision; from the dense copy ≤ 1/{MARGIN:g} "
                        f"of converged SGD-on-BN at {test['wins']} of {len(rows)} seeds (d ∈ {widths}; winning "
-                       f"probability > 1/2 at 95%); f1/f3 ratios {ratios}", evidence, figures={"fig4": figure(rows)})
+                       f"probability > 1/2 at 95%); f1/f3 from {ratios[0]:.2g}, median {ratios[len(ratios) // 2]:.2g}",
+                       evidence, figures={"fig4": figure(rows)})
 
     return Check("test error of the three algorithms, over seeds (Fig. 4 left)", "randomized", run)
 
@@ -307,18 +314,23 @@ register(Claim(
                    {"construction radius": "unit ball"},
                    refuted_by="the pinned instance d = 4, seed 4: inputs of norm > 1 switch hidden ReLUs off, "
                               "test MSE ≫ 1e-10"),),
-    notes="Small scale (d = 4 with 5 seeds at quick and ci; d = 4, 6, 8 with 8 seeds at thorough; 500–5000 samples "
+    notes="Small scale (d = 4 with 24 seeds at quick and ci; d = 4, 6, 8 with 12 seeds each at thorough; 1000–5000 "
+          "samples "
           "instead of 10⁶). The construction is exact on the ball of the data's largest norm (Gaussian inputs are "
           "unbounded, so the paper's ‖x‖ ≤ 1 domain does not cover them). The baseline is trained to convergence, not "
           "for a fixed budget: the BatchNorm parameters of f1 and all parameters of the dense copy g′ go to the same "
-          "criterion (full-batch L-BFGS until a 50-iteration round gains < 0.1%; SGD with the paper's constant step "
-          "approaches the same minimum more slowly), so the comparison is between the two minima. At 200 SGD steps "
+          "criterion (full-batch L-BFGS until a 50-iteration round gains < 0.1%, or the train MSE is below 1e-12 of "
+          "the labels' mean square; SGD with the paper's constant step approaches the same minimum more slowly), so "
+          "the comparison is between the two minima. At 200 SGD steps "
           "each (the former ci) the outcome depended on which of the two was trained longer. Measured at seeds 1–6, "
           "d = 4, 1000 samples: f1 0.03–0.10, f3 10⁻²⁷–0.011, f1/f3 between 8.5 and 68 (and 10²⁵ where g′ found the "
-          "teacher). The sign test is distribution-free, so an exact g′ counts as one win; with 5 seeds it supports "
-          "only when all 5 win, and no count of fewer than 30 seeds can refute at false alarm 1e-9: the comparison "
-          "then supports or is inconclusive, and the exactness of f2 is what refutes. Fig. 5 (sparse frozen weights) "
-          "is giannou2023.fig5.",
+          "teacher). With 1000 samples at d = 4, f3 misses the 2× margin at ≈ 1 seed in 8 (g′ in a poor local "
+          "minimum; ratios down to 1.26), so 5 seeds supported at only 3–4 of 6 run seeds: 24 seeds (supported from "
+          "17 wins) make the decision stable. The sign test is distribution-free, so an exact g′ counts as one win; "
+          "no count of fewer than 30 seeds can refute at false alarm 1e-9: the comparison supports or is "
+          "inconclusive, and the exactness of f2 is what refutes. Measured at thorough (seed 2023, d = 4, 6, 8, 8 "
+          "seeds each, 2000 samples): 23 of 24 seeds win, ratios 1.55 to 10²³. Fig. 5 (sparse frozen weights) is "
+          "giannou2023.fig5.",
     depends_on=("giannou2023.thm8",),
 ))
 
