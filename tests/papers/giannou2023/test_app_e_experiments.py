@@ -50,3 +50,27 @@ def test_figure_has_one_panel_per_keep_probability():
             for p in ae.SPARSITIES for d in (4, 8)]
     assert len(ae.figure(rows).axes) == 2
     assert len(ae.figure([{k: v for k, v in r.items() if k != "p"} for r in rows[:2]]).axes) == 1
+
+
+def test_fit_to_convergence_stops_on_the_stated_criterion():
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(200, 3, generator=generator, dtype=torch.float64)
+    y = x @ torch.tensor([[1.0], [-2.0], [0.5]], dtype=torch.float64)
+    model = torch.nn.Linear(3, 1, dtype=torch.float64)
+    fitted = ae.fit_to_convergence(model, model.parameters(), x, y, max_rounds=20)
+    assert fitted["converged"] and fitted["train_mse"] < 1e-12  # a least-squares problem: its minimum is 0
+    # a target a linear model cannot reach: the first round gains much, so one round is not enough to converge
+    fresh = torch.nn.Linear(3, 1, dtype=torch.float64)
+    assert not ae.fit_to_convergence(fresh, fresh.parameters(), x, x[:, :1] ** 2, max_rounds=1)["converged"]
+
+
+def test_experiment_trains_both_to_convergence_when_no_budget_is_given():
+    row = ae.experiment(3, seed=0, samples=200, steps=None)
+    assert row["f1_training"]["converged"] and row["dense_copy_training"]["converged"]
+    assert "f1_training" not in ae.experiment(3, seed=0, samples=100, steps=5)
+
+
+def test_sign_test_supports_only_when_all_five_win_and_cannot_refute_below_thirty():
+    assert ae.sign_test(5, 5)["lower_95"] > 0.5 and ae.sign_test(4, 5)["lower_95"] < 0.5
+    assert ae.sign_test(5, 5)["supports_from_wins"] == 5 and ae.sign_test(0, 5)["refutes_at_most_wins"] is None
+    assert ae.sign_test(0, 30)["refutes_at_most_wins"] == 0 and ae.sign_test(0, 30)["upper_at_false_alarm"] < 0.5

@@ -299,3 +299,20 @@ def test_density_threshold_margin_is_log_log_n_and_the_dropped_hypothesis_fails_
     assert found is not None and found["n"] == 2
     n = sympy.Symbol("n", positive=True)
     assert sp.log_of(n) == sympy.log(n) and sp.log_of(3).contains(flint.arb(3).log())
+
+
+@pytest.mark.parametrize("trials, bound", [(50, 0.2), (500, 0.232), (40, 0.999)])
+def test_refutation_threshold_is_the_first_refuting_count(trials, bound):
+    refutes = [stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > bound for k in range(trials + 1)]
+    expected = refutes.index(True) if any(refutes) else None
+    assert sp.refutation_threshold(trials, bound) == expected
+
+
+def test_worst_density_scans_the_whole_range_and_refines_inside_it():
+    plan = sp.DensityScan((6,), coarse=5, refine=3, scan_trials=20, confirm_trials=20)
+    rho, scanned = sp.worst_density(0, 6, sp.THM10_SPARSE, plan)
+    rhos = [r for r, _ in scanned]
+    assert len(scanned) == 8 and min(rhos) == float(sp.hypothesis_boundary(6)[1]) and max(rhos) == 0.5
+    assert rho in rhos and max(p for _, p in scanned) == dict(scanned)[rho]
+    # with ρ = 1 allowed the grid's end is the all-ones matrix, always in the event
+    assert sp.worst_density(0, 6, sp.THM10, plan)[0] == 1.0

@@ -488,6 +488,126 @@ def beyond_sweep_singularity(statement: SingularityStatement) -> Check:
         part="singularity probability")
 
 
+@dataclass(frozen=True)
+class DensityScan:
+    """How hard the adversarial density scan tries at one profile: the sizes n, the coarse grid
+    over the hypothesis range, the refinement around its worst point, the trials of each scanned
+    density, and the fresh trials that decide at the worst point found."""
+
+    sizes: tuple[int, ...]
+    coarse: int
+    refine: int
+    scan_trials: int
+    confirm_trials: int
+
+
+def density_scan_settings(ctx: Context) -> DensityScan:
+    return ctx.by_profile(DensityScan((5, 6, 7, 8, 10, 12, 15), 7, 4, 60, 500),
+                          DensityScan(tuple(range(5, 17)), 9, 5, 60, 500),
+                          DensityScan(tuple(range(5, 17)) + (20, 24, 32, 48, 64), 13, 8, 200, 2000))
+
+
+def worst_density(seed: int, n: int, statement: SingularityStatement, plan: DensityScan) -> tuple[float, list]:
+    """The density of largest estimated P(event) on [boundary, ρ_max]: a coarse grid, then a finer
+    grid between the worst grid point's neighbours. Returns it and the scanned (ρ, estimate)."""
+    low, high = float(hypothesis_boundary(n)[1]), float(statement.rho_max)
+
+    def estimates(rhos) -> list:
+        return [(rho, singularity_sample(seed, n, float(rho), plan.scan_trials).count(statement.event)
+                 / plan.scan_trials) for rho in rhos]
+
+    coarse = np.linspace(low, high, plan.coarse)
+    scanned = estimates(coarse)
+    at = max(range(len(scanned)), key=lambda i: scanned[i][1])
+    left, right = coarse[max(at - 1, 0)], coarse[min(at + 1, len(coarse) - 1)]
+    scanned += estimates(np.linspace(left, right, plan.refine + 2)[1:-1])
+    return max(scanned, key=lambda point: point[1])[0], scanned
+
+
+def refutation_threshold(trials: int, bound: float) -> int | None:
+    """The fewest events among ``trials`` whose lower bound at 1 − FALSE_ALARM exceeds ``bound``
+    (bisection: the lower bound increases with the count)."""
+    def refutes(k: int) -> bool:
+        return stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > bound
+
+    if not refutes(trials):
+        return None
+    low, high = -1, trials  # refutes(high), and low = −1 stands for "no events refute"
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if refutes(middle) else (middle, high)
+    return high
+
+
+def density_scan(statement: SingularityStatement) -> Check:
+    """An adversarial search over ρ for each n of the sizes: the worst density on a coarse grid of
+    the hypothesis range, refined between its neighbours, then decided on fresh draws there (the
+    scan's own draws chose the point, so they cannot also judge it). Exact per matrix.
+
+    Refutes when the worst point has probability 1 exactly, or, for a stated exponent c, when its
+    lower bound at 1 − FALSE_ALARM exceeds n^(−c); supports when every worst point's one-sided
+    95% upper bound is ≤ n^(−c) (c stated, or DECAY_EXPONENT_FLOOR for "some universal c")."""
+
+    def run(ctx: Context) -> Outcome:
+        plan = density_scan_settings(ctx)
+        exponent = DECAY_EXPONENT_FLOOR if statement.exponent is None else statement.exponent
+        rows, refutation, detectable = [], None, []
+        for n in ctx.progress(plan.sizes, "density scan"):
+            rho, scanned = worst_density(ctx.int_seed("scan", n), n, statement, plan)
+            sample = singularity_sample(ctx.int_seed("confirm", n), n, rho, plan.confirm_trials)
+            k, trials, bound = sample.count(statement.event), plan.confirm_trials, statement.bound(n)
+            upper = stats.clopper_pearson_upper(k, trials, 0.95)
+            threshold = refutation_threshold(trials, bound)
+            if threshold is not None:
+                detectable.append(threshold / trials / bound)
+            rows.append({"n": n, "scanned": len(scanned), "worst_rho": stats.round_sig(rho),
+                         "scan_estimate": stats.round_sig(max(p for _, p in scanned)), "trials": trials, "events": k,
+                         "estimate": stats.round_sig(k / trials), "upper_95": stats.round_sig(upper),
+                         "exponent_allowed_95": stats.round_sig(-math.log(upper) / math.log(n)) if upper < 1 else 0.0,
+                         "bound": stats.round_sig(bound),
+                         "refuting_estimate": None if threshold is None else stats.round_sig(threshold / trials)})
+            if refutation is None and sample.deterministic and k == trials:
+                refutation = (f"n = {n}, ρ = {rho}: every matrix is the same and in the event '{statement.event}': "
+                              "the probability is 1, above ε + n^(−c) for every c > 0", sample, "exact")
+            elif (refutation is None and statement.exponent is not None
+                  and stats.clopper_pearson_lower(k, trials, 1 - stats.FALSE_ALARM) > bound):
+                refutation = (f"n = {n}, worst density ρ = {rho:.4g}: {k}/{trials} fresh matrices in the event; the "
+                              f"lower bound at confidence 1 − {stats.FALSE_ALARM:g} exceeds n^(−{exponent}) = "
+                              f"{bound:.3g}", sample, "statistical")
+        worst = min(rows, key=lambda row: row["exponent_allowed_95"])
+        evidence = {
+            "event": statement.event, "reading": f"P ≤ n^(−c), tested at c = {exponent}",
+            "sizes": f"n ∈ {list(plan.sizes)}",
+            "search": f"{plan.coarse}-point grid of [hypothesis boundary, {statement.rho_max}], then {plan.refine} "
+                      f"points between the worst grid point's neighbours, {plan.scan_trials} matrices each; "
+                      f"{plan.confirm_trials} fresh matrices decide at the worst density found",
+            "worst_point": {key: worst[key] for key in ("n", "worst_rho", "estimate", "exponent_allowed_95")},
+            "detectable_effect": (f"a worst-density probability {stats.round_sig(min(detectable), 3)}–"
+                                  f"{stats.round_sig(max(detectable), 3)}× the stated bound n^(−c) (by n; each row's "
+                                  f"refuting_estimate) is refuted at false alarm {stats.FALSE_ALARM:g}, half the time "
+                                  f"at that multiple, more above ({plan.confirm_trials} trials)") if detectable else
+                                 f"none: no count of {plan.confirm_trials} trials exceeds n^(−{exponent}) at 1 − "
+                                 f"{stats.FALSE_ALARM:g}",
+            "points": rows, "decisions": "exact per matrix (zero line / no perfect matching / det mod a prime / "
+                                         "rank over Q)"}
+        if refutation is not None:
+            summary, sample, how = refutation
+            return Outcome(Verdict.REFUTED, summary, evidence, counterexample={
+                "n": sample.n, "rho": sample.rho, "events": sample.count(statement.event), "trials": sample.trials,
+                "kind": how, "witness": sample.witnesses[statement.event]})
+        unsupported = [row for row in rows if row["upper_95"] > row["bound"]]
+        if unsupported:
+            return Outcome(Verdict.INCONCLUSIVE, f"at {len(unsupported)} sizes (e.g. n = {unsupported[0]['n']}, "
+                           f"ρ = {unsupported[0]['worst_rho']}) the worst density allows only c below {exponent}",
+                           evidence)
+        return Outcome(Verdict.SUPPORTED, f"n = {plan.sizes[0]}…{plan.sizes[-1]}: at the worst density found for each "
+                       f"n, P({statement.event}) ≤ n^(−{exponent}) (one-sided 95%); the worst, n = {worst['n']}, "
+                       f"ρ ≈ {worst['worst_rho']:.3g}, P ≈ {worst['estimate']:.3g}, allows c ≤ "
+                       f"{worst['exponent_allowed_95']:.3g}", evidence)
+
+    return Check("adversarial density scan", "randomized", run, part="singularity probability")
+
+
 ZERO_LINE_FORMULAS: dict[str, Callable] = {"zero row": zero_row_probability,
                                            "zero row or column": zero_line_probability}
 
@@ -1134,6 +1254,15 @@ THM10 = SingularityStatement("singular, no zero row or column", THM10_FAMILIES +
 SINGULARITY_CHECKS = (takes("statement", build=exhaustive_small_n), takes("statement", build=singularity_monte_carlo),
                       takes("statement", build=beyond_sweep_singularity))
 THM10_SPARSE = SingularityStatement("singular, no zero row or column", THM10_FAMILIES, rho_max=Fraction(1, 2))
+# The corrected reading's exact check certifies the enumerated sizes (n ≤ 4) and takes the statement there; the
+# sampled checks take it for larger n. A stated exponent wrong only past n = 4 replaces the second alone.
+ENUMERATED_STATEMENT = "statement, enumerated sizes"
+THM10_SPARSE_CHECKS = (takes(ENUMERATED_STATEMENT, build=exhaustive_small_n),
+                       takes("statement", build=singularity_monte_carlo),
+                       takes("statement", build=beyond_sweep_singularity), takes("statement", build=density_scan))
+# The largest exponent the scan's worst densities allow is ≈ 0.42–0.55 at n = 5…15 (P ≈ 0.44 at n = 7, ρ ≈ 1/2):
+# stating c = 3/4 puts the bound 1.5–2× below the worst probabilities there.
+THM10_SPARSE_NEAR_MISS_EXPONENT = 0.75
 
 register(
     Claim(
@@ -1188,17 +1317,31 @@ register(
                   "column) ≤ n^(−c) for an absolute c > 0 (the singularity consequence of Basak–Rudelson's bound).",
         source="App. D, Theorem 10, with the sparse range ρ ≤ 1/2",
         hypotheses=("A n×n with iid Bern(ρ) entries", "nρ ≥ log(1/ρ) and ρ ≤ 1/2"),
-        subject={"statement": THM10_SPARSE},
-        checks=SINGULARITY_CHECKS,
-        broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)", {"statement": THM10},
+        subject={ENUMERATED_STATEMENT: THM10_SPARSE, "statement": THM10_SPARSE},
+        checks=THM10_SPARSE_CHECKS,
+        broken=(Broken("the upper limit ρ ≤ 1/2 dropped (ρ = 1 allowed, as printed)",
+                       {ENUMERATED_STATEMENT: THM10, "statement": THM10},
                        refuted_by="ρ = 1, a fixed point of every check (n = 2 exactly; n = 16 in the Monte Carlo; the "
-                       "pinned n = 5, u = 1 past the sweep): every matrix is all-ones, singular with no zero line"),),
+                       "pinned n = 5, u = 1 past the sweep; the scan's grid end at every n): every matrix is all-ones, "
+                       "singular with no zero line"),
+                Broken(f"exponent c = {THM10_SPARSE_NEAR_MISS_EXPONENT} stated (P ≤ n^(−3/4)), 1.5–2× below the worst "
+                       "densities' probabilities at n = 5…15",
+                       {"statement": replace(THM10_SPARSE, exponent=THM10_SPARSE_NEAR_MISS_EXPONENT)},
+                       refuted_by="the density scan at n = 6, 7, 8, sizes of every profile: their worst densities "
+                       "(ρ ≈ 0.45–1/2, the grid's end) have P ≈ 0.40–0.44, 1.6–2× n^(−3/4) (0.26, 0.23, 0.21), "
+                       "where 500 fresh trials refute from ≈ 1.4×")),
         notes=(
-            "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), Monte Carlo for n = 16…1024 "
+            "Exact for n ≤ 4 (largest exponent c the data allow, over the whole range), an adversarial density scan "
+            "for n = 5…16 (quick: n = 5, 6, 7, 8, 10, 12, 15; thorough adds n = 20…64: a grid of the whole range "
+            "refined around its worst point, then fresh draws there), Monte Carlo for n = 16…1024 "
             f"with 'universal c > 0' read as c ≥ {DECAY_EXPONENT_FLOOR} (see DECAY_EXPONENT_FLOOR). Finite n cannot "
             "prove an absolute constant: 'supported' means every tested (n, ρ) allows c ≥ that floor at 95%. The "
             "exhaustive check certifies n ≤ 4 only; past it, n = 5…8 on a 65-point grid of the range is searched "
-            "with an exact lower bound (two equal rows and no zero line), which can refute, never support more."
+            "with an exact lower bound (two equal rows and no zero line), which can refute, never support more. The "
+            "scan's worst densities are not on the fixed families: for n ≤ 10 the range's end ρ = 1/2 (P ≈ 0.40–0.45 "
+            "at n = 6…8, allowing c ≈ 0.35–0.45 at 95%), for n ≥ 11 an interior ρ ≈ 1.1–1.4·log n/n (P ≈ 0.21–0.29), "
+            "between the families log n/n and 2·log n/n. The exact check takes the statement at its enumerated sizes "
+            "as an object of its own, so a stated exponent that fails only past n = 4 is judged by the sampled checks."
         ),
     )
 )
