@@ -1,11 +1,15 @@
-"""Running a claim's checks: a check that raises is a crash, reported in one line."""
+"""Running a claim's checks: a check that raises is a crash, reported in one line; a statistical check
+states its power and never certifies."""
 
 import pytest
 
 from theorems.engine.context import Context
 from theorems.engine.registry import Check
 from theorems.engine.runner import CRASH_MESSAGE_CHARACTERS, run_check
-from theorems.errors import CheckCrashed
+from theorems.engine.verdicts import Outcome, Verdict
+from theorems.errors import CheckCrashed, ClaimDefinitionError
+
+CONTEXT = Context("quick", 1, "cpu")
 
 
 def test_a_check_that_raises_is_a_crash_named_in_one_short_line():
@@ -13,8 +17,27 @@ def test_a_check_that_raises_is_a_crash_named_in_one_short_line():
         raise TypeError("Could not serialize object of type X\n" + "a long repr, " * 10_000)
 
     with pytest.raises(CheckCrashed) as crash:
-        run_check(Check("serializes", "randomized", raises), "demo.claim", Context("quick", 1, "cpu"))
+        run_check(Check("serializes", "randomized", raises), "demo.claim", CONTEXT)
     message = str(crash.value)
     assert message.startswith("check 'serializes' of demo.claim crashed: TypeError: Could not serialize object")
     assert "\n" not in message and len(message) < CRASH_MESSAGE_CHARACTERS + 80
     assert "a long repr" in str(crash.value.__cause__)  # the whole message stays on the cause
+
+
+@pytest.mark.parametrize(
+    "outcome, message",
+    [
+        (Outcome(Verdict.SUPPORTED, "rate below 0.1", {"upper": 0.05}), "states no 'detectable_effect'"),
+        (Outcome(Verdict.REFUTED, "rate above 0.1", {"lower": 0.2}, counterexample={"rate": 0.2}),
+         "states no 'detectable_effect'"),
+        (Outcome(Verdict.CERTIFIED, "rate 0", {"detectable_effect": 0.01}, scope="n ≤ 3"), "never certify"),
+    ],
+)
+def test_a_statistical_check_states_its_detectable_effect_and_never_certifies(outcome, message):
+    with pytest.raises(ClaimDefinitionError, match=message):
+        run_check(Check("rate", "statistical", lambda ctx: outcome), "demo.claim", CONTEXT)
+
+
+def test_a_statistical_check_with_its_detectable_effect_runs():
+    stated = Outcome(Verdict.SUPPORTED, "rate below 0.1", {"detectable_effect": {"rate": 0.03}})
+    assert run_check(Check("rate", "statistical", lambda ctx: stated), "demo.claim", CONTEXT).outcome is stated

@@ -12,6 +12,7 @@ from . import environment, resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
+from .vocabulary import CheckKind
 
 
 @dataclass
@@ -151,6 +152,17 @@ def _first_line(message: str) -> str:
     return line if len(line) <= CRASH_MESSAGE_CHARACTERS else line[:CRASH_MESSAGE_CHARACTERS - 1] + "…"
 
 
+def _require_power_statement(check: str, claim_id: str, outcome: Outcome) -> None:
+    """A statistical test proves nothing and says how little it could see unless it states its power."""
+    if outcome.verdict is Verdict.CERTIFIED:
+        raise ClaimDefinitionError(f"statistical check {check!r} of {claim_id} certifies: a test at a false-alarm "
+                                   "rate can support or refute, never certify")
+    if "detectable_effect" not in outcome.evidence:
+        raise ClaimDefinitionError(f"statistical check {check!r} of {claim_id} states no 'detectable_effect' in its "
+                                   "evidence: the smallest effect it detects at its false-alarm rate, in the claim's "
+                                   "units")
+
+
 def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
     """Run one check of ``claim_id`` in its own stream of the run's randomness."""
     started = time.perf_counter()
@@ -161,6 +173,8 @@ def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
                            f"{_first_line(str(error))}") from error
     if not isinstance(outcome, Outcome):
         raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, not an Outcome")
+    if check.kind is CheckKind.STATISTICAL:
+        _require_power_statement(check.name, claim_id, outcome)
     if outcome.verdict is Verdict.CERTIFIED and not check.takes:
         raise ClaimDefinitionError(f"check {check.name!r} of {claim_id} certifies but takes no object under test: "
                                    "build it with takes(...) from the claim's subject, so that a broken object "

@@ -19,11 +19,14 @@ class Verdict(StrEnum):
 
 
 class CheckKind(StrEnum):
-    """How a check decides: a sympy identity, a randomized search or statistic, or an exact
-    certificate (Schwartz–Zippel in modular or rational arithmetic)."""
+    """How a check decides: a sympy identity, a randomized search for a counterexample, a
+    statistical test at a stated false-alarm rate, or an exact certificate (Schwartz–Zippel in
+    modular or rational arithmetic). A statistical check never certifies, and its evidence states
+    ``detectable_effect``: the smallest effect it detects at that rate, in the claim's units."""
 
     SYMBOLIC = "symbolic"
     RANDOMIZED = "randomized"
+    STATISTICAL = "statistical"
     CERTIFICATE = "certificate"
 
 
