@@ -1,5 +1,6 @@
 """Every registered claim, run at the test profile, must reach its manifest verdict, and no
-stronger a verdict at the quick profile.
+stronger a verdict at the quick profile; a check that decides at a false-alarm rate is declared
+statistical, so that the runner holds it to stating its detectable effect.
 
 The registry drives the parametrization: registering a claim adds its test here. Each test
 is the one the pytest plugin runs for another project's claims (``theorems.pytest_plugin``),
@@ -35,6 +36,28 @@ def profile_inconsistency(smaller: Verdict, larger: Verdict) -> str | None:
     return None
 
 
+# Words in evidence keys that only a test at a false-alarm rate writes.
+STATISTICAL_EVIDENCE = ("false_alarm", "detectable")
+
+
+def _keys(evidence) -> set[str]:
+    if isinstance(evidence, dict):
+        return set(evidence) | {key for value in evidence.values() for key in _keys(value)}
+    if isinstance(evidence, list):
+        return {key for value in evidence for key in _keys(value)}
+    return set()
+
+
+def undeclared_statistics(result) -> list[str]:
+    """The checks of a claim's run that decide at a false-alarm rate but are not of kind statistical."""
+    undeclared = []
+    for check in result.checks:
+        hits = sorted(key for key in _keys(check.outcome.evidence) if any(word in key for word in STATISTICAL_EVIDENCE))
+        if hits and check.check.kind != "statistical":
+            undeclared.append(f"{check.check.name!r} (evidence keys {hits})")
+    return undeclared
+
+
 def _claim_params():
     for claim in claims().values():
         yield pytest.param(claim, id=claim.id, marks=claim_marks(claim))
@@ -43,6 +66,8 @@ def _claim_params():
 @pytest.mark.parametrize("claim", list(_claim_params()))
 def test_claim_reaches_its_manifest_verdict(claim, theorems_profile):
     [result] = check_manifest_verdict(claim, MANIFEST, default_manifest_path(), theorems_profile, scopes=SCOPES)
+    undeclared = undeclared_statistics(result)
+    assert not undeclared, f"{claim.id}: checks deciding at a false-alarm rate must be 'statistical': {undeclared}"
     if theorems_profile == SMALLEST_PROFILE or claim.profile_note:
         return
     # The claim alone (its verdict does not depend on the claims it rests on), after the larger
@@ -71,7 +96,8 @@ def test_every_refuted_claim_carries_its_erratum(claim):
                                    if c.variant_of is None and catalog()[c.id].core])
 def test_every_core_claim_has_a_symbolic_and_a_randomized_check(claim):
     kinds = {check.kind for check in claim.checks}
-    assert {"symbolic", "randomized"} <= kinds, f"{claim.id} is a core claim with checks of kinds {sorted(kinds)}"
+    assert "symbolic" in kinds and kinds & {"randomized", "statistical"}, (
+        f"{claim.id} is a core claim with checks of kinds {sorted(kinds)}")
 
 
 @pytest.mark.parametrize(("smaller", "larger", "consistent"), [
