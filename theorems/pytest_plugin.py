@@ -44,7 +44,7 @@ from .errors import (
 MARKERS = {
     "theorem": "runs a registered claim through its checks and compares the verdict with the gate manifest",
     "symbolic": "the claim has an exact symbolic check (sympy)",
-    "randomized": "the claim has a Hypothesis-driven randomized check",
+    "randomized": "the claim has a randomized search for a counterexample (Hypothesis or random draws)",
     "statistical": "the claim has a statistical test at a stated false-alarm rate",
     "certificate": "the claim has an exact-arithmetic certificate (python-flint)",
 }
