@@ -320,8 +320,8 @@ register(Claim(
             Broken("half the candidate rows, Π_i (1 − (1 − p^{d_i})^{⌊c2/2⌋}) (the near-miss: a constant 2× off)",
                    replaces={"bound": half_rows_bound},
                    refuted_by="target I₂ (c0 = c2 = 2): P = 2p² − p⁴ > p² (one candidate row each); the pinned I₈ at "
-                              "p = 0.3 in the ci Monte Carlo: P ≈ 0.32 against 0.11, 0.21 above it where the check "
-                              "detects 0.10; the pinned I₄ past the sweep"),),
+                              "p = 0.3 in the ci Monte Carlo (I₆ at p = 0.4 at quick): P ≈ 0.32 against 0.11, 0.21 "
+                              "above it where the check detects 0.11; the pinned I₄ past the sweep"),),
     notes="The statement holds (certified for every target pattern and every p with c2 ≤ 3, c2·c0 ≤ 9 at ci: c0 ≤ 3 "
           "for c2 = 1, 3 and c0 ≤ 4 for c2 = 2, 343 patterns; random targets past the sweep up to c2 = 6, c0 = 8 "
           "decided exactly); its proof does not (see thm4_2.attained). Targets are enumerated up to row "
