@@ -123,16 +123,22 @@ def conditioning_check(layers: Callable) -> Check:
                          "median_95": [stats.round_sig(low), stats.round_sig(high)]})
             if kappas.min() < ILL_CONDITIONED:
                 return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, c1 = {c0 * c2}: a draw has "
-                               f"κ(M) = {kappas.min():.4g} < {ILL_CONDITIONED:g}", {"sizes": rows},
+                               f"κ(M) = {kappas.min():.4g} < {ILL_CONDITIONED:g}", conditioning_evidence(rows, draws),
                                counterexample=rows[-1])
-        detectable = (f"P(κ(M) < {ILL_CONDITIONED:g}) ≥ {stats.detectable_rate(draws, 0.0):.2g} per draw at a size "
-                      f"(a draw below is seen with probability ≥ {stats.DETECTION_POWER:g} in {draws}; one draw "
-                      "refutes, a rule read as 'every draw', so no false-alarm level)")
         return Outcome(Verdict.SUPPORTED, f"every Haar draw at c1 = c0c2 has κ(M) ≥ {ILL_CONDITIONED:g}; medians "
                        + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows),
-                       {"sizes": rows, "detectable_effect": detectable})
+                       conditioning_evidence(rows, draws))
 
-    return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "randomized", run, part="ill conditioned")
+    return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "statistical", run, part="ill conditioned")
+
+
+def conditioning_evidence(rows: list[dict], draws: int) -> dict:
+    """One draw below the threshold refutes ('every draw' read literally: a true claim never raises a false
+    alarm), so the detectable effect is the rate of such draws seen with probability ≥ DETECTION_POWER."""
+    return {"sizes": rows, "detectable_effect": {
+        "effect": f"P(κ(M) < {ILL_CONDITIONED:g}) per draw at a size", "rate": stats.round_sig(
+            stats.detectable_rate(draws, 0.0), 3), "power": stats.DETECTION_POWER, "draws": draws,
+        "false_alarm": 0.0}}
 
 
 def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
@@ -315,8 +321,8 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
         level = min(scan["level"] for scan in scans)
 
         def edge(pairs: int) -> float:
-            return next(k / pairs for k in range(pairs // 2, pairs + 1)
-                        if stats.clopper_pearson_lower(k, pairs, 1 - level) > 0.5) - 0.5
+            """P(κ_a > κ_b) − 1/2 that the sign test at ``level`` detects with probability ≥ DETECTION_POWER."""
+            return stats.round_sig(stats.detectable_rate(pairs, 0.5, false_alarm=level) - 0.5, 3)
 
         first, last = first_draws, first_draws * 4 ** (DESCENT_LOOKS - 1)
         worst = max(scans, key=lambda scan: scan["worst_rival"]["ratio_to_peak"])
@@ -325,10 +331,11 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
                               f"neighbours of the worst rival; up to {DESCENT_LOOKS} looks of {first_draws}·4^(look−1) "
                               f"draws at the widths still unresolved; each comparison a paired sign test (Clopper–"
                               f"Pearson), all looks and comparisons together at error ≤ {stats.FALSE_ALARM:g}",
-                    "detectable_effect": f"a width whose κ exceeds (or falls short of) the peak's with probability "
-                                         f"1/2 + {edge(first):.3g} is resolved at the first look ({first} pairs), "
-                                         f"1/2 + {edge(last):.3g} at the last ({last} pairs; the draws grow 4× per "
-                                         f"look while a comparison is unresolved)",
+                    "detectable_effect": {"effect": "P(κ at one width > κ at the other) − 1/2, a comparison the "
+                                                    "claim asserts or its reverse",
+                                          "first_look": edge(first), "first_look_pairs": first,
+                                          "last_look": edge(last), "last_look_pairs": last,
+                                          "power": stats.DETECTION_POWER, "false_alarm": stats.round_sig(level, 3)},
                     "worst_point": {"family": worst["family"], "c0": worst["c0"], "c2": worst["c2"],
                                     **worst["worst_rival"]},
                     "scans": [{key: scan[key] for key in ("family", "c0", "c2", "claimed_peak", "decision", "looks",
@@ -352,7 +359,7 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
                        f"{worst['worst_rival']['ratio_to_peak']:.2f}× the peak's)", evidence,
                        figures={"condition number vs c1": _descent_figure(scans[-len(families):])})
 
-    return Check("κ(M) peaks at c1 = c0c2 and falls on both sides (scan around it)", "randomized", run)
+    return Check("κ(M) peaks at c1 = c0c2 and falls on both sides (scan around it)", "statistical", run)
 
 
 def _descent_figure(scans: list[dict]) -> Figure:

@@ -287,16 +287,11 @@ def ks_check(law: SpectralDensity, scaling: Scaling, aspect: Aspect,
             if verdict == "refuted":
                 return Outcome(Verdict.REFUTED, f"{factor}, c0 = {c0}, c2 = {c2}, c1 = {c1}: KS distance "
                                f"{distance:.3f} > {SEPARATION} + sampling margin against {law.label} "
-                               f"({scaling.label})",
-                               {"tests": rows}, counterexample=rows[-1])
+                               f"({scaling.label})", {"tests": rows, "detectable_effect": ks_detectable(
+                                   rows, len(configurations))}, counterexample=rows[-1])
         sizes = sorted({r["c0"] for r in rows})
-        fewest = min(r["values"] for r in rows)
-        detectable = (SEPARATION + dkw_margin(fewest, stats.FALSE_ALARM / len(rows))
-                      + dkw_margin(fewest, SUPPORT_LEVEL / len(rows)))
         evidence = {"tests": rows, "law": law.label, "scaling": scaling.label, "sizes": f"c0 = c2 ∈ {sizes}",
-                    "detectable_effect": f"a KS distance of {detectable:.3g} between the spectrum and the law is "
-                                         f"refuted with probability ≥ 1 − {SUPPORT_LEVEL:g} (a λ off by 10% is about "
-                                         f"0.045 away: the mean-square check resolves λ)",
+                    "detectable_effect": ks_detectable(rows, len(configurations)),
                     "decision": f"KS distance vs {SEPARATION} with DKW margins (refute at level "
                                 f"{stats.FALSE_ALARM:g}, support at {SUPPORT_LEVEL:g}, over {len(rows)} tests)",
                     "scope_of_the_test": "shows the spectrum within the separation of the law at these sizes; "
@@ -309,7 +304,19 @@ def ks_check(law: SpectralDensity, scaling: Scaling, aspect: Aspect,
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} configurations (c0 = c2 ∈ {sizes}) within KS distance "
                        f"{SEPARATION} of {law.label}: largest {largest:.3g}", evidence, figures=figures)
 
-    return Check("KS: singular values follow the density", "randomized", run, part="spectrum")
+    return Check("KS: singular values follow the density", "statistical", run, part="spectrum")
+
+
+def ks_detectable(rows: list[dict], tests: int) -> dict:
+    """The KS distance between the spectrum and the law refuted with probability ≥ DETECTION_POWER at the
+    configuration with the fewest values: SEPARATION, the refuting DKW margin, and the sampling deviation
+    exceeded with probability 1 − DETECTION_POWER (DKW again)."""
+    fewest = min(r["values"] for r in rows)
+    distance = (SEPARATION + dkw_margin(fewest, stats.FALSE_ALARM / tests)
+                + dkw_margin(fewest, 1 - stats.DETECTION_POWER))
+    return {"ks_distance": stats.round_sig(distance, 3), "power": stats.DETECTION_POWER,
+            "false_alarm": stats.FALSE_ALARM, "values": fewest,
+            "note": "a λ off by 10% is about 0.045 away, far below: the mean-square check resolves λ"}
 
 
 # The mean squared nonzero singular value. For unit-variance factors E‖M‖²_F = c1 at every size, and
@@ -402,15 +409,13 @@ def moment_check(law: SpectralDensity, scaling: Scaling, aspect: Aspect,
                                f"c1 = {row['c1']}: mean squared singular value {row['mean_square']:.4g} (interval "
                                f"{row['interval_at_false_alarm']} at level {stats.FALSE_ALARM:g}) ≠ ∫x²p = "
                                f"{row['density_second_moment']:.4g} of {law.label} at {aspect.label} ({scaling.label})",
-                               {"tests": rows}, counterexample=row)
+                               {"tests": rows, "detectable_effect": moment_detectable(rows)}, counterexample=row)
         detectable = max(r["detectable_relative_error"] for r in rows)
         evidence = {"tests": rows, "law": law.label, "scaling": scaling.label, "aspect": aspect.label,
                     "decision": f"median-of-means interval (variance from the factor law's fourth moment) against "
                                 f"∫x²p: refute at level {stats.FALSE_ALARM:g}, support within ±{MOMENT_TOLERANCE:g} "
                                 f"at {SUPPORT_LEVEL:g}, over {len(rows)} tests",
-                    "detectable_effect": f"a relative error of {detectable:.3g} in ∫x²p(x)dx (= λ for the corrected "
-                                         f"density: a λ off by {detectable:.1%}) is refuted with probability ≥ "
-                                         f"1 − {SUPPORT_LEVEL:g} at every configuration"}
+                    "detectable_effect": moment_detectable(rows)}
         if any(r["decision"] == "unresolved" for r in rows):
             return Outcome(Verdict.INCONCLUSIVE, f"a mean squared singular value within the margins of "
                            f"{MOMENT_TOLERANCE:g} of ∫x²p after {MOMENT_LOOKS} looks", evidence)
@@ -418,8 +423,16 @@ def moment_check(law: SpectralDensity, scaling: Scaling, aspect: Aspect,
                        f"within ±{MOMENT_TOLERANCE:g} of ∫x²p (largest detectable error {detectable:.3g} relative)",
                        evidence)
 
-    return Check("mean squared singular value = ∫x²p(x)dx (exact in expectation at every size)", "randomized", run,
+    return Check("mean squared singular value = ∫x²p(x)dx (exact in expectation at every size)", "statistical", run,
                  part="spectrum")
+
+
+def moment_detectable(rows: list[dict]) -> dict:
+    """The relative error in ∫x²p(x)dx (= λ for the corrected density) refuted at every configuration: the
+    refuting interval's half-width plus the support interval's (a deviation exceeded with probability at most
+    SUPPORT_LEVEL/2 < 1 − DETECTION_POWER), so the power is at least DETECTION_POWER (conservative)."""
+    return {"relative_error": max(r["detectable_relative_error"] for r in rows), "power": stats.DETECTION_POWER,
+            "power_at_least": 1 - SUPPORT_LEVEL / 2, "false_alarm": stats.FALSE_ALARM}
 
 
 def single_output_check(law: SpectralDensity, scaling: Scaling) -> Check:
@@ -449,9 +462,8 @@ def single_output_check(law: SpectralDensity, scaling: Scaling) -> Check:
         detectable = max(0.1 + dkw_margin(r["values"], stats.FALSE_ALARM / len(sides))
                          + dkw_margin(r["values"], (1 - stats.DETECTION_POWER) / len(sides)) for r in rows)
         evidence = {"tests": rows, "law": law.label, "factors": "Gaussian", "threshold": 0.1,
-                    "detectable_effect": f"KS distance ≥ {detectable:.3g} from {law.label} at every size (refuted with "
-                                         f"probability ≥ {stats.DETECTION_POWER:g}; DKW margins, level "
-                                         f"{stats.FALSE_ALARM:g})"}
+                    "detectable_effect": {"ks_distance_at_every_size": stats.round_sig(detectable, 3),
+                                          "power": stats.DETECTION_POWER, "false_alarm": stats.FALSE_ALARM}}
         if all(r["distance_lower"] > 0.1 for r in rows):
             first, last = rows[0], rows[-1]
             return Outcome(Verdict.REFUTED, f"c2 = 1: KS distance {first['ks_distance']:.3g} at c0 = {first['c0']} and "
@@ -459,7 +471,7 @@ def single_output_check(law: SpectralDensity, scaling: Scaling) -> Check:
                            f"distance to {law.label} does not shrink", evidence, counterexample=last)
         return Outcome(Verdict.SUPPORTED, "the KS distance is not surely above 0.1 at every size", evidence)
 
-    return Check("c2 = 1 (c0c2 → ∞ with c2 fixed): the distance does not shrink", "randomized", run,
+    return Check("c2 = 1 (c0c2 → ∞ with c2 fixed): the distance does not shrink", "statistical", run,
                  part="c0c2 → ∞ suffices")
 
 
