@@ -36,8 +36,8 @@ def profile_inconsistency(smaller: Verdict, larger: Verdict) -> str | None:
     return None
 
 
-# Words in evidence keys that only a test at a false-alarm rate writes.
-STATISTICAL_EVIDENCE = ("false_alarm", "detectable")
+# Evidence keys that only a test at a false-alarm rate writes (a search may state its detectable rate).
+STATISTICAL_EVIDENCE = "false_alarm"
 
 
 def _keys(evidence) -> set[str]:
@@ -52,7 +52,7 @@ def undeclared_statistics(result) -> list[str]:
     """The checks of a claim's run that decide at a false-alarm rate but are not of kind statistical."""
     undeclared = []
     for check in result.checks:
-        hits = sorted(key for key in _keys(check.outcome.evidence) if any(word in key for word in STATISTICAL_EVIDENCE))
+        hits = sorted(key for key in _keys(check.outcome.evidence) if STATISTICAL_EVIDENCE in key)
         if hits and check.check.kind != "statistical":
             undeclared.append(f"{check.check.name!r} (evidence keys {hits})")
     return undeclared

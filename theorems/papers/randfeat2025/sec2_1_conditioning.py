@@ -129,16 +129,16 @@ def conditioning_check(layers: Callable) -> Check:
                        + ", ".join(f"{r['median_kappa']:.3g} (c0c2 = {r['c1']})" for r in rows),
                        conditioning_evidence(rows, draws))
 
-    return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "statistical", run, part="ill conditioned")
+    # A search, not a test: one draw below the threshold refutes, and a true claim never does.
+    return Check("κ(M) ≥ 10 at c1 = c0c2 (Haar)", "randomized", run, part="ill conditioned")
 
 
 def conditioning_evidence(rows: list[dict], draws: int) -> dict:
-    """One draw below the threshold refutes ('every draw' read literally: a true claim never raises a false
-    alarm), so the detectable effect is the rate of such draws seen with probability ≥ DETECTION_POWER."""
-    return {"sizes": rows, "detectable_effect": {
+    """One draw below the threshold refutes ('every draw' read literally: a search, so a true claim is never
+    refuted), and the rate of such draws found with probability ≥ DETECTION_POWER says how hard it looked."""
+    return {"sizes": rows, "detectable_rate": {
         "effect": f"P(κ(M) < {ILL_CONDITIONED:g}) per draw at a size", "rate": stats.round_sig(
-            stats.detectable_rate(draws, 0.0), 3), "power": stats.DETECTION_POWER, "draws": draws,
-        "false_alarm": 0.0}}
+            stats.detectable_rate(draws, 0.0), 3), "power": stats.DETECTION_POWER, "draws": draws}}
 
 
 def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
