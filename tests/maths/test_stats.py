@@ -126,6 +126,7 @@ def test_detection_factor_scales_a_t_interval_to_its_detectable_shift():
     half = (interval.high - interval.low) / 2
     sd = half * math.sqrt(40) / scipy_stats.t.isf(1e-9 / 2, 39)
     assert stats.detection_factor(1e-9, 40) * half == pytest.approx(stats.detectable_mean_shift(sd, 40))
+    assert stats.detectable_shift(interval, 40) == pytest.approx(stats.detectable_mean_shift(sd, 40), rel=1e-6)
     assert 1.1 < stats.detection_factor(1e-9, 40) < 1.3
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy
 import torch
 
 from theorems.engine.context import Context
@@ -141,6 +142,18 @@ def test_constant_evidence_reads_the_worst_row():
     lower = mc.constant_evidence(rows, "ratio", "b", ">=")
     assert lower["sharpest_constant_supported"] == 2.3 and lower["paper_algebra_constant"] == 2.0
     assert mc.constant_evidence(rows, "ratio", "b", "<=")["sharpest_constant_supported"] == 2.7
+
+
+def test_narrow_width_gap_is_d_cubed_minus_d_over_16_and_zero_at_d_1():
+    for d in (1, *mc.NARROW_WIDTHS):
+        m = mc.equicorrelated_gram(d)
+        square = m * m
+        assert (square * m).trace() - sum(square[i, i] ** 2 for i in range(d)) == sympy.Rational(d**3 - d, 16)
+        assert all(m[i, i] == 1 for i in range(d)) and min(m.eigenvals()) > 0  # the Gram of an H ∈ 𝓗
+    assert mc.regularity_gap_reason(mc.regularity_observables, 1) is not None  # M = 1: α = 1 at d = 1
+    context = Context("quick", 1, "cpu")
+    assert mc.narrow_width_gap(mc.regularity_observables).run(context).verdict is Verdict.SUPPORTED
+    assert mc.narrow_width_gap(mc.inverted_regularity_observables).run(context).verdict is Verdict.REFUTED
 
 
 # --- Lyapunov gap: a zero-gap chain is never called positive -------------------------------
