@@ -1340,6 +1340,8 @@ def rank_statement(k: int, chain: RankChain = BN_RANK_CHAIN) -> Check:
                              basis=f"soft rank σ_{k}/σ_1 of every iterate, thresholds {KEEP_MARGIN:g} / "
                                    f"{COLLAPSED_MARGIN:g}")
 
+    # A search for a collapsing chain, not a test at a false-alarm rate: each iterate's margin is compared with
+    # fixed thresholds 8 orders above rounding, and one collapsed iterate refutes.
     return Check("soft rank along odd chains", "randomized", run, corroborating=True)
 
 
