@@ -98,9 +98,36 @@ def test_symmetry_test_keeps_its_level_on_symmetric_samples_and_rejects_a_shift(
 def test_symmetry_test_threshold_is_the_hoeffding_bound():
     test = stats.symmetry_test(np.array([1.0, -2.0, 2.0]), 0.5)
     assert test.total == 1.0 and test.threshold == pytest.approx(math.sqrt(2 * math.log(4) * 9))
-    assert not test.rejected and test.detectable_mean == pytest.approx(test.threshold / 3)
+    assert not test.rejected
     with pytest.raises(ValueError):
         stats.symmetry_test(np.array([]), 0.5)
+
+
+def test_symmetry_test_rejects_exactly_where_the_t_statistic_passes_its_critical_value():
+    rng = np.random.default_rng(2)
+    for sample in rng.normal(0.3, 1.0, (300, 40)):
+        test = stats.symmetry_test(sample, 1e-3)
+        t = sample.mean() / (sample.std(ddof=1) / math.sqrt(sample.size))
+        assert test.rejected == (abs(t) > test.t_critical)
+    assert math.isinf(stats.symmetry_test(np.ones(5), 1e-3).detectable_mean)  # 5 ≤ 2 ln 2000: never rejects
+
+
+def test_symmetry_test_detects_its_detectable_mean_with_the_stated_power():
+    rng = np.random.default_rng(3)
+    samples, level = 500, 1e-9
+    shift = stats.symmetry_test(rng.standard_normal(samples), level).detectable_mean
+    rejected = [stats.symmetry_test(values, level).rejected
+                for values in rng.standard_normal((3000, samples)) + shift]
+    assert np.mean(rejected) == pytest.approx(stats.DETECTION_POWER, abs=0.03)
+
+
+def test_detection_factor_scales_a_t_interval_to_its_detectable_shift():
+    interval = stats.batch_means(np.random.default_rng(4).standard_normal(4000), 40, 1 - 1e-9)
+    half = (interval.high - interval.low) / 2
+    sd = half * math.sqrt(40) / scipy_stats.t.isf(1e-9 / 2, 39)
+    assert stats.detection_factor(1e-9, 40) * half == pytest.approx(stats.detectable_mean_shift(sd, 40))
+    assert stats.detectable_shift(interval, 40) == pytest.approx(stats.detectable_mean_shift(sd, 40), rel=1e-6)
+    assert 1.1 < stats.detection_factor(1e-9, 40) < 1.3
 
 
 @pytest.mark.parametrize("trials, null_rate", [(600, 0.5), (100, 0.1), (4000, 0.02), (50, 0.0)])

@@ -73,12 +73,16 @@ def binomial_lower_pvalue(successes: int, trials: int, p0: float) -> float:
 @dataclass(frozen=True)
 class SymmetryTest:
     """The sign-symmetry test of a sample: ``total`` = Σx_i against ``threshold``, ``rejected`` when
-    |total| exceeds it; ``detectable_mean`` = threshold / n, the mean at which Σx_i reaches it."""
+    |total| exceeds it. The self-normalised sum Σx_i/√(Σx_i²) = √n·t/√(n − 1 + t²) is increasing in the
+    t statistic t = √n·x̄/s, so the test rejects exactly when |t| exceeds ``t_critical``: against a mean
+    shift it has the power of a t-test with that critical value (inf when n is too small to reject)."""
 
     n: int
     total: float
     threshold: float
     rejected: bool
+    sd: float
+    t_critical: float
 
     @property
     def mean(self) -> float:
@@ -86,7 +90,11 @@ class SymmetryTest:
 
     @property
     def detectable_mean(self) -> float:
-        return self.threshold / self.n
+        """The smallest |mean| the test rejects with probability DETECTION_POWER, for normal values of
+        this sample's standard deviation (``detectable_mean_shift`` at the test's critical value)."""
+        if math.isinf(self.t_critical):
+            return math.inf
+        return detectable_mean_shift(self.sd, self.n, critical=self.t_critical)
 
 
 def symmetry_test(sample: np.ndarray, level: float) -> SymmetryTest:
@@ -94,16 +102,21 @@ def symmetry_test(sample: np.ndarray, level: float) -> SymmetryTest:
 
     Under symmetry, given |x_1|, …, |x_n| the signs are iid ±1, so Hoeffding's inequality for the
     Rademacher sum Σ ε_i|x_i| gives P(|Σx_i| ≥ t) ≤ 2·exp(−t²/(2Σx_i²)): rejecting above
-    t = √(2 ln(2/level) Σx_i²) is wrong with probability ≤ ``level``, with no normal approximation.
-    It detects a mean μ once √n·μ/√(E x²) exceeds √(2 ln(2/level)) (≈ 6.9 at level 1e-10)."""
+    t = c·√(Σx_i²), c = √(2 ln(2/level)), is wrong with probability ≤ ``level``, with no normal
+    approximation. |Σx_i| > c·√(Σx_i²) is |t| > c·√((n − 1)/(n − c²)) for the t statistic (none when
+    n ≤ c²): a mean μ is detected with power 0.9 once √n·μ/sd exceeds about c + 1.28 (≈ 8.2 at 1e-10)."""
     sample = np.asarray(sample, dtype=float)
     if sample.ndim != 1 or sample.size == 0 or not np.all(np.isfinite(sample)):
         raise ValueError(f"need a nonempty finite 1-D sample, got shape {sample.shape}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
+    n = sample.size
     total = float(sample.sum())
-    threshold = float(np.sqrt(2 * np.log(2 / level) * np.sum(sample**2)))
-    return SymmetryTest(sample.size, total, threshold, abs(total) > threshold)
+    critical_sq = 2 * np.log(2 / level)
+    threshold = float(np.sqrt(critical_sq * np.sum(sample**2)))
+    t_critical = float(np.sqrt(critical_sq * (n - 1) / (n - critical_sq))) if n > critical_sq else math.inf
+    sd = float(sample.std(ddof=1)) if n > 1 else 0.0
+    return SymmetryTest(n, total, threshold, abs(total) > threshold, sd, t_critical)
 
 
 def rejection_count(trials: int, null_rate: float, false_alarm: float = FALSE_ALARM) -> int | None:
@@ -156,20 +169,39 @@ def detectable_paired_difference(discordant: int, trials: int, false_alarm: floa
 
 
 def detectable_mean_shift(sd: float, samples: int, false_alarm: float = FALSE_ALARM,
-                          power: float = DETECTION_POWER) -> float:
+                          power: float = DETECTION_POWER, critical: float | None = None) -> float:
     """The smallest |μ − μ₀| that the two-sided one-sample t-test at level false_alarm rejects with
     probability ≥ power, for ``samples`` values of standard deviation ``sd`` (noncentral t; rejections on
-    the far side, of probability below false_alarm/2, are left out)."""
+    the far side, of probability below false_alarm/2, are left out). ``critical``: the test's own critical
+    value of |t| where it is not the t-test's at false_alarm (a test that rejects when |t| exceeds it)."""
     if samples < 2 or not sd >= 0:
         raise ValueError(f"need at least 2 samples and sd ≥ 0, got {samples}, {sd}")
     df = samples - 1
-    critical = stats.t.isf(false_alarm / 2, df)
+    if critical is None:
+        critical = stats.t.isf(false_alarm / 2, df)
 
     def rejection(noncentrality: float) -> float:
         return stats.nct.sf(critical, df, noncentrality) - power
 
     noncentrality = optimize.brentq(rejection, 0.0, 10 * critical + 10)
     return float(noncentrality * sd / math.sqrt(samples))
+
+
+@cache
+def detection_factor(level: float, samples: int, power: float = DETECTION_POWER) -> float:
+    """How far past the half-width of a two-sided t interval at confidence 1 − level, from ``samples``
+    values (batch means, say), a shift must lie to be detected with probability ≥ power: the shift that
+    ``detectable_mean_shift`` gives, in units of that half-width (about 1 + z_power/t_level: 1.2 with 40
+    batch means at 1e-9). A threshold outside the interval by more than factor × half-width is separated
+    from the estimate with that power."""
+    critical = stats.t.isf(level / 2, samples - 1)
+    return detectable_mean_shift(math.sqrt(samples) / critical, samples, level, power)
+
+
+def detectable_shift(interval: Interval, samples: int, power: float = DETECTION_POWER) -> float:
+    """The smallest shift that a two-sided t interval like ``interval`` (at its confidence, from ``samples``
+    values) separates from its estimate with probability ≥ power: its half-width × ``detection_factor``."""
+    return detection_factor(1 - interval.confidence, samples, power) * (interval.high - interval.low) / 2
 
 
 def spending_schedule(looks: int, false_alarm: float = FALSE_ALARM) -> tuple[float, ...]:

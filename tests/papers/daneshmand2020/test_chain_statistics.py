@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy
 import torch
 
 from theorems.engine.context import Context
@@ -143,14 +144,27 @@ def test_constant_evidence_reads_the_worst_row():
     assert mc.constant_evidence(rows, "ratio", "b", "<=")["sharpest_constant_supported"] == 2.7
 
 
+def test_narrow_width_gap_is_d_cubed_minus_d_over_16_and_zero_at_d_1():
+    for d in (1, *mc.NARROW_WIDTHS):
+        m = mc.equicorrelated_gram(d)
+        square = m * m
+        assert (square * m).trace() - sum(square[i, i] ** 2 for i in range(d)) == sympy.Rational(d**3 - d, 16)
+        assert all(m[i, i] == 1 for i in range(d)) and min(m.eigenvals()) > 0  # the Gram of an H ∈ 𝓗
+    assert mc.regularity_gap_reason(mc.regularity_observables, 1) is not None  # M = 1: α = 1 at d = 1
+    context = Context("quick", 1, "cpu")
+    assert mc.narrow_width_gap(mc.regularity_observables).run(context).verdict is Verdict.SUPPORTED
+    assert mc.narrow_width_gap(mc.inverted_regularity_observables).run(context).verdict is Verdict.REFUTED
+
+
 # --- Lyapunov gap: a zero-gap chain is never called positive -------------------------------
 
 
 def test_lyapunov_check_does_not_call_a_zero_gap_chain_positive(seed=1):
     # Conformal updates I + γ(aI + bK): all singular values of every product are equal, λ_1 = λ_2.
-    outcome = mc.lyapunov_gap_statement(">=", conformal=True).run(Context("quick", seed, "cpu"))
+    outcome = mc.lyapunov_gap_statement(0.0, conformal=True).run(Context("quick", seed, "cpu"))
     assert outcome.verdict is not Verdict.SUPPORTED
     assert all(row["look"] == 3 for row in outcome.evidence["rows"])  # sampled to the budget first
+    assert outcome.evidence["detectable_effect"]["gap_per_layer"] > 0
 
 
 def test_conformal_products_have_equal_singular_values():
@@ -249,6 +263,8 @@ def test_exact_rank_certificate_refutes_a_rank_above_the_inputs():
 
 
 def test_lemma4_boundary_input_is_refuted_only_when_admitted():
-    outcome = mc.lyapunov_gap_statement(">=", mc.any_input).run(Context("quick", 1, "cpu"))
-    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["limit_rank"] == 0
+    context = Context("quick", 1, "cpu")
+    outcome = mc.hypothesis_boundary(mc.any_input).run(context)
+    assert outcome.verdict is Verdict.REFUTED and "rank 0" in outcome.counterexample["reason"]
+    assert mc.hypothesis_boundary(mc.nonzero_input).run(context).verdict is Verdict.SUPPORTED
     assert [mc.nonzero_input(x) for x in mc.BOUNDARY_INPUTS] == [False, True]
