@@ -95,6 +95,7 @@ def test_every_refuted_claim_carries_its_erratum(claim):
 @pytest.mark.parametrize("claim", [pytest.param(c, id=c.id) for c in claims().values()
                                    if c.variant_of is None and catalog()[c.id].core])
 def test_every_core_claim_has_a_symbolic_and_a_randomized_check(claim):
+    # A statistical check samples as a randomized search does; it decides by a test instead of by a counterexample.
     kinds = {check.kind for check in claim.checks}
     assert "symbolic" in kinds and kinds & {"randomized", "statistical"}, (
         f"{claim.id} is a core claim with checks of kinds {sorted(kinds)}")

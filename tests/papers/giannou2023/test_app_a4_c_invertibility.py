@@ -134,3 +134,32 @@ def test_lemma8_product_mod_p_is_the_exact_matrix_reduced(kind):
         exact_b = kr.lemma8_matrix(np.random.default_rng(7), n, m, diagonal, points_mod_p=True)
         reduced = kr.lemma8_product_mod_p(*kr.lemma8_factors(np.random.default_rng(7), n, m, True), diagonal)
         assert reduced == kr.exact.nmod_matrix(exact_b)
+
+
+def test_exact_gamma_zeros_tells_a_singular_b_from_a_zero_entry():
+    assert kr.exact_gamma_zeros(np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([1.0, 0.0])) is None
+    assert kr.exact_gamma_zeros(np.array([[1.0, 0.0], [0.0, 3.0]]), np.array([1.0, 0.0])) == [1]
+    assert kr.exact_gamma_zeros(np.array([[1.0, 1.0], [0.0, 3.0]]), np.array([1.0, 1.0])) == []
+
+
+def test_law_with_an_atom_zeroes_about_that_fraction_of_entries():
+    entries = kr.law_with_atom_at_zero("lognormal", np.random.default_rng(0), (200, 100), 0.05)
+    assert 0.04 < np.mean(entries == 0) < 0.06
+
+
+def test_one_exactly_singular_float_draw_refutes_lemma6():
+    # A zero column in the very first factor drawn, nowhere else: the check must not wait for a second event
+    # (at 1 − 1e−9 the Clopper–Pearson lower bound after one event is 0).
+    calls = []
+
+    def zero_column_once(law, rng, shape):
+        entries = kr.draw_law(law, rng, shape)
+        if not calls:
+            entries[..., 0] = 0
+        calls.append(shape)
+        return entries
+
+    outcome = kr.float_singular_statistics(kr.independent_factors, kr.khatri_rao_entries,
+                                           zero_column_once)(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["exactly_singular_draws"] == 1
+    assert outcome.evidence["detectable_effect"]["power"] == 0.9

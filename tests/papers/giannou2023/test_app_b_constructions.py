@@ -155,3 +155,10 @@ def test_pinned_sparse_draws_split_into_realized_and_refused():
             assert not refused
         except cm.ConstructionFailed:
             assert refused
+
+
+def test_failure_detectable_rate_lies_above_one_over_d_and_falls_with_trials():
+    few, many = (ab.failure_detectable_effect([4, 6], trials) for trials in (60, 400))
+    for d in ("4", "6"):
+        assert 1 / int(d) < many["failure_rate"][d] < few["failure_rate"][d]
+    assert many["power"] == 0.9

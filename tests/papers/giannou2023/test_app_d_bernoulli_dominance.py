@@ -348,3 +348,15 @@ def test_conditional_step_holds_and_its_pins_refute_each_broken_replacement():
         refuted = bd.conditional_step_check(statement, "statement").run(Context("quick", 0, "cpu"))
         assert refuted.verdict is Verdict.REFUTED and "pinned" in refuted.summary
         assert refuted.counterexample["configuration"]["M"] == bd.CONDITIONAL_PINNED[pinned][2].astype(int).tolist()
+
+
+def test_replacement_detectable_effect_is_the_largest_configuration_with_its_power():
+    rows = [{"d": 2, "p": 0.6, "detectable_decrease": 0.03}, {"d": 3, "p": 0.7, "detectable_decrease": 0.04}]
+    effect = bd.replacement_detectable_effect(rows, 1e-10)
+    assert effect["decrease_of_P_zero"] == 0.04 and effect["power"] == 0.9
+    assert effect["per_configuration"] == {"d = 2, p = 0.6": 0.03, "d = 3, p = 0.7": 0.04}
+
+
+def test_thinned_marginal_density_is_exact_on_polynomials_and_floats():
+    assert bd.THINNED_MARGINAL_REPLACEMENT.density(bd.P_VARIABLE, 3) == bd.P_VARIABLE**2 * 9 / 10
+    assert abs(bd.THINNED_MARGINAL_REPLACEMENT.density(0.7, 3) - 0.441) < 1e-12
