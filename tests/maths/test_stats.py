@@ -146,6 +146,11 @@ def test_detectable_rate_with_a_zero_null_is_the_chance_of_one_event():
     assert stats.detectable_rate(100, 0.0, power=0.9) == pytest.approx(1 - 0.1 ** (1 / 100))
 
 
+def test_a_search_reaches_the_event_rate_it_sees_with_the_stated_power():
+    reach = stats.search_reach("a zero pivot", 100)
+    assert reach["rate"] == pytest.approx(1 - 0.1 ** (1 / 100), rel=1e-2) and reach["power"] == 0.9
+
+
 @pytest.mark.parametrize("below", [False, True])
 def test_detectable_rate_is_rejected_with_the_stated_power(below):
     trials, null_rate = 600, 0.3

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
@@ -147,6 +148,15 @@ def detectable_rate(trials: int, null_rate: float, *, below: bool = False, false
         return math.nan
     # P(Bin(trials, p) ≥ count) is the Beta(count, trials − count + 1) distribution function at p.
     return float(stats.beta.ppf(power, count, trials - count + 1))
+
+
+def search_reach(event: str, draws: int) -> dict[str, Any]:
+    """How hard a search looked that refutes at the first of ``draws`` independent draws showing ``event``,
+    an event of probability 0 under the claim: the event's probability per draw it finds with probability
+    ≥ DETECTION_POWER. It has no false-alarm rate (a true claim is never refuted), so it is a search, not a
+    statistical test, and its evidence states this as ``detectable_rate``."""
+    return {"event": event, "rate": round_sig(detectable_rate(draws, 0.0), 3), "power": DETECTION_POWER,
+            "draws": draws}
 
 
 def detectable_paired_difference(discordant: int, trials: int, false_alarm: float = FALSE_ALARM,

@@ -162,4 +162,4 @@ def test_one_exactly_singular_float_draw_refutes_lemma6():
     outcome = kr.float_singular_statistics(kr.independent_factors, kr.khatri_rao_entries,
                                            zero_column_once)(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["exactly_singular_draws"] == 1
-    assert outcome.evidence["detectable_effect"]["power"] == 0.9
+    assert outcome.evidence["detectable_rate"]["power"] == 0.9

@@ -32,7 +32,7 @@ from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.index_sums import decide_ranges, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
-from theorems.maths.stats import DETECTION_POWER, FALSE_ALARM, clopper_pearson, detectable_rate, round_sig
+from theorems.maths.stats import FALSE_ALARM, clopper_pearson, round_sig, search_reach
 from theorems.papers.giannou2023.app_a_linear_algebra import (
     Entries,
     delta,
@@ -197,7 +197,7 @@ def lemma6_certificates(random_factors, khatri_rao_rule) -> Check:
 
 
 def lemma6_float(random_factors, khatri_rao_rule, entry_law) -> Check:
-    return Check("smallest singular value (float statistics)", "statistical",
+    return Check("smallest singular value (float statistics)", "randomized",
                  float_singular_statistics(random_factors, khatri_rao_rule, entry_law), corroborating=True)
 
 
@@ -241,21 +241,12 @@ def exact_khatri_rao_rank(khatri_rao_rule, a: np.ndarray, b: np.ndarray) -> int:
     return exact.rank_exact(khatri_rao_matrix(khatri_rao_rule, exact.fraction_array(a), exact.fraction_array(b)))
 
 
-def exact_event_detectable(event: str, draws: int) -> dict:
-    """The detectable effect of a check refuted by one exactly decided event among ``draws`` independent
-    draws: its false-alarm rate is 0 (an event of probability 0 under the claim is never seen), and it
-    sees the event with probability ≥ DETECTION_POWER once the event's probability per draw (pooled over
-    the laws and sizes) is at least ``rate``."""
-    return {"rate": round_sig(detectable_rate(draws, 0.0), 3), "event": event,
-            "per": "draw, pooled over laws and sizes", "draws": draws, "power": DETECTION_POWER, "false_alarm": 0.0}
-
-
 def float_singular_statistics(random_factors, khatri_rao_rule, entry_law):
     """s_min / s_max of float A ⊙ B over several laws drawn by ``entry_law`` (torch on the context's device).
     A draw whose condition number exceeds 1e12 is re-examined exactly; one exactly singular draw
-    refutes the claim (an event of probability 0 under it), so the check detects a singular
-    probability per draw as small as ``exact_event_detectable`` says. (A rule "Clopper–Pearson lower
-    bound above 0" would wait for a second event: at 1 − 1e−9 scipy's bound after one event is 0.)"""
+    refutes the claim (an event of probability 0 under it): a search, whose reach is ``stats.search_reach``.
+    (A rule "Clopper–Pearson lower bound above 0" would wait for a second event: at 1 − 1e−9 scipy's
+    bound after one event is 0.)"""
 
     def run(ctx: Context) -> Outcome:
         import torch
@@ -286,7 +277,8 @@ def float_singular_statistics(random_factors, khatri_rao_rule, entry_law):
                 }
         evidence = {"draws_per_cell": draws, "cells": table, "exactly_singular": singular, "draws": total,
                     "p_singular_interval": clopper_pearson(singular, total, 1 - FALSE_ALARM).as_dict(),
-                    "detectable_effect": exact_event_detectable("A ⊙ B exactly singular", total)}
+                    "detectable_rate": search_reach("A ⊙ B exactly singular, per draw pooled over laws and sizes",
+                                                    total)}
         if singular:
             worst = next(k for k, v in table.items() if v["exactly_singular"])
             return Outcome(Verdict.REFUTED, f"{singular}/{total} float draws are exactly singular (first: {worst})",
@@ -744,8 +736,8 @@ def float_gamma_statistics(target_model, entry_law):
         sizes = ctx.by_profile([(2, 2)], [(2, 2), (3, 3), (4, 4)], [(2, 3), (4, 4), (6, 6), (8, 8)],
                                [(2, 3), (4, 4), (6, 6), (8, 8), (12, 12)])
         draws = ctx.by_profile(200, 200, 400)
-        detectable = exact_event_detectable("B exactly singular or some γ_i = 0 exactly",
-                                            draws * len(FLOAT_LAWS) * len(sizes))
+        detectable = search_reach("B exactly singular or some γ_i = 0 exactly, per draw pooled over laws and sizes",
+                                  draws * len(FLOAT_LAWS) * len(sizes))
         table, suspicious_total, total = {}, 0, 0
         for law in FLOAT_LAWS:
             for n, m in sizes:
@@ -777,12 +769,12 @@ def float_gamma_statistics(target_model, entry_law):
                     k, zeros = events[0]
                     what = "B is exactly singular" if zeros is None else f"γ_{zeros[0]} = 0 exactly"
                     return Outcome(Verdict.REFUTED, f"{law}, n={n}, m={m}: {what} ({len(events)} such draws)",
-                                   {"cells": table, "detectable_effect": detectable},
+                                   {"cells": table, "detectable_rate": detectable},
                                    counterexample={"law": law, "n": n, "m": m, "event": what,
                                                    "B": to_jsonable(b[k]), "w*": to_jsonable(w[k])})
         return Outcome(Verdict.SUPPORTED, f"B invertible and no zero γ entry in {total} draws (w* = e_1, D over 16 "
                        f"decades); {suspicious_total} suspicious draws re-solved exactly",
-                       {"draws_per_cell": draws, "cells": table, "detectable_effect": detectable})
+                       {"draws_per_cell": draws, "cells": table, "detectable_rate": detectable})
 
     return run
 
@@ -891,7 +883,7 @@ def cofactor_check(diagonal_model) -> Check:
 
 
 def float_gamma_check(target_model, entry_law) -> Check:
-    return Check("γ has no zero entry (float statistics)", "statistical",
+    return Check("γ has no zero entry (float statistics)", "randomized",
                  float_gamma_statistics(target_model, entry_law), corroborating=True)
 
 

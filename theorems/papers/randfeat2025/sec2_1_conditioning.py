@@ -135,10 +135,9 @@ def conditioning_check(layers: Callable) -> Check:
 
 def conditioning_evidence(rows: list[dict], draws: int) -> dict:
     """One draw below the threshold refutes ('every draw' read literally: a search, so a true claim is never
-    refuted), and the rate of such draws found with probability ≥ DETECTION_POWER says how hard it looked."""
-    return {"sizes": rows, "detectable_rate": {
-        "effect": f"P(κ(M) < {ILL_CONDITIONED:g}) per draw at a size", "rate": stats.round_sig(
-            stats.detectable_rate(draws, 0.0), 3), "power": stats.DETECTION_POWER, "draws": draws}}
+    refuted)."""
+    return {"sizes": rows, "detectable_rate": stats.search_reach(f"κ(M) < {ILL_CONDITIONED:g}, per draw at a size",
+                                                                 draws)}
 
 
 def median_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
