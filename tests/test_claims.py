@@ -52,7 +52,7 @@ def undeclared_statistics(result) -> list[str]:
     """The checks of a claim's run that decide at a false-alarm rate but are not of kind statistical."""
     undeclared = []
     for check in result.checks:
-        hits = sorted(key for key in _keys(check.outcome.evidence) if STATISTICAL_EVIDENCE in key)
+        hits = sorted(key for key in _keys(check.outcome.evidence) if STATISTICAL_EVIDENCE in str(key))
         if hits and check.check.kind != "statistical":
             undeclared.append(f"{check.check.name!r} (evidence keys {hits})")
     return undeclared
