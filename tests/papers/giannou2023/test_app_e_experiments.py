@@ -73,4 +73,23 @@ def test_experiment_trains_both_to_convergence_when_no_budget_is_given():
 def test_sign_test_supports_only_when_all_five_win_and_cannot_refute_below_thirty():
     assert ae.sign_test(5, 5)["lower_95"] > 0.5 and ae.sign_test(4, 5)["lower_95"] < 0.5
     assert ae.sign_test(5, 5)["supports_from_wins"] == 5 and ae.sign_test(0, 5)["refutes_at_most_wins"] is None
-    assert ae.sign_test(0, 30)["refutes_at_most_wins"] == 0 and ae.sign_test(0, 30)["upper_at_false_alarm"] < 0.5
+    assert ae.sign_test(0, 30)["refutes_at_most_wins"] == 0 and ae.sign_test(0, 30)["p_value_refuting"] < 1e-9
+    assert 0 < ae.sign_test(0, 72)["detectable_win_rate"] < 0.5
+
+
+def test_sequential_sign_test_samples_more_only_while_undecided():
+    def rows_for(done, upto, win_every):
+        return [{"seed": seed, "win": seed % win_every == 0} for seed in range(done, upto)]
+
+    supported, test, _ = ae.sequential_sign_test(lambda a, b: rows_for(a, b, 1), lambda r: r["win"], (24, 72))
+    assert len(supported) == 24 and test["lower_95"] > 0.5
+    # a construction that wins at one seed in 12 cannot be refuted at 24 seeds, and is at 72
+    refuted, test, final = ae.sequential_sign_test(lambda a, b: rows_for(a, b, 12), lambda r: r["win"], (24, 72))
+    assert len(refuted) == 72 and test["p_value_refuting"] < test["false_alarm"]
+    assert final["pairs"] == 72 and final["detectable_win_rate"] > 1 / 12
+
+
+def test_comparison_power_is_the_slack_quantile_in_label_variances():
+    rows = [{"f1_sgd_bn": 0.1 * (i + 1), "f3_construction_dense": 0.0, "label_variance": 1.0} for i in range(10)]
+    power = ae.comparison_power(rows, {"detectable_win_rate": 0.1, "pairs": 72})
+    assert power["relative_test_mse_added"] == 0.45 and power["power"] == 0.9  # the 9th of 10 slacks f1/2 − f3

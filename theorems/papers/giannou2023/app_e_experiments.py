@@ -20,6 +20,9 @@ d, as the paper reports; the p = 0.2 rows are tabulated (see the claim's notes).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
@@ -103,11 +106,12 @@ def source_of(target: nn.Sequential, seed: int, radius: float, p: float | None) 
 
 
 def experiment(d: int, seed: int, samples: int, steps: int | None, radius_rule: str = "data",
-               p: float | None = None) -> dict:
+               p: float | None = None, copy_steps: int | None = None) -> dict:
     """Test mean squared errors of f1, f2, f3 (and the dense copy) for teacher width d; with
     ``p`` the frozen weights of f1, f2 and f3 are kept with probability p (Fig. 5). The dense copy
     and f1's BatchNorm parameters get ``steps`` of SGD each, or (None) are both trained to the
-    stated convergence criterion (``fit_to_convergence``)."""
+    stated convergence criterion (``fit_to_convergence``); ``copy_steps`` gives the dense copy alone
+    that SGD budget instead (an under-trained copy)."""
     generator = torch.Generator().manual_seed(seed)
     g = teacher(d, generator)
     x = torch.randn(samples, d, generator=generator, dtype=torch.float64)
@@ -124,10 +128,10 @@ def experiment(d: int, seed: int, samples: int, steps: int | None, radius_rule: 
                 uniform = torch.rand(parameter.shape, generator=generator, dtype=torch.float64)
                 parameter.copy_((2 * uniform - 1) / layer.in_features ** 0.5)
     training = {}
-    if steps is None:
+    if steps is None and copy_steps is None:
         training["dense_copy_training"] = fit_to_convergence(dense, dense.parameters(), x, y, MAX_ROUNDS)
     else:
-        sgd(dense, dense.parameters(), x, y, steps, generator)
+        sgd(dense, dense.parameters(), x, y, steps if copy_steps is None else copy_steps, generator)
     f3, f3_exact = source_of(dense.eval(), seed, radius, p)
     f1 = source_of(g, seed + 1, radius, p)[0]
     with torch.no_grad():  # the baseline starts from BatchNorm's default affine initialization
@@ -149,65 +153,102 @@ def experiment(d: int, seed: int, samples: int, steps: int | None, radius_rule: 
             **training}
 
 
-# Fig. 4's comparison, decided over seeds: f3 "wins" a seed when its test MSE is at most 1/MARGIN of f1's; the
-# construction is supported when the one-sided 95% lower bound on the winning probability exceeds 1/2, refuted
-# when its upper bound at 1 − FALSE_ALARM is below 1/2 (a sign test: distribution-free, so an f3 that is exact
-# at one seed, a ratio of 10^25, counts once).
+# Fig. 4's comparison, decided over seeds: f3 "wins" a seed when its test MSE is at most 1/MARGIN of f1's. A sign
+# test (distribution-free, so an f3 that is exact at one seed, a ratio of 10^25, counts once), sequential over
+# looks: supported at the first look where the one-sided 95% lower bound on the winning probability exceeds 1/2,
+# refuted at a look where P(Bin(n, 1/2) ≤ wins) is below that look's share of FALSE_ALARM (spending_schedule);
+# otherwise more seeds, up to the last look. No count of fewer than 30 seeds refutes at 1e-9, so the last look has 72.
 MARGIN = 2.0
 MAX_ROUNDS = 100  # 5000 L-BFGS iterations: measured at thorough (d ≤ 8), f1 needs up to ≈ 40 rounds at d = 8
 
 
 def fig4_seeds(ctx: Context, d: int, index: int, repetitions: int) -> list[int]:
     """The seeds of width d: the first width's first seed is fixed (the pinned instance), the rest
-    come from the run's seed."""
+    come from the run's seed (a longer list extends a shorter one)."""
     drawn = [ctx.int_seed("fig4", d, r) % 2**31 for r in range(repetitions)]
     return [4, *drawn[1:]] if index == 0 else drawn
 
 
-def sign_test(wins: int, pairs: int) -> dict:
-    """Winning fraction with its decision bounds, and the counts that would decide it."""
+def sign_test(wins: int, pairs: int, false_alarm: float = stats.FALSE_ALARM) -> dict:
+    """Winning fraction with its decision bounds, the counts that would decide it, and the smallest
+    winning probability refuted with probability DETECTION_POWER (nan where no count refutes)."""
     support_from = next((k for k in range(pairs + 1) if stats.clopper_pearson_lower(k, pairs, 0.95) > 0.5), None)
-    refute_to = next((k for k in range(pairs, -1, -1)
-                      if stats.clopper_pearson_upper(k, pairs, 1 - stats.FALSE_ALARM) < 0.5), None)
+    losses_needed = stats.rejection_count(pairs, 0.5, false_alarm)
     return {"wins": wins, "pairs": pairs, "lower_95": stats.round_sig(stats.clopper_pearson_lower(wins, pairs, 0.95)),
-            "upper_at_false_alarm": stats.round_sig(stats.clopper_pearson_upper(wins, pairs, 1 - stats.FALSE_ALARM)),
-            "supports_from_wins": support_from, "refutes_at_most_wins": refute_to}
+            "p_value_refuting": stats.round_sig(stats.binomial_lower_pvalue(wins, pairs, 0.5)),
+            "false_alarm": false_alarm, "supports_from_wins": support_from,
+            "refutes_at_most_wins": None if losses_needed is None else pairs - losses_needed,
+            "detectable_win_rate": stats.round_sig(stats.detectable_rate(pairs, 0.5, below=True,
+                                                                         false_alarm=false_alarm), 3)}
 
 
-def fig4_check(radius_rule: str = "data") -> Check:
+def sequential_sign_test(rows_for: Callable[[int, int], list[dict]], wins: Callable[[dict], bool],
+                         looks: tuple[int, ...], stop: Callable[[list[dict]], bool] = lambda rows: False
+                         ) -> tuple[list[dict], dict, dict]:
+    """The sign test of 'a seed wins with probability > 1/2' over looks of ``looks`` seeds (``rows_for(done,
+    upto)`` the rows of seeds done…upto): stops at the first look that supports (one-sided 95%), refutes (below that
+    look's share of FALSE_ALARM) or where ``stop`` says. Returns the rows, the test at the look reached, and the test
+    the last look would run at that count (whose detectable_win_rate is the power)."""
+    budgets = stats.spending_schedule(len(looks))
+    rows: list[dict] = []
+    for done, upto, budget in zip((0, *looks[:-1]), looks, budgets, strict=True):
+        rows += rows_for(done, upto)
+        test = sign_test(sum(map(wins, rows)), len(rows), budget)
+        if stop(rows) or test["lower_95"] > 0.5 or test["p_value_refuting"] < budget:
+            break
+    return rows, test, sign_test(test["wins"], len(rows) * looks[-1] // upto, budgets[-1])
+
+
+def comparison_power(rows: list[dict], test: dict) -> dict:
+    """The sign test's power in error units: it refutes with probability DETECTION_POWER once f3 wins at most a
+    share ``detectable_win_rate`` of seeds, which an f3 whose test MSE rises by ε times the label variance does on
+    these seeds once ε exceeds that quantile of the slacks (f1/MARGIN − f3)/variance."""
+    slack = sorted((r["f1_sgd_bn"] / MARGIN - r["f3_construction_dense"]) / r["label_variance"] for r in rows)
+    rate = test["detectable_win_rate"]
+    added = slack[min(len(slack) - 1, math.ceil((1 - rate) * len(slack)) - 1)] if rate == rate else math.nan
+    return {"win_rate": rate, "relative_test_mse_added": stats.round_sig(added, 3), "seeds": test["pairs"],
+            "power": stats.DETECTION_POWER, "false_alarm": stats.FALSE_ALARM,
+            "unit": "test MSE over the label variance, added to f3 at every seed"}
+
+
+def fig4_check(radius_rule: str = "data", copy_steps: int | None = None) -> Check:
     def run(ctx: Context) -> Outcome:
         widths = ctx.by_profile([4], [4], [4, 6, 8], [4, 8, 12, 16])
-        # seeds enough for the decision to be stable: at d = 4 f3 wins ≈ 85–90% of seeds, and 24 seeds support
-        # from 17 wins (the run supports at ≈ 98% of seeds); quick runs as ci, since fewer seeds could support
-        # where ci does not
-        repetitions = ctx.by_profile(24, 24, 12, 12)
+        # looks in seeds per width: at d = 4 f3 wins ≈ 85–90% of seeds, and 24 seeds support from 17 wins (≈ 98% of
+        # run seeds); the last look is where a losing construction is refuted. quick runs as ci, since fewer seeds
+        # could support where ci does not
+        looks = ctx.by_profile((24, 72), (24, 72), (12, 24), (12, 24))
         samples = ctx.by_profile(1000, 1000, 2000, 5000)
-        rows = [experiment(d, seed, samples, None, radius_rule)
-                for index, d in enumerate(widths) for seed in fig4_seeds(ctx, d, index, repetitions)]
-        test = sign_test(sum(r["f3_construction_dense"] * MARGIN <= r["f1_sgd_bn"] for r in rows), len(rows))
-        evidence = {"rows": rows, "samples": samples, "widths": widths, "seeds_per_width": repetitions,
+        seeds = {d: fig4_seeds(ctx, d, index, looks[-1]) for index, d in enumerate(widths)}
+
+        def inexact(row: dict) -> bool:
+            return row["f2_construction_teacher"] > 1e-10 * row["label_variance"]
+
+        rows, test, final = sequential_sign_test(
+            lambda done, upto: [experiment(d, seed, samples, None, radius_rule, copy_steps=copy_steps)
+                                for d in widths for seed in seeds[d][done:upto]],
+            lambda r: r["f3_construction_dense"] * MARGIN <= r["f1_sgd_bn"], looks,
+            lambda rows: any(map(inexact, rows)))
+        evidence = {"rows": rows, "samples": samples, "widths": widths, "looks_seeds_per_width": list(looks),
                     "training": f"f1's BatchNorm parameters and the dense copy g′ both trained to convergence: "
                                 f"full-batch L-BFGS in rounds of {ROUND_ITERATIONS} iterations until a round lowers "
-                                f"the train MSE by < {CONVERGED_GAIN:g} of itself (≤ {MAX_ROUNDS} rounds)",
-                    "comparison": f"sign test over (d, seed): f3 wins when its test MSE ≤ f1's / {MARGIN:g}",
-                    "sign_test": test,
-                    "detectable_effect": f"supported only when ≥ {test['supports_from_wins']} of {len(rows)} seeds "
-                                         f"win (winning probability > 1/2 at 95%); "
-                                         + (f"refuted when ≤ {test['refutes_at_most_wins']} win" if
-                                            test["refutes_at_most_wins"] is not None else
-                                            f"no count of {len(rows)} seeds refutes at false alarm "
-                                            f"{stats.FALSE_ALARM:g} (≥ 30 losing seeds needed): the comparison "
-                                            "supports or is inconclusive; the exactness of f2 refutes")}
-        for row in rows:
-            if row["f2_construction_teacher"] > 1e-10 * row["label_variance"]:
-                return Outcome(Verdict.REFUTED, f"d = {row['d']}, seed {row['seed']}: construction from the teacher "
-                               f"has test MSE {row['f2_construction_teacher']:.3g} (radius {row['radius']:.3g})",
-                               evidence, counterexample=row)
-        unconverged = [r for r in rows if not (r["f1_training"]["converged"] and r["dense_copy_training"]["converged"])]
+                                f"the train MSE by < {CONVERGED_GAIN:g} of itself (≤ {MAX_ROUNDS} rounds)"
+                                + ("" if copy_steps is None else f"; here g′ gets {copy_steps} SGD steps only"),
+                    "comparison": f"sequential sign test over (d, seed): f3 wins when its test MSE ≤ f1's / {MARGIN:g}",
+                    "sign_test": test, "detectable_effect": comparison_power(rows, final)}
+        failing = next(filter(inexact, rows), None)
+        if failing:
+            return Outcome(Verdict.REFUTED, f"d = {failing['d']}, seed {failing['seed']}: construction from the "
+                           f"teacher has test MSE {failing['f2_construction_teacher']:.3g} "
+                           f"(radius {failing['radius']:.3g})",
+                           evidence, counterexample=failing)
+        unconverged = [r for r in rows if not (r["f1_training"]["converged"]
+                                                and r.get("dense_copy_training", {"converged": True})["converged"])]
         ratios = sorted(r["f1_sgd_bn"] / max(r["f3_construction_dense"], 1e-300) for r in rows)
-        if test["refutes_at_most_wins"] is not None and test["wins"] <= test["refutes_at_most_wins"]:
+        if test["p_value_refuting"] < test["false_alarm"]:
             return Outcome(Verdict.REFUTED, f"the construction from the dense copy beats converged SGD-on-BN by "
-                           f"{MARGIN:g}× at {test['wins']} of {len(rows)} seeds", evidence,
+                           f"{MARGIN:g}× at only {test['wins']} of {len(rows)} seeds (sign test, p = "
+                           f"{test['p_value_refuting']:.2g})", evidence,
                            counterexample=next(r for r in rows if r["f3_construction_dense"] * MARGIN > r["f1_sgd_bn"]))
         if unconverged or test["lower_95"] <= 0.5:
             why = (f"{len(unconverged)} trainings did not meet the convergence criterion" if unconverged else
@@ -219,52 +260,70 @@ def fig4_check(radius_rule: str = "data") -> Check:
                        f"probability > 1/2 at 95%); f1/f3 from {ratios[0]:.2g}, median {ratios[len(ratios) // 2]:.2g}",
                        evidence, figures={"fig4": figure(rows)})
 
-    return Check("test error of the three algorithms, over seeds (Fig. 4 left)", "randomized", run)
+    return Check("test error of the three algorithms, over seeds (Fig. 4 left)", "statistical", run)
+
+
+def teacher_construction_near_zero(row: dict) -> bool:
+    return row["f2_construction_teacher"] <= NEAR_ZERO * row["label_variance"]
+
+
+SPARSE_ORDERINGS = {
+    "sgd first": lambda row: row["f1_sgd_bn"] < min(row["f2_construction_teacher"], row["f3_construction_dense"]),
+    "constructions first": lambda row: row["f3_construction_dense"] < row["f1_sgd_bn"]}
 
 
 def fig5_check(claimed_order: str = "sgd first") -> Check:
-    """Fig. 5: the frozen weights of f1, f2, f3 kept with probability p ∈ {0.2, 0.05}. Checked
-    (the paper: 'when the network is extremely sparse (sparsity = 0.05) ... SGD still achieves
-    much better loss than the constructive algorithms'): at p = 0.05, f1 < f2 and f1 < f3 at every
-    d. ``claimed_order="constructions first"`` carries Fig. 4's ordering (f3 < f1) over instead."""
+    """Fig. 5: the frozen weights of f1, f2, f3 kept with probability p ∈ {0.2, 0.05}, at the profile's width, each
+    statement a sequential sign test over seeds (``sequential_sign_test``). At 5% (the paper: 'SGD still achieves much
+    better loss than the constructive algorithms') a seed wins when f1 < f2 and f1 < f3; at 20% ('almost 0 error at
+    larger width') when f2 ≤ NEAR_ZERO of the label variance. ``claimed_order="constructions first"`` carries Fig. 4's
+    ordering (f3 < f1) over to 5% instead."""
 
     def run(ctx: Context) -> Outcome:
-        widths = ctx.by_profile([4], [4, 8], [4, 8, 12, 16], [4, 8, 16, 32])
+        d = ctx.by_profile(8, 8, 16, 32)
         samples = ctx.by_profile(1000, 1000, 20000, 20000)
         steps = ctx.by_profile(200, 200, 1500, 1500)
-        rows = [experiment(d, 4 if index == 0 else ctx.int_seed("fig5", d, p) % 2**31, samples, steps, p=p)
-                for p in SPARSITIES for index, d in enumerate(widths)]
-        for row in (r for r in rows if r["p"] == SPARSITIES[-1]):
-            best_construction = min(row["f2_construction_teacher"], row["f3_construction_dense"])
-            if claimed_order == "sgd first" and not row["f1_sgd_bn"] < best_construction:
-                return Outcome(Verdict.REFUTED, f"p = {row['p']}, d = {row['d']}: a construction "
-                               f"({best_construction:.3g}) beats SGD on BatchNorm parameters ({row['f1_sgd_bn']:.3g})",
-                               {"rows": rows}, counterexample=row)
-            if claimed_order == "constructions first" and not row["f3_construction_dense"] < row["f1_sgd_bn"]:
-                return Outcome(Verdict.REFUTED, f"p = {row['p']}, d = {row['d']}: construction from the dense copy "
-                               f"({row['f3_construction_dense']:.3g}) does not beat SGD on BatchNorm parameters "
-                               f"({row['f1_sgd_bn']:.3g})", {"rows": rows}, counterexample=row)
-        sparsest = [r for r in rows if r["p"] == SPARSITIES[-1]]
-        ordering = (f"p = {SPARSITIES[-1]}: SGD on BN below both constructions at every d "
-                    + ", ".join(f"d={r['d']}: {r['f1_sgd_bn']:.2g} < "
-                                f"{min(r['f2_construction_teacher'], r['f3_construction_dense']):.2g}"
-                                for r in sparsest)
-                    + f"; exact sparse constructions {sum(r['f2_exact'] + r['f3_exact'] for r in rows)} "
-                      f"of {2 * len(rows)}")
-        widest = max((r for r in rows if r["p"] == SPARSITIES[0]), key=lambda r: r["d"])
-        evidence = {"rows": rows, "samples": samples, "sgd_steps": steps, "quantifier": "one draw per (p, d)",
-                    "near_zero": f"test MSE ≤ {NEAR_ZERO:g} of the label variance"}
-        if widest["f2_construction_teacher"] > NEAR_ZERO * widest["label_variance"]:
-            return Outcome(Verdict.INCONCLUSIVE, f"{ordering}; but the {SPARSITIES[0]:.0%} statement is not "
-                           f"reproduced: at the largest d = {widest['d']} the construction from the teacher has test "
-                           f"MSE {widest['f2_construction_teacher']:.2g} (label variance "
-                           f"{widest['label_variance']:.2g}), not near 0", evidence, figures={"fig5": figure(rows)})
-        return Outcome(Verdict.SUPPORTED, f"{ordering}; at p = {SPARSITIES[0]} and d = {widest['d']} the construction "
-                       f"from the teacher is near 0", evidence, figures={"fig5": figure(rows)})
+        looks = ctx.by_profile((24, 36), (24, 36), (24, 72), (24, 72))
+        seeds = [4, *(ctx.int_seed("fig5", d, r) % 2**31 for r in range(1, looks[-1]))]
+        wins = {SPARSITIES[0]: teacher_construction_near_zero, SPARSITIES[-1]: SPARSE_ORDERINGS[claimed_order]}
+        tests, rows, power = {}, [], {}
+        for p, win in wins.items():
+            part_rows, tests[p], final = sequential_sign_test(
+                lambda done, upto, p=p: [experiment(d, seed, samples, steps, p=p) for seed in seeds[done:upto]],
+                win, looks)
+            rows += part_rows
+            power[f"p = {p}"] = final["detectable_win_rate"]
+        evidence = {"rows": rows, "d": d, "samples": samples, "sgd_steps": steps, "looks_seeds": list(looks),
+                    "near_zero": f"test MSE ≤ {NEAR_ZERO:g} of the label variance",
+                    "wins": {f"p = {p}": "f2 near zero" if p == SPARSITIES[0] else claimed_order for p in wins},
+                    "sign_tests": {f"p = {p}": test for p, test in tests.items()},
+                    "detectable_effect": {"win_rate": power, "power": stats.DETECTION_POWER,
+                                          "false_alarm": stats.FALSE_ALARM,
+                                          "unit": "share of seeds where the statement holds (refuted at or below)"},
+                    "exact_sparse_constructions": f"{sum(r['f2_exact'] + r['f3_exact'] for r in rows)} of "
+                                                  f"{2 * len(rows)}"}
+        sparse, dense = tests[SPARSITIES[-1]], tests[SPARSITIES[0]]
+        if sparse["p_value_refuting"] < sparse["false_alarm"]:
+            row = next(r for r in rows if r["p"] == SPARSITIES[-1] and not wins[SPARSITIES[-1]](r))
+            return Outcome(Verdict.REFUTED, f"p = {SPARSITIES[-1]}, d = {d}: the stated ordering ({claimed_order}) "
+                           f"holds at only {sparse['wins']} of {sparse['pairs']} seeds (sign test, p = "
+                           f"{sparse['p_value_refuting']:.2g})", evidence, counterexample=row)
+        ordering = f"p = {SPARSITIES[-1]}: {claimed_order} at {sparse['wins']} of {sparse['pairs']} seeds"
+        if dense["lower_95"] > 0.5 and sparse["lower_95"] > 0.5:
+            return Outcome(Verdict.SUPPORTED, f"{ordering}; p = {SPARSITIES[0]}: f2 near 0 at {dense['wins']} of "
+                           f"{dense['pairs']} seeds (d = {d})", evidence, figures={"fig5": figure(rows)})
+        # The 20% statement rejected over seeds is rejected in this reading (the scalar output row sparsified too,
+        # which the paper does not specify): a failure to reproduce, not a refutation of the paper.
+        dense_reading = ("rejected in this reading" if dense["p_value_refuting"] < dense["false_alarm"]
+                         else "not resolved")
+        return Outcome(Verdict.INCONCLUSIVE, f"{ordering}; but the {SPARSITIES[0]:.0%} statement is {dense_reading}: "
+                       f"f2 near 0 at {dense['wins']} of {dense['pairs']} seeds (d = {d}, sign test p = "
+                       f"{dense['p_value_refuting']:.2g})", evidence, figures={"fig5": figure(rows)})
 
-    return Check("test error with sparse frozen weights (Fig. 5)", "randomized", run)
+    return Check("test error with sparse frozen weights (Fig. 5), over seeds", "statistical", run)
 
 
+UNDERTRAINED_COPY_STEPS = 50
 SPARSITIES = (0.2, 0.05)  # Fig. 5 (a) and (b): 20% and 5% of the frozen weights kept
 # "Almost 0 error" (Fig. 5a's green curve at larger d), read as 1% of the label variance.
 NEAR_ZERO = 1e-2
@@ -313,29 +372,37 @@ register(Claim(
                 "source of Thm 1 (widths d², d, d, 1)",
                 "the dense copy and the BN-only baseline both trained to the same stated convergence criterion",
                 "quantifier: random teacher, data and initializations; a sign test over seeds with margin 2"),
-    subject={"construction radius": "data"},
-    checks=(takes("construction radius", build=fig4_check),),
+    # The dense copy's training budget belongs to f3 (construction from an SGD-trained copy): None, to convergence.
+    subject={"construction radius": "data", "dense copy training": None},
+    checks=(takes("construction radius", "dense copy training", build=fig4_check),),
     broken=(Broken("construction on the unit ball only (radius 1) applied to Gaussian data",
                    {"construction radius": "unit ball"},
                    refuted_by="the pinned instance d = 4, seed 4: inputs of norm > 1 switch hidden ReLUs off, "
-                              "test MSE ≫ 1e-10"),),
-    notes="Small scale (d = 4 with 24 seeds at quick and ci; d = 4, 6, 8 with 12 seeds each at thorough; 1000–5000 "
-          "samples "
-          "instead of 10⁶). The construction is exact on the ball of the data's largest norm (Gaussian inputs are "
-          "unbounded, so the paper's ‖x‖ ≤ 1 domain does not cover them). The baseline is trained to convergence, not "
-          "for a fixed budget: the BatchNorm parameters of f1 and all parameters of the dense copy g′ go to the same "
-          "criterion (full-batch L-BFGS until a 50-iteration round gains < 0.1%, or the train MSE is below 1e-12 of "
-          "the labels' mean square; SGD with the paper's constant step approaches the same minimum more slowly), so "
-          "the comparison is between the two minima. At 200 SGD steps "
-          "each (the former ci) the outcome depended on which of the two was trained longer. Measured at seeds 1–6, "
-          "d = 4, 1000 samples: f1 0.03–0.10, f3 10⁻²⁷–0.011, f1/f3 between 8.5 and 68 (and 10²⁵ where g′ found the "
-          "teacher). With 1000 samples at d = 4, f3 misses the 2× margin at ≈ 1 seed in 8 (g′ in a poor local "
-          "minimum; ratios down to 1.26), so 5 seeds supported at only 3–4 of 6 run seeds: 24 seeds (supported from "
-          "17 wins) make the decision stable. The sign test is distribution-free, so an exact g′ counts as one win; "
-          "no count of fewer than 30 seeds can refute at false alarm 1e-9: the comparison supports or is "
-          "inconclusive, and the exactness of f2 is what refutes. Measured at thorough (seed 2023, d = 4, 6, 8, 8 "
-          "seeds each, 2000 samples): 23 of 24 seeds win, ratios 1.55 to 10²³. Fig. 5 (sparse frozen weights, the "
-          "catalog row's second sentence) is giannou2023.fig4.sparse: this claim's statement is the first.",
+                              "test MSE ≫ 1e-10"),
+            # The near-miss: an under-trained copy (the paper trained g′ by SGD), f3 at ≈ 0.08–0.7 of the label
+            # variance, 2–4× the ≈ 0.05 the sign test detects (relative_test_mse_added), losing at ≈ 9 seeds in 10.
+            Broken(f"f3 from a dense copy g′ trained by {UNDERTRAINED_COPY_STEPS} SGD steps, not to convergence",
+                   {"dense copy training": UNDERTRAINED_COPY_STEPS},
+                   refuted_by="the sign test at its last look (72 seeds at d = 4): f3 misses the 2× margin at all "
+                              "but the few seeds where f1 itself fails (learns the mean), ≤ 10 wins, p < 5e-10")),
+    notes="Small scale (d = 4 with looks of 24 and 72 seeds at quick and ci; d = 4, 6, 8 with looks of 12 and 24 seeds "
+          "each at thorough; 1000–5000 samples instead of 10⁶). The construction is exact on the ball of the data's "
+          "largest norm (Gaussian inputs are unbounded, so the paper's ‖x‖ ≤ 1 domain does not cover them). The "
+          "baseline is trained to convergence, not for a fixed budget: the BatchNorm parameters of f1 and all "
+          "parameters of the dense copy g′ go to the same criterion (full-batch L-BFGS until a 50-iteration round "
+          "gains < 0.1%, or the train MSE is below 1e-12 of the labels' mean square; SGD with the paper's constant "
+          "step approaches the same minimum more slowly), so the comparison is between the two minima. At 200 SGD "
+          "steps each (the former ci) the outcome depended on which of the two was trained longer. Measured at seeds "
+          "1–6, d = 4, 1000 samples: f1 0.03–0.10, f3 10⁻²⁷–0.011, f1/f3 between 8.5 and 68 (and 10²⁵ where g′ found "
+          "the teacher). With 1000 samples at d = 4, f3 misses the 2× margin at ≈ 1 seed in 8 (g′ in a poor local "
+          "minimum), so the first look (24 seeds, supported from 17 wins) decides at ≈ 98% of run seeds. The sign "
+          "test is distribution-free, so an exact g′ counts as one win; it cannot refute below 30 seeds at 1e-9, so "
+          "an undecided first look samples on to 72 seeds, where ≤ 10 wins refute (false alarm split over the looks). "
+          "Its power (detectable_effect): a winning rate ≤ 0.1, which on the observed seeds an f3 reaches once its "
+          "test MSE rises by ≈ 0.05 of the label variance; the near-miss (g′ trained by 50 SGD steps, f3 at ≈ 0.08–0.7 "
+          "of the label variance) is refuted there. Measured at thorough (seed 2023, d = 4, 6, 8, 8 seeds each, 2000 "
+          "samples): 23 of 24 seeds win, ratios 1.55 to 10²³. Fig. 5 (sparse frozen weights, the catalog row's second "
+          "sentence) is giannou2023.fig4.sparse: this claim's statement is the first.",
     depends_on=("giannou2023.thm8",),
 ))
 
@@ -349,13 +416,14 @@ register(Claim(
     hypotheses=("the setting of giannou2023.fig4, with the frozen weights of f1, f2, f3 kept with probability p",
                 "p ∈ {0.2, 0.05}; the paper's pseudo-inverse where the sparse system is singular",
                 "SGD (momentum 0.9, constant step) for f1 and the dense copy, equal budgets",
-                "quantifier: one draw per (p, d); an experiment, not a theorem"),
+                "quantifier: random teacher, data, masks and initializations at one width; a sign test over seeds "
+                "per statement"),
     subject={"sparse ordering": "sgd first"},
     checks=(takes("sparse ordering", build=fig5_check),),
     broken=(Broken("Fig. 4's ordering carried over to 5% sparse frozen weights (f3 below f1)",
                    {"sparse ordering": "constructions first"},
-                   refuted_by="the pinned instance p = 0.05, d = 4, seed 4: f3 ≈ 3.2 against f1 ≈ 1.2 "
-                              "(SGD on BN wins)"),),
+                   refuted_by="the sign test at p = 0.05, d = 8, from the pinned seed 4 on: SGD on BN wins at every "
+                              "seed, so f3 < f1 holds at none of 36 (p ≈ 1.5e-11 < 5e-10, the last look's share)"),),
     notes="Two statements: at 20% kept the constructions reach almost 0 error at larger d (f2's test MSE ≤ 1% of the "
           "label variance at the largest d, our reading of 'almost 0'), and at 5% SGD on the BatchNorm parameters "
           "beats both constructions. The 5% statement is reproduced at every d. The 20% statement is not, so the "
@@ -363,9 +431,12 @@ register(Claim(
           "setting, and its 1 × d frozen row keeps ≈ pd entries, so the Khatri–Rao system of that layer has rank "
           "≤ pd < d (singular unless every entry is kept, probability p^d) and the pseudo-inverse leaves the output "
           "weight's component outside a ≈ pd-dimensional span, whatever d. The paper does not say how its scalar "
-          "output layer was sparsified, so this is a failure to reproduce, not a refutation. Measured at large "
-          "(d = 4, 8, 16, 32, seed 2023): no sparse construction exact; f2, f3 at 1.2–12× the label variance, f1 at "
-          "the label variance (it learns the mean) for both p. Small scale (d ≤ 8 at ci, one draw per point, SGD "
-          "budgets of 200–1500 steps: an undertrained f1 only makes the 5% ordering harder to meet).",
+          "output layer was sparsified, so this is a failure to reproduce, not a refutation. Each statement is a "
+          "sequential sign test over seeds at one width (d = 8 at quick and ci, looks of 24 and 36 seeds; d = 16 at "
+          "thorough, 24 and 72): at ci seed 2023 the 5% ordering holds at 24 of 24 seeds (supported at the first look) "
+          "and f2 is near 0 at 0 of 36 seeds (p = 1.5e-11 < 5e-10: the 20% statement is rejected in this reading, "
+          "hence inconclusive rather than refuted). Measured at large (d = 4, 8, 16, 32, seed 2023): no sparse "
+          "construction exact; f2, f3 at 1.2–12× the label variance, f1 at the label variance (it learns the mean) "
+          "for both p. SGD budgets of 200–1500 steps: an undertrained f1 only makes the 5% ordering harder to meet.",
     depends_on=("giannou2023.thm11",),
 ))
