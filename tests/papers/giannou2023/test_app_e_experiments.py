@@ -93,3 +93,22 @@ def test_comparison_power_is_the_slack_quantile_in_label_variances():
     rows = [{"f1_sgd_bn": 0.1 * (i + 1), "f3_construction_dense": 0.0, "label_variance": 1.0} for i in range(10)]
     power = ae.comparison_power(rows, {"detectable_win_rate": 0.1, "pairs": 72})
     assert power["relative_test_mse_added"] == 0.45 and power["power"] == 0.9  # the 9th of 10 slacks f1/2 − f3
+
+
+def _seed_row(d, seed, samples, steps, radius_rule, copy_steps, *, f3, f1, converged):
+    return {"d": d, "seed": seed, "f1_sgd_bn": f1, "f2_construction_teacher": 0.0, "f3_construction_dense": f3,
+            "dense_copy": 0.0, "label_variance": 1.0, "f1_training": {"converged": converged}}
+
+
+def test_a_seed_whose_baseline_stopped_short_is_neither_a_win_nor_a_loss(monkeypatch):
+    from theorems.engine.context import Context
+
+    def verdict(**row):
+        monkeypatch.setattr(ae, "experiment", lambda *args, **kw: _seed_row(*args, **kw, **row))
+        return ae.fig4_check().run(Context("ci", 2023, "cpu").for_check("fig4", "test")).verdict
+
+    # an unconverged f1 flatters f3: 72 such "wins" support nothing; 72 such "losses" refute nothing
+    assert verdict(f3=0.0, f1=1.0, converged=False) == "inconclusive"
+    assert verdict(f3=1.0, f1=1.0, converged=False) == "inconclusive"
+    assert verdict(f3=1.0, f1=1.0, converged=True) == "refuted"
+    assert verdict(f3=0.0, f1=1.0, converged=True) == "supported"

@@ -224,11 +224,17 @@ def fig4_check(radius_rule: str = "data", copy_steps: int | None = None) -> Chec
         def inexact(row: dict) -> bool:
             return row["f2_construction_teacher"] > 1e-10 * row["label_variance"]
 
+        def converged(row: dict) -> bool:
+            return row["f1_training"]["converged"] and row.get("dense_copy_training", {"converged": True})["converged"]
+
+        def wins(row: dict) -> bool:
+            # A seed whose training stopped short is never a win: an under-trained f1 would flatter f3.
+            return converged(row) and row["f3_construction_dense"] * MARGIN <= row["f1_sgd_bn"]
+
         rows, test, final = sequential_sign_test(
             lambda done, upto: [experiment(d, seed, samples, None, radius_rule, copy_steps=copy_steps)
                                 for d in widths for seed in seeds[d][done:upto]],
-            lambda r: r["f3_construction_dense"] * MARGIN <= r["f1_sgd_bn"], looks,
-            lambda rows: any(map(inexact, rows)))
+            wins, looks, lambda rows: any(map(inexact, rows)))
         evidence = {"rows": rows, "samples": samples, "widths": widths, "looks_seeds_per_width": list(looks),
                     "training": f"f1's BatchNorm parameters and the dense copy g′ both trained to convergence: "
                                 f"full-batch L-BFGS in rounds of {ROUND_ITERATIONS} iterations until a round lowers "
@@ -242,18 +248,20 @@ def fig4_check(radius_rule: str = "data", copy_steps: int | None = None) -> Chec
                            f"teacher has test MSE {failing['f2_construction_teacher']:.3g} "
                            f"(radius {failing['radius']:.3g})",
                            evidence, counterexample=failing)
-        unconverged = [r for r in rows if not (r["f1_training"]["converged"]
-                                                and r.get("dense_copy_training", {"converged": True})["converged"])]
+        unconverged = [r for r in rows if not converged(r)]
+        evidence["unconverged_seeds"] = [{"d": r["d"], "seed": r["seed"]} for r in unconverged]
         ratios = sorted(r["f1_sgd_bn"] / max(r["f3_construction_dense"], 1e-300) for r in rows)
-        if test["p_value_refuting"] < test["false_alarm"]:
+        # Nor is it a loss: a refutation must stand with every unconverged seed counted as a win.
+        generous_wins = test["wins"] + len(unconverged)
+        if stats.binomial_lower_pvalue(generous_wins, len(rows), 0.5) < test["false_alarm"]:
             return Outcome(Verdict.REFUTED, f"the construction from the dense copy beats converged SGD-on-BN by "
                            f"{MARGIN:g}× at only {test['wins']} of {len(rows)} seeds (sign test, p = "
                            f"{test['p_value_refuting']:.2g})", evidence,
                            counterexample=next(r for r in rows if r["f3_construction_dense"] * MARGIN > r["f1_sgd_bn"]))
-        if unconverged or test["lower_95"] <= 0.5:
-            why = (f"{len(unconverged)} trainings did not meet the convergence criterion" if unconverged else
-                   f"f3 beats f1 by {MARGIN:g}× at only {test['wins']} of {len(rows)} seeds")
-            return Outcome(Verdict.INCONCLUSIVE, why, evidence, figures={"fig4": figure(rows)})
+        if test["lower_95"] <= 0.5:
+            return Outcome(Verdict.INCONCLUSIVE, f"f3 beats converged f1 by {MARGIN:g}× at only {test['wins']} of "
+                           f"{len(rows)} seeds ({len(unconverged)} of them with a training short of the convergence "
+                           "criterion, never counted as wins)", evidence, figures={"fig4": figure(rows)})
         return Outcome(Verdict.SUPPORTED,
                        f"construction from the teacher exact to float precision; from the dense copy ≤ 1/{MARGIN:g} "
                        f"of converged SGD-on-BN at {test['wins']} of {len(rows)} seeds (d ∈ {widths}; winning "
