@@ -157,7 +157,7 @@ def _sizes(name: str, value: Any, into: dict[str, int]) -> None:
         for position, entry in enumerate(value):
             into[f"{name}[{position}]"] = int(entry)
         return
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple) and value:
         into[f"len({name})"] = len(value)
 
 
@@ -213,7 +213,7 @@ def _own_methods(cls: type) -> dict[str, Callable]:
 def traceable(value: Any) -> bool:
     """Whether ``traced`` can wrap ``value``: a function (or other callable of the claim's code),
     or an instance of a class of the claim's code with methods of its own."""
-    if inspect.isclass(value):
+    if inspect.isclass(value) or isinstance(value, TracedFunction):
         return False
     if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
         return True
@@ -245,18 +245,49 @@ def _wrap_method(object_name: str, method_name: str, method: Callable) -> Callab
     return functools.wraps(method)(recorded)
 
 
+class TracedFunction:
+    """A function of the subject, recording its calls: it compares, hashes and pickles as the
+    function itself, so a table keyed by the object still finds it (and a check that looks its
+    object up instead of calling it shows as one that never evaluated it)."""
+
+    __slots__ = ("__wrapped__", "_recorded")
+
+    def __init__(self, name: str, function: Callable):
+        self.__wrapped__ = function
+        plain = function.func if isinstance(function, functools.partial) else function
+        self._recorded = _recorder(name, getattr(plain, "__name__", name), function)
+
+    def __call__(self, *args, **kwargs):
+        return self._recorded(*args, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.__wrapped__, attribute)
+
+    def __eq__(self, other: object) -> bool:
+        return self.__wrapped__ == (other.__wrapped__ if isinstance(other, TracedFunction) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
+
+    def __reduce__(self):
+        return _untraced, (self.__wrapped__,)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+
+def _untraced(function: Callable) -> Callable:
+    """What a traced function unpickles to in another process: the function, untraced."""
+    return function
+
+
 def traced(name: str, value: Any) -> Any:
     """``value`` wrapped so that its calls are recorded as uses of the subject's object ``name``
     (``value`` itself where it is not ``traceable``)."""
     if not traceable(value):
         return value
     if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
-        function = value.func if isinstance(value, functools.partial) else value
-        wrapper = _recorder(name, getattr(function, "__name__", name), value)
-        with contextlib.suppress(AttributeError, TypeError):
-            wrapper = functools.wraps(function)(wrapper)
-        wrapper.__traced__ = value
-        return wrapper
+        return TracedFunction(name, value)
     clone = copy.copy(value)
     object.__setattr__(clone, "__class__", _traced_class(type(value), name))
     return clone
