@@ -1,6 +1,7 @@
 """Object coverage (``theorems.engine.coverage``): calls recorded as the checks run, and the rule
 that a certificate covers the objects it evaluated, at the sizes it evaluated them."""
 
+import pickle
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +82,22 @@ def test_an_instance_is_traced_by_its_methods_and_keeps_its_type():
         assert shift.apply(n) == n + 2 and shift.numeric(3) == 5
     assert used["shift"].functions == {"apply", "numeric"} and used["shift"].symbolic_functions == {"apply"}
     assert not coverage.traceable(0.5) and not coverage.traceable(np.eye(2)) and not coverage.traceable(Shift)
+
+
+def test_a_traced_object_pickles_traced_and_its_calls_elsewhere_merge_into_the_check():
+    """A chunk of a check run as a cluster task (``fanout``) records its calls there; the check's
+    process adds them, so coverage does not depend on where the chunks ran."""
+    function, instance = coverage.traced("square", square), coverage.traced("shift", Shift(2))
+    assert function == square and hash(function) == hash(square) and {square: 1}[function] == 1
+    elsewhere_function, elsewhere_instance = pickle.loads(pickle.dumps((function, instance)))
+    with coverage.recording((), lambda name: True) as elsewhere:
+        elsewhere_function(np.zeros((5, 2)))
+        elsewhere_instance.apply(9)
+    with coverage.recording(["square", "shift"], lambda name: True) as here:
+        function(np.zeros((1, 3)))
+        coverage.merge_into_current(elsewhere)
+    assert here["square"].calls == 2 and here["square"].largest == {"k[0]": 5, "k[1]": 3}
+    assert here["shift"].functions == {"apply"} and here["shift"].largest == {"k": 9}
 
 
 def test_an_all_sizes_certificate_that_evaluates_its_object_symbolically_stays_all():

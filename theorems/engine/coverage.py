@@ -35,7 +35,6 @@ check that takes them reads them whole.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -77,6 +76,15 @@ class ObjectUse:
             if value > self.largest.get(name, -1):
                 self.largest[name] = value
 
+    def merge(self, other: ObjectUse) -> None:
+        """Add the calls of ``other`` (the same object's, recorded in another process)."""
+        self.calls += other.calls
+        self.symbolic_calls += other.symbolic_calls
+        self.functions |= other.functions
+        self.symbolic_functions |= other.symbolic_functions
+        for name, value in other.largest.items():
+            self.largest[name] = max(value, self.largest.get(name, value))
+
     @property
     def concrete_calls(self) -> int:
         return self.calls - self.symbolic_calls
@@ -97,6 +105,16 @@ class CheckCoverage(dict):
 
 
 _RECORDING: ContextVar[CheckCoverage | None] = ContextVar("theorems_object_coverage", default=None)
+
+
+def merge_into_current(recorded: CheckCoverage) -> None:
+    """Add calls recorded elsewhere (a chunk of the check run as a task of the cluster,
+    ``fanout``) to the check recording here, so that coverage never depends on where chunks ran."""
+    current = _RECORDING.get()
+    if current is None:
+        return
+    for name, use in recorded.items():
+        current.setdefault(name, ObjectUse()).merge(use)
 
 
 @contextlib.contextmanager
@@ -217,7 +235,9 @@ def traceable(value: Any) -> bool:
         return False
     if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
         return True
-    return not _library(type(value)) and bool(_own_methods(type(value)))
+    # (an instance is traced as a copy of another class: only plain objects copy that way)
+    cls = type(value)
+    return cls.__new__ is object.__new__ and not _library(cls) and bool(_own_methods(cls))
 
 
 _TRACED_CLASSES: dict[tuple[type, str], type] = {}
@@ -225,19 +245,29 @@ _TRACED_CLASSES: dict[tuple[type, str], type] = {}
 
 def _traced_class(cls: type, object_name: str) -> type:
     """A subclass of ``cls`` whose own methods record their calls as functions of ``object_name``.
-    Pickling gives back a plain ``cls`` instance: a copy sent to another process is untraced."""
+    It pickles as the plain instance traced again where it is unpickled (``fanout``)."""
     key = (cls, object_name)
     if key not in _TRACED_CLASSES:
         def reduce_ex(self, protocol):
-            plain = copy.copy(self)
-            object.__setattr__(plain, "__class__", cls)
-            return plain.__reduce_ex__(protocol)
+            return traced, (object_name, _as_class(self, cls))
 
         namespace = {name: _wrap_method(object_name, name, method) for name, method in _own_methods(cls).items()}
         namespace["__reduce_ex__"] = reduce_ex
         namespace["__module__"] = cls.__module__
         _TRACED_CLASSES[key] = type(cls.__name__, (cls,), namespace)
     return _TRACED_CLASSES[key]
+
+
+def _as_class(instance: Any, cls: type) -> Any:
+    """A shallow copy of ``instance`` whose class is ``cls`` (its attributes, or its slots)."""
+    plain = object.__new__(cls)
+    if hasattr(instance, "__dict__"):
+        plain.__dict__.update(vars(instance))
+    for base in cls.__mro__:
+        for slot in getattr(base, "__slots__", ()):
+            if hasattr(instance, slot):
+                object.__setattr__(plain, slot, getattr(instance, slot))
+    return plain
 
 
 def _wrap_method(object_name: str, method_name: str, method: Callable) -> Callable:
@@ -250,10 +280,10 @@ class TracedFunction:
     function itself, so a table keyed by the object still finds it (and a check that looks its
     object up instead of calling it shows as one that never evaluated it)."""
 
-    __slots__ = ("__wrapped__", "_recorded")
+    __slots__ = ("__wrapped__", "_name", "_recorded")
 
     def __init__(self, name: str, function: Callable):
-        self.__wrapped__ = function
+        self.__wrapped__, self._name = function, name
         plain = function.func if isinstance(function, functools.partial) else function
         self._recorded = _recorder(name, getattr(plain, "__name__", name), function)
 
@@ -269,16 +299,11 @@ class TracedFunction:
     def __hash__(self) -> int:
         return hash(self.__wrapped__)
 
-    def __reduce__(self):
-        return _untraced, (self.__wrapped__,)
+    def __reduce__(self):  # traced in the process that unpickles it too (``fanout``)
+        return TracedFunction, (self._name, self.__wrapped__)
 
     def __repr__(self) -> str:
         return repr(self.__wrapped__)
-
-
-def _untraced(function: Callable) -> Callable:
-    """What a traced function unpickles to in another process: the function, untraced."""
-    return function
 
 
 def traced(name: str, value: Any) -> Any:
@@ -288,9 +313,7 @@ def traced(name: str, value: Any) -> Any:
         return value
     if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
         return TracedFunction(name, value)
-    clone = copy.copy(value)
-    object.__setattr__(clone, "__class__", _traced_class(type(value), name))
-    return clone
+    return _as_class(value, _traced_class(type(value), name))
 
 
 def traced_subject(subject: Mapping[str, Any]) -> dict[str, Any]:
