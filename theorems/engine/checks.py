@@ -684,9 +684,10 @@ class _Prover:
             return self.atom(expression, strict)
         found = self.hypothesis(expression, strict) or self.structure(expression, strict)
         if found is None and isinstance(expression, (sympy.Add, sympy.Mul, sympy.Pow)):
-            expanded = sympy.expand(expression)
-            if expanded != expression:
-                found = self.structure(expanded, strict)
+            # The same quantity expanded, then factored: a form whose sign shows term by term.
+            for form in (sympy.expand(expression), sympy.factor(expression)):
+                if found is None and form != expression and isinstance(form, (sympy.Add, sympy.Mul, sympy.Pow)):
+                    found = self.structure(form, strict)
         return found
 
     def structure(self, expression: sympy.Expr, strict: bool) -> str | None:
