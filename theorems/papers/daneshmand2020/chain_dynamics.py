@@ -1256,6 +1256,11 @@ register(
                    refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]]: w = (1, −1) has mixed signs, rank 2; the pinned "
                               "d_h = 5, n = 6 pattern past the sweep"),
         ),
+        general_argument="The subject's rank bound is a function of the sign class (F, the signs u takes, the signs w "
+        "takes), which has no size in it: 18 classes, and the certificate evaluates the bound on every one of them, "
+        "so no symbolic argument exists to call it with. The sizes d_h and n enter only through the ReLU split, which "
+        "sympy checks entrywise for symbolic entries and therefore for every size. Where the engine reads the "
+        "bound's calls as concrete (sign sets of length ≤ 2), that is the whole of its domain.",
         notes="For every rank-one Ĥ_L, head W_L and targets (no draw). Certified for every size: sympy checks "
         "ReLU(ab) = a₊b₊ + a₋b₋ in all nine sign cases, so ReLU(u wᵀ) = u₊w₊ᵀ + u₋w₋ᵀ and its rank is at most the "
         "number of nonzero terms, a function of the sign class (F, the signs u and w take: 18 classes, all "
