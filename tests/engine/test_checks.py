@@ -332,10 +332,11 @@ def test_hypotheses_cover_indexed_entries_and_make_absolute_values_plain():
     target = sympy.sqrt(3) * B * D * GAMMA - sympy.Sum(sympy.Abs(GAMMA) * sympy.Abs(W[I, P]) * B, (P, 1, D))
     rewritten = sympy.Sum(GAMMA * (sympy.sqrt(3) - sympy.Abs(W[I, P])) * B, (P, 1, D))
     support, gamma_nonnegative, slope = sympy.Le(sympy.Abs(W[I, J]), sympy.sqrt(3)), sympy.Ge(GAMMA, 0), sympy.Ge(B, 0)
-    outcome = inequality(target, rewritten, premises=(support, gamma_nonnegative, slope)).run(CTX)
+    size = sympy.Ge(D, 1)
+    outcome = inequality(target, rewritten, premises=(support, gamma_nonnegative, slope, size)).run(CTX)
     assert outcome.verdict is Verdict.CERTIFIED
-    assert outcome.evidence["premises_used"] == sorted(map(str, (support, gamma_nonnegative, slope)))
-    without = inequality(target, rewritten, premises=(support, slope)).run(CTX)  # |γ| ≠ γ: not the target
+    assert outcome.evidence["premises_used"] == sorted(map(str, (support, gamma_nonnegative, slope, size)))
+    without = inequality(target, rewritten, premises=(support, slope, size)).run(CTX)  # |γ| ≠ γ: not the target
     assert without.verdict is Verdict.INCONCLUSIVE
 
 
@@ -360,7 +361,7 @@ def test_sums_are_compared_in_a_canonical_form():
     gap = sympy.Sum((x[I] - x[J]) ** 2 / 2, (I, 1, h), (J, 1, h))
     power_sums = h * sympy.Sum(x[P] ** 2, (P, 1, h)) - sympy.Sum(x[P], (P, 1, h)) ** 2
     g = sympy.Symbol("G", real=True)
-    outcome = inequality(power_sums, g, {g: gap}).run(CTX)
+    outcome = inequality(power_sums, g, {g: gap}, premises=(sympy.Ge(h, 0),)).run(CTX)
     assert outcome.verdict is Verdict.CERTIFIED
     assert outcome.evidence["nonnegative"] == {f"G = {gap}": "sum over i, j of (product of: the number 1/2; square)"}
 
@@ -368,3 +369,10 @@ def test_sums_are_compared_in_a_canonical_form():
 def test_a_premise_must_be_a_relation():
     with pytest.raises(ClaimDefinitionError, match="sympy relation"):
         inequality(GAMMA, GAMMA, premises=(GAMMA,)).run(CTX)
+
+
+def test_a_sum_is_nonnegative_only_over_a_range_of_nonnegative_length():
+    """Σ_(p=1)^d 1 = d is −5 at d = −5 (Karr's convention): the range's length needs a premise d ≥ 0."""
+    total = sympy.Sum(sympy.Abs(W[I, P]), (P, 1, D))
+    assert inequality(total, total).run(CTX).verdict is Verdict.INCONCLUSIVE
+    assert inequality(total, total, premises=(sympy.Ge(D, 0),)).run(CTX).verdict is Verdict.CERTIFIED

@@ -613,6 +613,8 @@ def _canonical_sums(expression: sympy.Expr) -> sympy.Expr:
 
     def split(total: sympy.Sum) -> sympy.Expr:
         indices = [limit[0] for limit in total.limits]
+        if any(set(indices) & (low.free_symbols | high.free_symbols) for _, low, high in total.limits):
+            return total  # a range that depends on another index: the sums do not factor
         result = sympy.Integer(0)
         for term in sympy.Add.make_args(sympy.expand(total.function)):
             outside, by_index, joint = [], {index: [] for index in indices}, []
@@ -641,6 +643,12 @@ def _canonical_sums(expression: sympy.Expr) -> sympy.Expr:
 
     expression = sympy.expand(sympy.sympify(expression))
     return sympy.expand(expression.replace(lambda e: isinstance(e, sympy.Sum), split))
+
+
+def _terms(expression: sympy.Expr) -> list[sympy.Expr]:
+    """The terms of a sum, its numbers together: 1 − √3/8 is one positive constant, not 1 and a negative term."""
+    constant = sympy.Add(*(term for term in sympy.Add.make_args(expression) if term.is_number))
+    return [*([constant] if constant != 0 else []), *(t for t in sympy.Add.make_args(expression) if not t.is_number)]
 
 
 class _Prover:
@@ -703,9 +711,7 @@ class _Prover:
                 return "reciprocal of a positive"
             return None
         if isinstance(expression, sympy.Add):
-            # The numbers together: 1 − √3/8 is one positive constant, not 1 and a negative term.
-            constant = sympy.Add(*(term for term in expression.args if term.is_number))
-            terms = [*([constant] if constant != 0 else []), *(t for t in expression.args if not t.is_number)]
+            terms = _terms(expression)
             reasons = [self.sign(term) for term in terms]
             if any(reason is None for reason in reasons):
                 return None
@@ -716,9 +722,10 @@ class _Prover:
             reasons = [self.sign(factor, strict) for factor in expression.args]
             return None if any(r is None for r in reasons) else "product of: " + "; ".join(dict.fromkeys(reasons))
         if isinstance(expression, sympy.Sum):
-            if strict:  # a positive sum needs a nonempty range: every upper limit ≥ its lower one
-                if any(self.sign(high - low) is None for _, low, high in expression.limits):
-                    return None
+            # Σ_(i=a)^b counts b − a + 1 terms, negatively when b < a − 1 (Karr's convention, sympy's): a sum of
+            # nonnegative terms is ≥ 0 when every range has a length ≥ 0, and > 0 when each is nonempty.
+            if any(self.sign(high - low + (0 if strict else 1)) is None for _, low, high in expression.limits):
+                return None
             reason = self.sign(expression.function, strict)
             return None if reason is None else f"sum over {', '.join(str(limit[0]) for limit in expression.limits)} " \
                                                f"of ({reason})"
@@ -768,10 +775,20 @@ def symbolic_inequality(name: str, slack: Callable[[], Slack], premises: Sequenc
         undefined = sorted(str(s) for s in _plain_symbols(found.rewritten) - set(found.atoms)
                            - set().union(*(m.margin.free_symbols for m in margins)))
         reason = prover.sign(found.rewritten, found.strict) if difference == 0 else None
+        # Each term (or factor) of the rewriting with its proof, beside the atoms' proofs.
+        parts = _terms(found.rewritten) if isinstance(found.rewritten, sympy.Add) else found.rewritten.args
+        terms = {str(part): prover.sign(part) or "unproved" for part in parts} \
+            if isinstance(found.rewritten, (sympy.Add, sympy.Mul)) else {}
+        # The premises the identity used: equalities that rewrite something, x ≥ 0 where |x| occurs.
+        identity = found.rewritten.xreplace(dict(found.atoms)) - found.target
+        rewrote = [str(equality) for equality in equalities
+                   if any(_substitute_equalities(x, [equality]) != _canonical_sums(x)
+                          for x in (identity, *(p.gts - p.lts for p in premises if p not in equalities)))]
+        rewrote += [m.text for m in margins if isinstance(m.margin, sympy.Symbol) and identity.has(sympy.Abs(m.margin))]
         evidence = {**found.steps, "target": str(found.target), "rewritten": str(found.rewritten),
                     "premises": [str(p) for p in premises],
                     "rewriting_equals_target": difference == 0 or f"no: the difference is {difference}",
-                    "nonnegative": prover.proofs, "premises_used": sorted(prover.used),
+                    "nonnegative": {**prover.proofs, **terms}, "premises_used": sorted({*prover.used, *rewrote}),
                     "method": "sympy: the rewriting equals the target under the premises, and every term of it is "
                               f"proved {'> 0' if found.strict else '≥ 0'} from squares, absolute values, sums and "
                               "products of proved terms, and the premises; no symbol's sign is taken on trust"}
