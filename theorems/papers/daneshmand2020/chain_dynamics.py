@@ -883,7 +883,7 @@ register(
     Claim(
         id="daneshmand2020.lemma21.corrected",
         variant_of="daneshmand2020.lemma21",
-        label="Lemma 21 (corrected: F(v) ∥ v)",
+        label="Lemma 21 (corrected: F(v) ∥ v, γ ≥ 0)",
         statement="Let F be odd with |F(x)| ≤ B|x|, 0 ≤ γ ≤ 1/(8Bd) and H_k = s vᵀ ∈ 𝓗 of rank one with "
         "F(v) ∥ v (always true for linear F). Then H_ℓ = H_k for all ℓ ≥ k for every W_ℓ in the support of μ; "
         "in particular M(H_ℓ) = M(H_k) = ssᵀ, with entries ±1.",
