@@ -416,7 +416,15 @@ register(
                     "|F(x)| ≤ B|x|, B ≥ 0", "γ ≥ 0 (a step size, γ ∈ ℝ⁺ in Sec. 1)"),
         subject={"bound": DeltaBound(), "hypotheses": LEMMA20_HYPOTHESES},
         checks=(takes("bound", "hypotheses", build=lemma20_certificate), takes("bound", build=lemma20_ascent)),
-        broken=_LEMMA20_BROKEN,
+        broken=(*_LEMMA20_BROKEN,
+                Broken("the hypothesis γ ≥ 0 dropped (as printed)",
+                       replaces={"hypotheses": tuple(h for h in LEMMA20_HYPOTHESES if h != GAMMA_NONNEGATIVE)},
+                       refuted_by="the certificate's pinned γ = −1/2, d = N = 1, H = [1], F(x) = x, W = [1]: "
+                                  "|ΔM| = 3/4 > 3/4 − √3, exactly (the termwise bound carries |γ|: nothing proved)"),
+                Broken("the hypothesis H ∈ 𝓗 dropped (as printed)",
+                       replaces={"hypotheses": tuple(h for h in LEMMA20_HYPOTHESES if h != ROWS_OF_NORM_SQRT_N)},
+                       refuted_by="the certificate's pinned H = [10] ∉ 𝓗 at γ = 1, F(x) = x, W = [1]: ΔM = 300 > "
+                                  "2√3 + 3, exactly (|K_pq| ≤ B‖H_p‖‖H_q‖/N is no longer ≤ B, so nothing is proved)")),
         notes="For every H ∈ 𝓗, every W in the box, every γ ≥ 0 and every F with |F(x)| ≤ B|x| (no draw). Certified "
         "for every d and N: sympy follows the proof (Eq. 99–101). |ΔM_ij| is at most the sum T of the absolute "
         "values of its terms (triangle inequality, cited); the subject's bound minus T, with d and N symbolic, "
