@@ -57,6 +57,7 @@ import numpy as np
 import sympy
 
 from .context import Context
+from .coverage import _own_methods, _parameter_names, _sizes, _symbolic
 from .registry import Claim
 from .runner import ClaimResult, run_check, run_claim, torch_threads
 from .verdicts import ALL_SIZES, Verdict
@@ -85,54 +86,38 @@ class MutantKind(StrEnum):
     CONSTANT = "constant"
 
 
-# --- arguments: symbolic, or concrete with sizes -------------------------------------------
+# --- arguments: symbolic, or concrete with sizes, read as the coverage recorder reads them ----
 
 
-def is_symbolic(value: Any) -> bool:
-    """Whether an argument holds a sympy expression with free symbols (a Symbol, an expression
-    in symbols, a matrix of them), also inside a sequence or an object array."""
-    if isinstance(value, sympy.Basic | sympy.MatrixBase):
-        return bool(value.free_symbols)
-    if isinstance(value, np.ndarray):
-        return value.dtype == object and any(is_symbolic(entry) for entry in value.flat)
-    if isinstance(value, list | tuple):
-        return any(is_symbolic(entry) for entry in value)
-    return False
-
-
-def call_sizes(arguments: Mapping[str, Any]) -> dict[str, int]:
-    """The sizes of a concrete call, per parameter: an int by value, an array or matrix by its
-    dimensions ("name[0]", "name[1]", …), a sequence by its length ("len(name)")."""
-    sizes: dict[str, int] = {}
-    for name, value in arguments.items():
-        if isinstance(value, bool | np.bool_):
-            continue
-        if isinstance(value, int | np.integer):
-            sizes[name] = int(value)
-        elif isinstance(getattr(value, "shape", None), tuple) and all(isinstance(d, int) for d in value.shape):
-            sizes.update({f"{name}[{axis}]": dimension for axis, dimension in enumerate(value.shape)})
-        elif isinstance(value, list | tuple):
-            sizes[f"len({name})"] = len(value)
+def call_sizes(function: Callable, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, int]:
+    """The sizes of a concrete call of ``function``, keyed as ``coverage`` records them."""
+    names, sizes = _parameter_names(function), {}
+    for position, value in enumerate(args):
+        _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
+    for key, value in kwargs.items():
+        _sizes(key, value, sizes)
     return sizes
+
+
+def is_symbolic(args: tuple, kwargs: Mapping[str, Any]) -> bool:
+    return _symbolic(args) or _symbolic(dict(kwargs))
 
 
 def object_bounds(genuine: ClaimResult, name: str) -> tuple[dict[str, int], str | None] | None:
     """The largest size per parameter at which the genuine checks ran the object ``name``
     concretely (their ``coverage``), and a check certifying all sizes that ran it at symbolic
-    arguments (None if none did); None where the run recorded no coverage."""
-    if not any(getattr(result, "coverage", None) is not None for result in genuine.checks):
+    arguments (None if none did); None where no check traced the object."""
+    uses = [(result, result.coverage[name]) for result in genuine.checks
+            if name in result.coverage and result.coverage[name].traced]
+    if not uses:
         return None
     bounds: dict[str, int] = {}
-    symbolic_in = None
-    for result in genuine.checks:
-        use = (result.coverage or {}).get(name)
-        if use is None:
-            continue
+    for _, use in uses:
         for key, size in use.largest.items():
             bounds[key] = max(bounds.get(key, size), size)
-        if use.symbolic_calls and symbolic_in is None and not result.check.corroborating \
-                and result.outcome.verdict is Verdict.CERTIFIED and result.outcome.scope == ALL_SIZES:
-            symbolic_in = result.check.name
+    symbolic_in = next((result.check.name for result, use in uses if use.symbolic_calls
+                        and not result.check.corroborating and result.outcome.verdict is Verdict.CERTIFIED
+                        and result.stated_scope == ALL_SIZES), None)
     return bounds, symbolic_in
 
 
@@ -373,26 +358,13 @@ def _copy_with_field(instance: Any, name: str, value: Any) -> Any:
 
 
 def _method_targets(instance: Any) -> list[Target]:
-    """The methods an instance's class defines (``__call__`` among the special ones), each
-    installed in a subclass, and the functions the instance holds as fields."""
-    cls, targets = type(instance), []
-    for name, member in vars(cls).items():
-        if name.startswith("__") and name != "__call__":
-            continue
-        if isinstance(member, staticmethod):
-            wrap, function, genuine_self = staticmethod, member.__func__, None
-        elif isinstance(member, property) and member.fget is not None:
-            wrap, function, genuine_self = property, member.fget, instance
-        elif isinstance(member, types.FunctionType):
-            wrap, function, genuine_self = (lambda f: f), member, instance
-        else:
-            continue
-        targets.append((f"{cls.__name__}.{name}", function,
-                        lambda f, name=name, wrap=wrap: _subclass_with(instance, name, wrap(f)), genuine_self))
-    for name, member in getattr(instance, "__dict__", {}).items():
-        if isinstance(member, types.FunctionType):
-            targets.append((f"{cls.__name__}.{name} (field)", member,
-                            functools.partial(_copy_with_field, instance, name), None))
+    """The methods an instance's class defines (those ``coverage`` traces), each installed in a
+    subclass, and the functions the instance holds as fields, each installed in a copy."""
+    cls = type(instance)
+    targets = [(f"{cls.__name__}.{name}", method, functools.partial(_subclass_with, instance, name), instance)
+               for name, method in _own_methods(cls).items()]
+    targets += [(f"{cls.__name__}.{name} (field)", member, functools.partial(_copy_with_field, instance, name), None)
+                for name, member in getattr(instance, "__dict__", {}).items() if isinstance(member, types.FunctionType)]
     return [Target(label, function, node, install, genuine_self) for label, function, install, genuine_self in targets
             if (node := function_node(function)) is not None]
 
@@ -533,26 +505,21 @@ class GateCounts:
     check: str = ""
 
 
-def _past(bounds: Mapping[str, int], arguments: Mapping[str, Any]) -> bool:
+def _past(bounds: Mapping[str, int], function: Callable, args: tuple, kwargs: Mapping[str, Any]) -> bool:
     """Whether a call lies past the bounds: a symbolic argument, or a size past the largest one
     the genuine checks ran (a size they never saw at all is past them too)."""
-    if any(is_symbolic(value) for value in arguments.values()):
+    if is_symbolic(args, kwargs):
         return True
-    return any(key not in bounds or size > bounds[key] for key, size in call_sizes(arguments).items())
+    return any(key not in bounds or size > bounds[key] for key, size in call_sizes(function, args, kwargs).items())
 
 
-def gated(function: Callable, bounds: Mapping[str, int], counts: GateCounts, method: bool = False) -> Callable:
-    """``function`` with its value perturbed on every call past ``bounds``; a ``method``'s first
-    argument (the instance) is no size."""
-    signature = inspect.signature(function)
+def gated(function: Callable, bounds: Mapping[str, int], counts: GateCounts) -> Callable:
+    """``function`` with its value perturbed on every call past ``bounds``."""
 
     @functools.wraps(function)
     def gate(*args, **kwargs):
         value = function(*args, **kwargs)
-        arguments = dict(signature.bind(*args, **kwargs).arguments)
-        if method:
-            arguments.pop(next(iter(signature.parameters)))
-        if not _past(bounds, arguments):
+        if not _past(bounds, function, args, kwargs):
             counts.inside += 1
             return value
         try:
@@ -567,22 +534,13 @@ def gated(function: Callable, bounds: Mapping[str, int], counts: GateCounts, met
     return gate
 
 
-def gated_object(subject_object: Any, bounds: Mapping[str, int], counts: GateCounts) -> Any | None:
-    """The gated perturbation of a callable object: a function, a partial or a bound method is
-    wrapped; an instance becomes a copy whose class gates every method it defines (and
-    ``__call__``). None for an object without a signature or methods to gate."""
+def gated_object(subject_object: Any, bounds: Mapping[str, int], counts: GateCounts) -> Any:
+    """The gated perturbation of a traced object: a function, a partial or a bound method is
+    wrapped; an instance becomes a copy whose class gates every method ``coverage`` traces."""
     if isinstance(subject_object, types.FunctionType | functools.partial | types.MethodType):
-        try:
-            return gated(subject_object, bounds, counts)
-        except (TypeError, ValueError):
-            return None
-    if isinstance(subject_object, type) or not _is_project_file(_source_file(type(subject_object))):
-        return None
+        return gated(subject_object, bounds, counts)
     cls = type(subject_object)
-    methods = {name: gated(member, bounds, counts, method=True) for name, member in vars(cls).items()
-               if isinstance(member, types.FunctionType) and (not name.startswith("__") or name == "__call__")}
-    if not methods:
-        return None
+    methods = {name: gated(method, bounds, counts) for name, method in _own_methods(cls).items()}
     subclass = type(cls.__name__, (cls,), {"__slots__": (), "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__, **methods})
     clone = copy.copy(subject_object)
@@ -645,7 +603,7 @@ def recording(function: Callable, log: CallLog) -> Callable:
 
     @functools.wraps(function)
     def record(*args, **kwargs):
-        symbolic = any(is_symbolic(value) for value in (*args, *kwargs.values()))
+        symbolic = is_symbolic(args, kwargs)
         log.calls += 1
         kept = log.symbolic if symbolic else log.concrete
         if len(kept) < KEPT_CALLS[0 if symbolic else 1]:
@@ -742,12 +700,14 @@ class _Genuine:
 
     claim: Claim
     context: Context
-    outcomes: dict[str, tuple[Verdict, str | None, float]]
+    # check → (verdict, scope after the coverage rule, scope the check stated, seconds)
+    outcomes: dict[str, tuple[Verdict, str | None, str | None, float]]
     certifying: frozenset[str]
 
     @classmethod
     def of(cls, genuine: ClaimResult) -> _Genuine:
-        outcomes = {r.check.name: (r.outcome.verdict, r.outcome.scope, r.seconds) for r in genuine.checks}
+        outcomes = {r.check.name: (r.outcome.verdict, r.outcome.scope, r.stated_scope, r.seconds)
+                    for r in genuine.checks}
         certifying = frozenset(r.check.name for r in genuine.checks
                                if not r.check.corroborating and r.outcome.verdict is Verdict.CERTIFIED)
         return cls(genuine.claim, genuine.context, outcomes, certifying)
@@ -759,7 +719,7 @@ class _Genuine:
         return any(self.outcomes[check][1] == ALL_SIZES for check in self.certifying_takers(name))
 
     def limit(self, check: str) -> float:
-        return max(MINIMUM_SECONDS, SLOWDOWN * self.outcomes[check][2])
+        return max(MINIMUM_SECONDS, SLOWDOWN * self.outcomes[check][3])
 
 
 def _first_line(text: str, limit: int = 200) -> str:
@@ -788,12 +748,12 @@ def _run_checks(genuine: _Genuine, name: str, mutant: Any, log: CallLog | GateCo
             return MutantFate.CRASHED, f"check {check.name!r} {error}"
         except Exception as error:  # a crash of any kind kills the mutant; named in one line
             return MutantFate.CRASHED, f"{type(error).__name__}: {_first_line(str(error))}"
-        verdict, scope, _ = genuine.outcomes[check.name]
+        verdict, _, stated, _ = genuine.outcomes[check.name]
         if outcome.verdict is Verdict.REFUTED:
             return MutantFate.KILLED, f"refuted by {check.name!r}: {_first_line(outcome.summary)}"
-        if check.name in genuine.certifying and (outcome.verdict, outcome.scope) != (verdict, scope):
+        if check.name in genuine.certifying and (outcome.verdict, outcome.scope) != (verdict, stated):
             now = outcome.verdict.value + (f" ({outcome.scope})" if outcome.scope else "")
-            return MutantFate.KILLED, f"{check.name!r} no longer certifies {scope}: {now}"
+            return MutantFate.KILLED, f"{check.name!r} no longer certifies {stated}: {now}"
         verdicts.append(f"{check.name}: {outcome.verdict.value}")
     return MutantFate.SURVIVED, "; ".join(verdicts)
 
@@ -859,22 +819,13 @@ def _compare(target: Target, mutant: Callable, log: CallLog, seconds: float) -> 
                 mutant_value = _value(mutant, args, kwargs)
                 compared += 1
                 if not (_symbolically_same if symbolic else _same_value)(genuine_value, mutant_value):
-                    where = "symbolic arguments" if symbolic else _sizes_text(_sizes_of(target, args, kwargs))
+                    sizes = call_sizes(target.function, args, kwargs)
+                    where = "symbolic arguments" if symbolic else _sizes_text(sizes)
                     return _Comparison(f"at a call of {check!r} ({where}): genuine {_shown(repr(genuine_value), 60)}, "
                                        f"mutant {_shown(repr(mutant_value), 60)}", check, compared)
     except MutantTimeout:
         return _Comparison("somewhere: comparing the values ran past the time limit", None, compared)
     return _Comparison(None, None, compared)
-
-
-def _sizes_of(target: Target, args: tuple, kwargs: dict) -> dict[str, int]:
-    try:
-        arguments = dict(inspect.signature(target.function).bind(*args, **kwargs).arguments)
-    except TypeError:
-        return {}
-    if target.genuine_self is not None:
-        arguments.pop(next(iter(arguments)), None)
-    return call_sizes(arguments)
 
 
 def _sizes_text(sizes: Mapping[str, int], limit: int = 100) -> str:
@@ -951,18 +902,14 @@ def _judge_source_survivor(genuine: _Genuine, name: str, target: Target, mutant:
 
 def _gated_mutants(genuine: _Genuine, result: ClaimResult, name: str, subject_object: Any,
                    entry: ObjectMutants) -> list[GeneratedMutant]:
-    if not callable(subject_object):
-        return []
     coverage = object_bounds(result, name)
     if coverage is None:
-        entry.notes.append("no gated mutant: the genuine run recorded no coverage")
+        if callable(subject_object):
+            entry.notes.append("no gated mutant: no check traced the object's calls")
         return []
     bounds, symbolic_in = coverage
     counts = GateCounts()
     mutant = gated_object(subject_object, bounds, counts)
-    if mutant is None:
-        entry.notes.append("no gated mutant: no signature or method to gate")
-        return []
     description = f"{name} perturbed past {_sizes_text(bounds)} and at symbolic arguments"
     fate, reason = _run_checks(genuine, name, mutant, counts)
     within = None
