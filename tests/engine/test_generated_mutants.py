@@ -3,6 +3,7 @@ machine checks of equivalence, and a toy claim run end to end (tr(AB) = tr(BA)).
 
 import ast
 import functools
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -251,3 +252,19 @@ def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
                                                "'tr(AB) = tr(BA) (symbolic entries)', which did not notice")
     assert report.score == 4 / 5 and report.to_json()["score"] == 4 / 5
     assert report.summary().startswith("score 0.80 (4/5): 6 generated")
+
+
+def test_meta_generated_reports_a_packaged_claims_score(capsys, monkeypatch):
+    from theorems.cli import main
+
+    monkeypatch.delenv("THEOREMS_PROFILE", raising=False)
+    assert main(["meta", "--generated", "daneshmand2020.example16", "--profile", "quick", "--device", "cpu",
+                 "--json"]) == 0
+    generated, = json.loads(capsys.readouterr().out)["generated"]
+    assert (generated["claim"], generated["score"], generated["generated"], generated["survived"]) == (
+        "daneshmand2020.example16", 1.0, 3, 0)
+    assert [(mutant["object"], mutant["kind"], mutant["fate"]) for mutant in generated["mutants"]] == [
+        ("regularity_constant", "source", "killed"), ("regularity_constant", "gated", "killed"),
+        ("threshold", "constant", "killed")]
+    assert main(["meta", "--generated", "daneshmand2020.example16", "--profile", "quick", "--device", "cpu"]) == 0
+    assert "  generated mutants: score 1.00 (3/3): 3 generated" in capsys.readouterr().out

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..errors import CheckCrashed
 from .context import Context
 from .coverage import _own_methods, _parameter_names, _sizes, _symbolic
 from .registry import Claim
@@ -68,7 +69,7 @@ SITE_CAP = 24
 SLOWDOWN = 10
 MINIMUM_SECONDS = 10.0
 # Calls of a mutated function kept to compare it with the genuine one: symbolic calls, concrete calls.
-KEPT_CALLS = (8, 64)
+KEPT_CALLS = (8, 256)
 
 
 class MutantFate(StrEnum):
@@ -746,8 +747,10 @@ def _run_checks(genuine: _Genuine, name: str, mutant: Any, log: CallLog | GateCo
                 outcome = run_check(check, claim.id, genuine.context).outcome
         except MutantTimeout as error:
             return MutantFate.CRASHED, f"check {check.name!r} {error}"
-        except Exception as error:  # a crash of any kind kills the mutant; named in one line
-            return MutantFate.CRASHED, f"{type(error).__name__}: {_first_line(str(error))}"
+        except CheckCrashed as error:  # a crash of any kind kills the mutant; named in one line
+            return MutantFate.CRASHED, _first_line(str(error).replace(f" of {claim.id} crashed", " crashed"))
+        except Exception as error:
+            return MutantFate.CRASHED, f"check {check.name!r}: {type(error).__name__}: {_first_line(str(error))}"
         verdict, _, stated, _ = genuine.outcomes[check.name]
         if outcome.verdict is Verdict.REFUTED:
             return MutantFate.KILLED, f"refuted by {check.name!r}: {_first_line(outcome.summary)}"
@@ -893,8 +896,9 @@ def _judge_source_survivor(genuine: _Genuine, name: str, target: Target, mutant:
     elif comparison.difference is not None:
         reason = f"it differs {comparison.difference}, yet no check noticed"
     else:
-        kept = "every call" if log.complete else f"{comparison.compared} of {log.calls} calls"
-        reason = f"the mutated code ran {reached} time(s), never at symbolic arguments, and {kept} agree"
+        kept = f"all {log.calls} calls" if log.complete else f"the {comparison.compared} calls kept of {log.calls}"
+        reason = (f"the mutated code ran {reached} time(s), never at symbolic arguments, and the values agree at "
+                  f"{kept}")
     agrees = comparison.difference is None and (log.complete or not reached)
     return (MutantFate.SURVIVED, f"survived: {reason}; no check distinguishes it ({verdicts})",
             _within_scope(genuine, name, comparison.check, agrees))
@@ -910,7 +914,8 @@ def _gated_mutants(genuine: _Genuine, result: ClaimResult, name: str, subject_ob
     bounds, symbolic_in = coverage
     counts = GateCounts()
     mutant = gated_object(subject_object, bounds, counts)
-    description = f"{name} perturbed past {_sizes_text(bounds)} and at symbolic arguments"
+    description = (f"{name} perturbed past {_sizes_text(bounds)} and at symbolic arguments" if bounds else
+                   f"{name} perturbed at symbolic arguments and at any size (no concrete call had one)")
     fate, reason = _run_checks(genuine, name, mutant, counts)
     within = None
     if fate is MutantFate.SURVIVED:
