@@ -10,9 +10,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy
+from hypothesis import strategies as st
 
 from theorems.engine import generated_mutants
-from theorems.engine.checks import exhaustive_sweep, symbolic_identity
+from theorems.engine.checks import exhaustive_sweep, property_search, symbolic_identity
 from theorems.engine.context import Context
 from theorems.engine.generated_mutants import (
     GateCounts,
@@ -268,3 +269,29 @@ def test_meta_generated_reports_a_packaged_claims_score(capsys, monkeypatch):
         ("threshold", "constant", "killed")]
     assert main(["meta", "--generated", "daneshmand2020.example16", "--profile", "quick", "--device", "cpu"]) == 0
     assert "  generated mutants: score 1.00 (3/3): 3 generated" in capsys.readouterr().out
+
+
+def countdown(n):
+    while n > 0:
+        n -= 1
+    return n
+
+
+def reaches_zero(count):
+    return property_search("countdown reaches 0", st.integers(0, 3), lambda n: None if count(n) == 0 else f"n = {n}",
+                           space="n ≤ 3", pinned=[3])
+
+
+def test_a_mutant_that_loops_forever_is_killed_when_its_check_runs_past_the_limit(monkeypatch):
+    monkeypatch.setattr(generated_mutants, "MINIMUM_SECONDS", 0.5)
+    monkeypatch.setattr(generated_mutants, "SLOWDOWN", 0)
+    claim = Claim("mypaper.countdown", "test", (), (takes("count", build=reaches_zero),),
+                  (Broken("stops at 1", {"count": lambda n: min(n, 1)}, refuted_by="n = 3"),),
+                  label="Countdown", statement="countdown(n) = 0", subject={"count": countdown})
+    report = generated_mutation_test(claim, CTX)
+    fates = {mutant.description.split(": ", 1)[1]: (mutant.fate, mutant.reason) for mutant in report.mutants
+             if mutant.kind is MutantKind.SOURCE}
+    assert fates["`n -= 1` → `n += 1` (arithmetic)"] == (
+        MutantFate.CRASHED, "check 'countdown reaches 0' ran past its limit of 0.5 s")
+    assert fates["`n -= 1` → `n -= 0` (constant)"][0] is MutantFate.CRASHED
+    assert fates["`n > 0` → `n >= 0` (comparison)"][0] is MutantFate.KILLED

@@ -566,7 +566,7 @@ def time_limit(seconds: float):
         return
 
     def expire(signum, frame):
-        raise MutantTimeout(f"ran past its limit of {seconds:.0f} s")
+        raise MutantTimeout(f"ran past its limit of {seconds:.3g} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
