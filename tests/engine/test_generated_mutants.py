@@ -295,3 +295,15 @@ def test_a_mutant_that_loops_forever_is_killed_when_its_check_runs_past_the_limi
         MutantFate.CRASHED, "check 'countdown reaches 0' ran past its limit of 0.5 s")
     assert fates["`n -= 1` → `n -= 0` (constant)"][0] is MutantFate.CRASHED
     assert fates["`n > 0` → `n >= 0` (comparison)"][0] is MutantFate.KILLED
+
+
+def test_the_numbers_an_instance_holds_are_changed_one_at_a_time():
+    claim = Claim("mypaper.shifted", "test", (), (takes("shift", build=lambda shift: exhaustive_sweep(
+        "n + offset > n", lambda ctx: range(3), lambda n: None if shift.at(n) > n else f"n = {n}",
+        bound=lambda ctx: "n ≤ 2", certifies=True)),),
+        (Broken("no offset", {"shift": Shifted(0, None)}, refuted_by="n = 0"),),
+        label="Shifted", statement="n + offset > n", subject={"shift": Shifted(1, None)})
+    constants = [(mutant.description, mutant.fate) for mutant in generated_mutation_test(claim, CTX).mutants
+                 if mutant.kind is MutantKind.CONSTANT]
+    # offset 2 keeps n + offset > n: the check cannot tell it, and it is right not to (the statement holds).
+    assert constants == [("shift.offset = 2 (genuine 1)", MutantFate.SURVIVED)]

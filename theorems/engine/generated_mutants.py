@@ -865,7 +865,11 @@ def _source_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: Ob
         log = CallLog()
         plain = compile_function(mutation.tree(probe=False), mutation.target.function)
         probed = compile_function(mutation.tree(probe=True), mutation.target.function, probe=log.probe)
-        if plain is None or probed is None:
+        try:
+            installed = None if probed is None else mutation.target.install(recording(probed, log))
+        except Exception:  # an instance that cannot be copied: the mutant cannot take its place
+            installed = None
+        if plain is None or installed is None:
             entry.skipped += 1
             continue
         entry.generated += 1
@@ -873,7 +877,7 @@ def _source_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: Ob
             mutants.append(GeneratedMutant(name, MutantKind.SOURCE, mutation.description, MutantFate.EQUIVALENT,
                                            "the same bytecode as the genuine function, both compiled"))
             continue
-        fate, reason = _run_checks(genuine, name, mutation.target.install(recording(probed, log)), log)
+        fate, reason = _run_checks(genuine, name, installed, log)
         within = None
         if fate is MutantFate.SURVIVED:
             fate, reason, within = _judge_source_survivor(genuine, name, mutation.target, probed, log, reason)
@@ -913,7 +917,11 @@ def _gated_mutants(genuine: _Genuine, result: ClaimResult, name: str, subject_ob
         return []
     bounds, symbolic_in = coverage
     counts = GateCounts()
-    mutant = gated_object(subject_object, bounds, counts)
+    try:
+        mutant = gated_object(subject_object, bounds, counts)
+    except Exception as error:  # an instance that cannot be copied
+        entry.notes.append(f"no gated mutant: {type(error).__name__}: {_first_line(str(error))}")
+        return []
     description = (f"{name} perturbed past {_sizes_text(bounds)} and at symbolic arguments" if bounds else
                    f"{name} perturbed at symbolic arguments and at any size (no concrete call had one)")
     fate, reason = _run_checks(genuine, name, mutant, counts)
@@ -934,22 +942,36 @@ def _gated_mutants(genuine: _Genuine, result: ClaimResult, name: str, subject_ob
     return [GeneratedMutant(name, MutantKind.GATED, description, fate, reason, within)]
 
 
+def _changed_number(value: Any) -> Any:
+    """A boolean negated, a number + 1; None for anything else."""
+    if isinstance(value, bool | np.bool_):
+        return not value
+    if isinstance(value, int | float | Fraction | np.number) or (isinstance(value, sympy.Basic) and value.is_number):
+        return value + 1
+    return None
+
+
 def _constant_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: ObjectMutants) -> list[GeneratedMutant]:
-    if isinstance(subject_object, bool | np.bool_):
-        mutant = not subject_object
-    elif isinstance(subject_object, int | float | Fraction | np.number) or (
-            isinstance(subject_object, sympy.Basic) and subject_object.is_number):
-        mutant = subject_object + 1
+    """A number of the subject changed, or each number an instance of the project's classes holds."""
+    changed = _changed_number(subject_object)
+    if changed is not None:
+        candidates = [(f"{name} = {changed} (genuine {subject_object})", changed)]
+    elif not isinstance(subject_object, type) and _is_project_file(_source_file(type(subject_object))):
+        fields = getattr(subject_object, "__dict__", {}).items()
+        candidates = [(f"{name}.{field} = {number} (genuine {value})", _copy_with_field(subject_object, field, number))
+                      for field, value in fields if (number := _changed_number(value)) is not None]
     else:
         return []
-    entry.generated += 1
-    fate, reason = _run_checks(genuine, name, mutant)
-    within = None
-    if fate is MutantFate.SURVIVED:
-        reason = f"survived: no check distinguishes it ({reason})"
-        within = _within_scope(genuine, name, None, False)
-    return [GeneratedMutant(name, MutantKind.CONSTANT, f"{name} = {mutant} (genuine {subject_object})", fate, reason,
-                            within)]
+    mutants = []
+    for description, mutant in candidates:
+        entry.generated += 1
+        fate, reason = _run_checks(genuine, name, mutant)
+        within = None
+        if fate is MutantFate.SURVIVED:
+            reason = f"survived: no check distinguishes it ({reason})"
+            within = _within_scope(genuine, name, None, False)
+        mutants.append(GeneratedMutant(name, MutantKind.CONSTANT, description, fate, reason, within))
+    return mutants
 
 
 def generated_mutation_test(claim: Claim, context: Context, genuine: ClaimResult | None = None,
