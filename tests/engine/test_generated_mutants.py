@@ -251,6 +251,7 @@ def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
     assert "perturbed at 4 call(s), yet no check distinguishes it" in report.mutants[-1].reason
     assert report.mutants[-1].within_scope == ("yes: it differs at a call of the certifying check "
                                                "'tr(AB) = tr(BA) (symbolic entries)', which did not notice")
+    assert report.concerns == [report.mutants[-1]]  # what --strict-generated fails on
     assert report.score == 4 / 5 and report.to_json()["score"] == 4 / 5
     assert report.summary().startswith("score 0.80 (4/5): 6 generated")
 
