@@ -245,7 +245,7 @@ def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
         (MutantKind.GATED, "trace perturbed past matrix[0] ≤ 3, matrix[1] ≤ 3 and at symbolic arguments",
          MutantFate.SURVIVED)]
     assert report.mutants[0].reason.startswith("refuted by 'tr(I_n) = n': minimal counterexample")
-    assert "at 4 symbolic call(s) the values simplify to the genuine ones" in report.mutants[2].reason
+    assert "the values simplify to the genuine ones at the 4 symbolic call(s)" in report.mutants[2].reason
     # Perturbed by one on both sides of tr(AB) = tr(BA), the identity cannot see it; tr(I_n) = n runs it only
     # within the bounds.
     assert "perturbed at 4 call(s), yet no check distinguishes it" in report.mutants[-1].reason
@@ -304,7 +304,9 @@ def test_the_numbers_an_instance_holds_are_changed_one_at_a_time():
         bound=lambda ctx: "n ≤ 2", certifies=True)),),
         (Broken("no offset", {"shift": Shifted(0, None)}, refuted_by="n = 0"),),
         label="Shifted", statement="n + offset > n", subject={"shift": Shifted(1, None)})
-    constants = [(mutant.description, mutant.fate) for mutant in generated_mutation_test(claim, CTX).mutants
-                 if mutant.kind is MutantKind.CONSTANT]
+    report = generated_mutation_test(claim, CTX)
+    constants = [(mutant.description, mutant.fate) for mutant in report.mutants if mutant.kind is MutantKind.CONSTANT]
     # offset 2 keeps n + offset > n: the check cannot tell it, and it is right not to (the statement holds).
     assert constants == [("shift.offset = 2 (genuine 1)", MutantFate.SURVIVED)]
+    assert report.mutants[-1].within_scope == ("not shown: the certified scope is shift ran at n ≤ 2, and a changed "
+                                               "number has no calls to compare")

@@ -836,8 +836,10 @@ def _sizes_text(sizes: Mapping[str, int], limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _within_scope(genuine: _Genuine, name: str, difference_check: str | None, agrees_everywhere_run: bool) -> str:
-    """Whether a surviving mutant changes the object within the certified scope, and why."""
+def _within_scope(genuine: _Genuine, name: str, difference_check: str | None, agrees_everywhere_run: bool,
+                  unshown: str = "the calls compared do not cover every call the checks made") -> str:
+    """Whether a surviving mutant changes the object within the certified scope, and why
+    (``unshown``: why agreement within a bounded scope is not shown)."""
     takers = genuine.certifying_takers(name)
     if not takers:
         return "no: no check that certified the genuine claim takes this object"
@@ -850,7 +852,7 @@ def _within_scope(genuine: _Genuine, name: str, difference_check: str | None, ag
     if agrees_everywhere_run:
         return (f"no: it agrees with the genuine object wherever the checks ran it, and the certified scope ({scopes}) "
                 "is what they ran")
-    return f"not shown: the certified scope is {scopes}, and the calls compared do not cover every call the checks made"
+    return f"not shown: the certified scope is {scopes}, and {unshown}"
 
 
 def _source_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: ObjectMutants,
@@ -892,9 +894,9 @@ def _judge_source_survivor(genuine: _Genuine, name: str, target: Target, mutant:
     reached, reached_symbolically = log.reached, log.reached_symbolically
     comparison = _compare(target, mutant, log, MINIMUM_SECONDS)
     if comparison.difference is None and reached_symbolically:
-        return (MutantFate.EQUIVALENT, f"the mutated code ran at symbolic arguments; at {len(log.symbolic)} symbolic "
-                f"call(s) the values simplify to the genuine ones, and {len(log.concrete)} concrete call(s) agree",
-                None)
+        return (MutantFate.EQUIVALENT, f"equivalent where the checks ran it: the mutated code ran at symbolic "
+                f"arguments, the values simplify to the genuine ones at the {len(log.symbolic)} symbolic call(s) and "
+                f"agree at the {len(log.concrete)} concrete call(s) kept", None)
     if not reached:
         reason = f"the mutated code never ran in the checks that take {name!r} ({log.calls} call(s))"
     elif comparison.difference is not None:
@@ -969,7 +971,7 @@ def _constant_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: 
         within = None
         if fate is MutantFate.SURVIVED:
             reason = f"survived: no check distinguishes it ({reason})"
-            within = _within_scope(genuine, name, None, False)
+            within = _within_scope(genuine, name, None, False, "a changed number has no calls to compare")
         mutants.append(GeneratedMutant(name, MutantKind.CONSTANT, description, fate, reason, within))
     return mutants
 
