@@ -555,7 +555,7 @@ def command_meta(args) -> int:
             print(f"  generated mutants: {report.generated.summary()}")
             for mutant in report.generated.survivors:
                 print(f"    survived [{mutant.kind.value}] {mutant.description}: {mutant.reason}; "
-                      f"within the certified scope: {mutant.within_scope}")
+                      f"within the certified scope: {': '.join(mutant.within_scope)}")
         if args.coverage:
             _print_coverage(result)
     print(f"meta: {counted(len(reports), 'claim')} (profile {context.profile}, seed {context.seed}), "

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 
+import flint
 import numpy as np
 import pytest
 import sympy
@@ -17,6 +18,7 @@ from theorems.engine.checks import exhaustive_sweep, property_search, symbolic_i
 from theorems.engine.context import Context
 from theorems.engine.generated_mutants import (
     GateCounts,
+    InScope,
     MutantFate,
     MutantKind,
     compile_function,
@@ -177,6 +179,8 @@ def test_perturbed_changes_one_place_of_each_kind_of_value():
     assert perturbed(x**2) == x**2 + 1 and perturbed((None, x)) == (None, x + 1)
     identity = perturbed(sympy.Identity(rows))
     assert identity.shape == (rows, rows) and sympy.simplify(identity[0, 0]) == 2
+    assert perturbed(flint.fmpq(1, 2)) == flint.fmpq(3, 2)
+    assert perturbed(flint.fmpq_mat(1, 2, [1, 2])) == flint.fmpq_mat(1, 2, [2, 2])
     with pytest.raises(generated_mutants._Unperturbable):
         perturbed("text")
 
@@ -249,7 +253,7 @@ def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
     # Perturbed by one on both sides of tr(AB) = tr(BA), the identity cannot see it; tr(I_n) = n runs it only
     # within the bounds.
     assert "perturbed at 4 call(s), yet no check distinguishes it" in report.mutants[-1].reason
-    assert report.mutants[-1].within_scope == ("yes: it differs at a call of the certifying check "
+    assert report.mutants[-1].within_scope == (InScope.YES, "it differs at a call of the certifying check "
                                                "'tr(AB) = tr(BA) (symbolic entries)', which did not notice")
     assert report.concerns == [report.mutants[-1]]  # what --strict-generated fails on
     assert report.score == 4 / 5 and report.to_json()["score"] == 4 / 5
@@ -308,5 +312,5 @@ def test_the_numbers_an_instance_holds_are_changed_one_at_a_time():
     constants = [(mutant.description, mutant.fate) for mutant in report.mutants if mutant.kind is MutantKind.CONSTANT]
     # offset 2 keeps n + offset > n: the check cannot tell it, and it is right not to (the statement holds).
     assert constants == [("shift.offset = 2 (genuine 1)", MutantFate.SURVIVED)]
-    assert report.mutants[-1].within_scope == ("not shown: the certified scope is shift ran at n ≤ 2, and a changed "
-                                               "number has no calls to compare")
+    assert report.mutants[-1].within_scope == (InScope.NOT_SHOWN, "the certified scope is shift ran at n ≤ 2, and a "
+                                               "changed number has no calls to compare")

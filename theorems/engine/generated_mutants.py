@@ -87,6 +87,14 @@ class MutantKind(StrEnum):
     CONSTANT = "constant"
 
 
+class InScope(StrEnum):
+    """Whether a surviving mutant changes its object within the claim's certified scope."""
+
+    YES = "yes"
+    NO = "no"
+    NOT_SHOWN = "not shown"
+
+
 # --- arguments: symbolic, or concrete with sizes, read as the coverage recorder reads them ----
 
 
@@ -488,9 +496,15 @@ def perturbed(value: Any) -> Any:
     if isinstance(value, tuple | list):
         for index, item in enumerate(value):
             with contextlib.suppress(_Unperturbable):
-                return type(value)([*value[:index], perturbed(item), *value[index + 1:]])
-    if type(value).__module__ == "flint":  # python-flint's exact numbers
-        return value + 1
+                items = [*value[:index], perturbed(item), *value[index + 1:]]
+                return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if type(value).__module__.split(".", 1)[0] == "flint":  # python-flint's exact numbers and matrices
+        if not callable(getattr(value, "nrows", None)):
+            return value + 1
+        if value.nrows() and value.ncols():
+            changed = type(value)(value)
+            changed[0, 0] += 1
+            return changed
     raise _Unperturbable(type(value).__name__)
 
 
@@ -627,14 +641,14 @@ class GeneratedMutant:
     description: str
     fate: MutantFate
     reason: str
-    # For a survivor: whether it changes the object within the certified scope ("yes", "no",
-    # "not shown"), and why.
-    within_scope: str | None = None
+    # For a survivor: whether it changes the object within the certified scope, and why.
+    within_scope: tuple[InScope, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"object": self.object, "kind": self.kind.value, "description": self.description,
                 "fate": self.fate.value, "reason": self.reason,
-                **({"within_certified_scope": self.within_scope} if self.within_scope else {})}
+                **({"within_certified_scope": self.within_scope[0].value, "why": self.within_scope[1]}
+                   if self.within_scope else {})}
 
 
 @dataclass
@@ -670,7 +684,7 @@ class GeneratedReport:
     @property
     def concerns(self) -> list[GeneratedMutant]:
         """Survivors that change the object within the certified scope, or may."""
-        return [mutant for mutant in self.survivors if mutant.within_scope and not mutant.within_scope.startswith("no")]
+        return [mutant for mutant in self.survivors if mutant.within_scope and mutant.within_scope[0] is not InScope.NO]
 
     @property
     def score(self) -> float | None:
@@ -715,9 +729,6 @@ class _Genuine:
 
     def certifying_takers(self, name: str) -> list[str]:
         return [check.name for check in self.claim.checks if name in check.takes and check.name in self.certifying]
-
-    def certified_for_all_sizes(self, name: str) -> bool:
-        return any(self.outcomes[check][1] == ALL_SIZES for check in self.certifying_takers(name))
 
     def limit(self, check: str) -> float:
         return max(MINIMUM_SECONDS, SLOWDOWN * self.outcomes[check][3])
@@ -837,22 +848,22 @@ def _sizes_text(sizes: Mapping[str, int], limit: int = 100) -> str:
 
 
 def _within_scope(genuine: _Genuine, name: str, difference_check: str | None, agrees_everywhere_run: bool,
-                  unshown: str = "the calls compared do not cover every call the checks made") -> str:
+                  unshown: str = "the calls compared do not cover every call the checks made") -> tuple[InScope, str]:
     """Whether a surviving mutant changes the object within the certified scope, and why
     (``unshown``: why agreement within a bounded scope is not shown)."""
     takers = genuine.certifying_takers(name)
     if not takers:
-        return "no: no check that certified the genuine claim takes this object"
+        return InScope.NO, "no check that certified the genuine claim takes this object"
     if difference_check in takers:
-        return f"yes: it differs at a call of the certifying check {difference_check!r}, which did not notice"
+        return InScope.YES, f"it differs at a call of the certifying check {difference_check!r}, which did not notice"
     everywhere = [check for check in takers if genuine.outcomes[check][1] == ALL_SIZES]
     if everywhere:
-        return f"yes: {everywhere[0]!r} certifies all sizes, and the mutant is not shown equivalent"
+        return InScope.YES, f"{everywhere[0]!r} certifies all sizes, and the mutant is not shown equivalent"
     scopes = "; ".join(sorted({genuine.outcomes[check][1] or "" for check in takers}))
     if agrees_everywhere_run:
-        return (f"no: it agrees with the genuine object wherever the checks ran it, and the certified scope ({scopes}) "
-                "is what they ran")
-    return f"not shown: the certified scope is {scopes}, and {unshown}"
+        return InScope.NO, (f"it agrees with the genuine object wherever the checks ran it, and the certified scope "
+                            f"({scopes}) is what they ran")
+    return InScope.NOT_SHOWN, f"the certified scope is {scopes}, and {unshown}"
 
 
 def _source_mutants(genuine: _Genuine, name: str, subject_object: Any, entry: ObjectMutants,
