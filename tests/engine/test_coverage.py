@@ -67,9 +67,10 @@ def test_calls_are_recorded_symbolic_or_with_their_largest_sizes():
     with coverage.recording(["f"], lambda name: True) as used:
         traced(np.zeros((3, 4)), 5, [1, 2])
         traced(np.zeros((2, 7)), 2, [1])
-        traced(sympy.Matrix([[n]]), 1, [])
+        traced(sympy.MatrixSymbol("A", n, n), 1, [])
+        traced(sympy.Matrix([[n, n, n]]), 1, [])  # symbols as entries: a 1×3 matrix all the same
     use = used["f"]
-    assert (use.calls, use.symbolic_calls) == (3, 1)
+    assert (use.calls, use.symbolic_calls) == (4, 1)
     assert use.largest == {"a[0]": 3, "a[1]": 7, "k": 5, "len(xs)": 2}
     assert coverage.cell(use.to_json()) == "symbolic; at a ≤ 3×7, k ≤ 5, len(xs) ≤ 2"
     traced(1, 2, 3)  # outside a check: not recorded, and no error

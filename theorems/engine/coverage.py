@@ -6,8 +6,9 @@ certificate standing. So the runner measures instead of trusting. Every object o
 subject that can be traced is wrapped (``traced``) before the checks are built from it, and
 each call made while a check runs is recorded in that check's ``CheckCoverage``:
 
-- *symbolic* when an argument holds a sympy expression with free symbols (a size, a
-  parameter or a matrix entry as a symbol), so the call stands for every value of them;
+- *symbolic* when an argument is a sympy expression with free symbols (a size or a parameter
+  as a symbol, a matrix expression of symbolic shape), so the call stands for every value of
+  them; an explicit matrix of symbols has a concrete size and is not symbolic;
 - *concrete* otherwise, with its sizes: each int argument by value, each array or matrix
   by its dimensions, each other sequence by its length, kept as the largest per parameter.
 
@@ -132,14 +133,18 @@ def recording(takes: Iterable[str], traceable: Callable[[str], bool]) -> Iterato
 # --- what a call's arguments say ------------------------------------------------------------
 
 def _symbolic(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, sympy.Basic):
-        return bool(value.free_symbols)
+    """Whether ``value`` stands for every size or parameter value: a sympy scalar expression with
+    free symbols, or a matrix expression whose shape has them (``MatrixSymbol("A", n, m)``),
+    alone or inside a list, tuple or dict. An explicit matrix or array has a concrete size
+    whatever its entries are: a 5×5 matrix of symbols says nothing about 6×6."""
     if isinstance(value, sympy.MatrixBase):
+        return False
+    if isinstance(value, sympy.MatrixExpr):
+        return any(getattr(extent, "free_symbols", None) for extent in value.shape)
+    if isinstance(value, sympy.Basic):
         return bool(value.free_symbols)
     if depth > 2:
         return False
-    if isinstance(value, np.ndarray):
-        return value.dtype == object and any(_symbolic(entry, depth + 1) for entry in value.flat)
     if isinstance(value, (list, tuple, set, frozenset)):
         return any(_symbolic(entry, depth + 1) for entry in value)
     if isinstance(value, dict):
