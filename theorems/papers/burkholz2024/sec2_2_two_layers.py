@@ -646,17 +646,25 @@ FLOAT_SHAPES = [(c0, c2, k1, k2, kt) for c0, c2, k1, k2, kt in SHAPES + LARGE_SH
 SMALL_FLOAT_SHAPES = sum(shape in SHAPES for shape in FLOAT_SHAPES)  # the large profile adds the rest
 
 
+# The activation between the source layers sees γ⁽¹⁾ ∘ (W1 x): for x in the paper's domain D ⊂ [−1, 1]^{c0×d}
+# (Sec. 2.1) that ranges over all of R, since a representation (γ⁽¹⁾, γ⁽²⁾) stays one as (s·γ⁽¹⁾, γ⁽²⁾ / s)
+# for every s ≠ 0 (the composite is γ⁽²⁾ ∘ (T γ⁽¹⁾)). The float check draws s = 10^e over these exponents.
+GAMMA_SCALE_EXPONENTS = (-3, 6)
+
+
 def float_check(name: str, width, construction, activation=None) -> Check:
     """Build torch sources for random Gaussian targets and compare on random inputs in
-    [−1, 1]^{c0×n}: max |S(x) − C(x)| ≤ 256·eps·(1 + condition)·scale. ``activation`` replaces
-    the identity after the first source layer (a broken variant).
-    Corroborating: it exercises the torch code path and may refute through a measured mismatch,
-    while a float solve that fails is no proof of anything — such examples are counted under
-    "construction failed (float, undecided)"."""
+    [−1, 1]^{c0×n} (the paper's domain), with the construction's (γ⁽¹⁾, γ⁽²⁾) rescaled to
+    (10^e·γ⁽¹⁾, γ⁽²⁾ / 10^e), e drawn from GAMMA_SCALE_EXPONENTS, so that the activation between
+    the layers (``activation``, the identity by default) is seen at magnitudes 10^−3 … 10^6 times
+    the hidden values: max |S(x) − C(x)| ≤ 256·eps·(1 + condition)·scale (scale invariant under
+    the rescaling). Corroborating: it exercises the torch code path and may refute through a
+    measured mismatch, while a float solve that fails is no proof of anything — such examples are
+    counted under "construction failed (float, undecided)"."""
     failed: set = set()
 
     def prop(example) -> str | None:
-        shape_index, seed = example
+        shape_index, seed, exponent = example
         c0, c2, k1, k2, kt = FLOAT_SHAPES[shape_index]
         rng = np.random.default_rng(seed)
         c1 = width(c2, c0, k1, k2)
@@ -673,6 +681,8 @@ def float_check(name: str, width, construction, activation=None) -> Check:
         except cm.ConstructionFailed:
             failed.add(example)
             return None
+        scale = 1 + float(np.abs(gamma2).max() * np.abs(gamma1).max())
+        gamma1, gamma2 = gamma1 * 10.0**exponent, gamma2 / 10.0**exponent
         dims = len(kt)
         source = torch_source((first, second), (gamma1, gamma2), (np.zeros(c1), bias), dims, rng,
                               activation=activation)
@@ -680,22 +690,23 @@ def float_check(name: str, width, construction, activation=None) -> Check:
         x = torch.from_numpy(rng.uniform(-1, 1, (8, c0) + (6,) * dims))
         with torch.no_grad():
             error = float((source(x) - reference(x)).abs().max())
-        scale = 1 + float(np.abs(gamma2).max() * np.abs(gamma1).max())
         tolerance = 256 * np.finfo(float).eps * (1 + min(log.worst_condition, 1e12)) * scale
         return (None if error <= tolerance
-                else f"shape {FLOAT_SHAPES[shape_index]}: max |S − C| = {error:.2e} > {tolerance:.2e}")
+                else f"shape {FLOAT_SHAPES[shape_index]}, γ⁽¹⁾ × 10^{exponent}: max |S − C| = {error:.2e} > "
+                     f"{tolerance:.2e}")
 
-    def shapes_and_seeds(ctx: Context):
+    def shapes_seeds_and_scales(ctx: Context):
         shapes = ctx.by_profile(SMALL_FLOAT_SHAPES, None, None, len(FLOAT_SHAPES))
-        return st.tuples(st.integers(0, shapes - 1), st.integers(0, 2**20))
+        return st.tuples(st.integers(0, shapes - 1), st.integers(0, 2**20), st.integers(*GAMMA_SCALE_EXPONENTS))
 
-    return property_search(name, shapes_and_seeds, prop,
+    return property_search(name, shapes_seeds_and_scales, prop,
                            space="fully connected, Conv1d and Conv2d ('same' padding, k1 = 1), Gaussian sources and "
-                                 "targets",
-                           classify=lambda e: [f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel"]
+                                 "targets, inputs in [−1, 1], γ⁽¹⁾ rescaled by 10^e, e in {}…{}".format(
+                                     *GAMMA_SCALE_EXPONENTS),
+                           classify=lambda e: [f"{len(FLOAT_SHAPES[e[0]][4])}-D kernel", f"γ⁽¹⁾ × 10^{e[2]}"]
                            + (["construction failed (float, undecided)"] if e in failed else []),
-                           pinned=[(2, 1), (5, 2)], examples=lambda ctx: ctx.by_profile(6, 20, 150),
-                           names=("shape index", "seed"), corroborating=True)
+                           pinned=[(2, 1, 0), (5, 2, 0), (2, 1, 3)], examples=lambda ctx: ctx.by_profile(6, 20, 150),
+                           names=("shape index", "seed", "γ⁽¹⁾ scale exponent"), corroborating=True)
 
 
 # ---------------------------------------------------------------- Lemma 2.1
@@ -1156,11 +1167,19 @@ register(Claim(
             Broken("ReLU after the first source layer (the identity activation dropped)",
                    replaces={"activation": nn.ReLU()},
                    refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
-                              "first-layer outputs, max |S − C| far above the tolerance"),),
+                              "first-layer outputs, max |S − C| far above the tolerance"),
+            Broken("an activation that is the identity on [−1, 1] only (hardtanh, clipped outside)",
+                   replaces={"activation": nn.Hardtanh()},
+                   refuted_by="the pinned float example shape 2 (c0 = c2 = 2, FC), seed 1, γ⁽¹⁾ × 10^3 (x in [−1, "
+                              "1]): hidden values beyond ±1 are clipped; at γ⁽¹⁾ × 10^0 they stay inside and it "
+                              "passes"),),
     notes="Δk > 0 instances (k1 = 1, k2 = 3, kt = 1; k1 = k2 = 2, kt = 3 centred) are covered: the composite positions "
           "outside the target filter are solved to zero. The paper's 36801 = 64²·9 − 64 + 1 is reproduced by "
           "theorems.maths.construction.burkholz_width(64, 64, 9). Float sources are real torch Conv/Linear + BatchNorm "
-          "layers with random running statistics ('same' padding, first filter 1×1). "
+          "layers with random running statistics ('same' padding, first filter 1×1), on inputs in the paper's domain "
+          "D ⊂ [−1, 1] (Sec. 2.1); the activation between the layers sees γ⁽¹⁾ ∘ (W1 x), which covers all of R "
+          "because (s·γ⁽¹⁾, γ⁽²⁾/s) represents the target for every s ≠ 0, so the float check rescales γ⁽¹⁾ by "
+          "10^e, e ∈ {−3, …, 6}. "
           "The sweep decides every configuration of its bound exactly at c1 = threshold − 1, threshold, threshold + 1 "
           "(both readings of the OCR's '≥'/'>'): representable at and above the threshold, not representable one "
           "short (the threshold is the requirement, as the theorem's title says; the exact instances, the search past "
@@ -1216,7 +1235,11 @@ register(Claim(
             Broken("ReLU after the first source layer (the identity activation of Sec. 2.2 dropped)",
                    replaces={"activation": nn.ReLU()},
                    refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
-                              "first-layer outputs, max |S − C| far above the tolerance"),),
+                              "first-layer outputs, max |S − C| far above the tolerance"),
+            Broken("an activation that is the identity on [−1, 1] only (hardtanh, clipped outside)",
+                   replaces={"activation": nn.Hardtanh()},
+                   refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1 (γ⁽¹⁾ × 10^0 already: γ⁽¹⁾ "
+                              "solving T γ⁽¹⁾ = w has hidden values beyond ±1) and γ⁽¹⁾ × 10^3"),),
     notes="With γ⁽²⁾ = 1 the system (T reshaped to (c2c0·dim) × c1) is the Khatri–Rao system of giannou2023 Lemma 7 in "
           "the fully connected case; every target, zero channels included, is represented. T does not depend on the "
           "target, so the sweep enumerates (c0, c2, k1, k2) and its full row rank serves every kt with Δk ≥ 0 per "
