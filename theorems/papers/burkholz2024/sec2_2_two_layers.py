@@ -1343,7 +1343,9 @@ register(Claim(
           "the fully connected case; every target, zero channels included, is represented. T does not depend on the "
           "target, so the sweep enumerates (c0, c2, k1, k2) and its full row rank serves every kt with Δk ≥ 0 per "
           "axis, at c1 = threshold and threshold + 1 (both readings of '≥'/'>'); below the threshold no point has "
-          "it (rank T ≤ c1). The search past the sweep draws (c0, c2, k1, k2) up to twice each bound.",
+          "it (rank T ≤ c1). At each of these configurations the construction itself (γ⁽¹⁾ solving T γ⁽¹⁾ = w) is "
+          "run exactly over Q on an integer instance with a target over the whole composite window. The search "
+          "past the sweep draws (c0, c2, k1, k2) up to twice each bound.",
     general_argument="App. A.3's witness: index the c1 = c2c0·dim columns by (i, j, t) and set W2[i, J, p] = "
                      "δ(i, i_J) δ(p, p_J), W1[J, j, q] = δ(j, j_J) δ(q, q_J) with p_J + q_J = t_J (p_J = min(t_J, "
                      "k2 − 1) per axis, so q_J ≤ k1 − 1); then T = Σ_{p+q=t} W2 W1 is the identity, det T ≠ 0 at "
@@ -1446,6 +1448,8 @@ register(Claim(
           "of its bound at c1 = threshold − 2 … threshold + 1: the printed width suffices, and so does one channel "
           "fewer, c1 = c2c0·dim − c2 (the skip fixes the scale that Thm 2.2 spends a channel on: c1 + c2 unknowns "
           "for c2c0·dim equations); two fewer is not representable, so the block's sharp width is c2c0·dim − c2. "
+          "The construction itself is run exactly at every configuration of the sweep, at c1 = threshold and "
+          "threshold + 1. "
           "The search past the sweep draws configurations up to twice each bound.",
     depends_on=("burkholz2024.lemma2_1.corrected",),
 ))

@@ -659,7 +659,9 @@ def search_check(bounds, lower_rule, totals_rule, count) -> Check:
             decided=f"by rank_bound (every point), or the Jacobian's rank mod p at up to {3 + MORE_POINTS} random "
                     f"points, then over Q at {EXACT_POINTS} integer points",
             classify=label, names=("c0", "c_L", "kernels", "shares", "reading"), part="local surjectivity").run(ctx)
-        coverage = outcome.evidence.get("coverage", {})
+        coverage = outcome.evidence.get("coverage")
+        if coverage is None:  # refuted: the counterexample says how it was decided
+            return outcome
         outcome.evidence["decisions"] = {
             "full at the first point": sum(n for key, n in coverage.items() if key.endswith("the first point")),
             "full after deficient points (more points mod p, or over Q)":
