@@ -972,41 +972,53 @@ def any_system(nullity: int, representation) -> bool:
     return True
 
 
-def lemma21_property(row, hypothesis):
-    """``hypothesis(dim ker M, the representation kernel_representation finds or None)`` ⇒ the
-    pivot construction represents the target. A failure with no representation at all is
-    reported only with a proof that no γ works: a target entry whose coefficient row T_{ijk·}
-    vanishes identically; a representation found must reproduce the target exactly."""
+OUTSIDE, RECONSTRUCTED, UNPROVED = ("outside the hypothesis", "reconstructed exactly",
+                                    "no representation found, none proved impossible")
 
-    def prop(example) -> str | None:
+
+def lemma21_decision(row, hypothesis):
+    """``hypothesis(dim ker M, the representation kernel_representation finds or None)`` ⇒ the
+    pivot construction represents the target, decided for one instance as (kind, failure or None):
+    OUTSIDE (zero output channels, or the hypothesis fails), RECONSTRUCTED (a representation found
+    reproduces the target exactly), UNPROVED (the hypothesis holds without a representation and no
+    proof that none exists). A failure with no representation at all is reported only with a proof
+    that no γ works: a target entry whose coefficient row T_{ijk·} vanishes identically."""
+
+    def decide(example) -> tuple[str, str | None]:
         _, first, second, target = example
         if any(not channel.any() for channel in target):
-            return None  # outside the hypothesis: nonzero output channels
+            return OUTSIDE, None  # the hypothesis asks for nonzero output channels
         first, second, target = fraction_array(first), fraction_array(second), fraction_array(target)
         coefficients = cm.composite_coefficients(expand(second), expand(first))
         system, _ = cm.pivot_system(expand(target), coefficients, row=row)
         nullity = coefficients.shape[-1] - cm.rank(system) if system.shape[0] else coefficients.shape[-1]
         found = kernel_representation(expand(target), coefficients, row) if nullity else None
         if not hypothesis(nullity, found):
-            return None
+            return OUTSIDE, None
         if found is None:
             dead = [(i, j) for i in range(target.shape[0]) for j in range(target.shape[1])
                     if target[i, j] != 0 and not np.any(coefficients[i, j, 0] != 0)]
             if dead:
                 i, j = dead[0]
-                return (f"dim ker M = {nullity}, yet w_({i},{j}) = {target[i, j]} while Σ_J W2_iJ γ_J W1_Jj = 0 "
-                        f"for every γ (its coefficients vanish): not representable")
-            return None
+                return UNPROVED, (f"dim ker M = {nullity}, yet w_({i},{j}) = {target[i, j]} while Σ_J W2_iJ γ_J "
+                                  f"W1_Jj = 0 for every γ (its coefficients vanish): not representable")
+            return UNPROVED, None
         if np.any(realized(expand(first), expand(second), *found) != expand(target)):
-            return "the pivot construction does not reproduce the target (exact)"
-        return None
+            return RECONSTRUCTED, "the pivot construction does not reproduce the target (exact)"
+        return RECONSTRUCTED, None
 
-    return prop
+    return decide
+
+
+def lemma21_property(row, hypothesis):
+    """The failure ``lemma21_decision`` finds for an instance, or None."""
+    decide = lemma21_decision(row, hypothesis)
+    return lambda example: decide(example)[1]
 
 
 # Exhaustive bound: fully connected layers with c0·c1 + c1·c2 + c2·c0 ≤ E entries in {−1, 0, 1}.
 LEMMA21_ENTRIES = {"quick": 5, "ci": 5, "thorough": 7}
-LEMMA21_SEARCH = {"quick": 40, "ci": 150, "thorough": 1500}
+LEMMA21_SEARCH = {"quick": 40, "ci": 400, "thorough": 1500}
 
 
 def entry_bound(ctx: Context) -> int:
@@ -1075,16 +1087,33 @@ LEMMA21_SEARCH_NAME = "exact search past the enumeration"
 
 
 def lemma21_search(row, hypothesis) -> Check:
+    """Instances past the enumeration (``draw_lemma21_beyond``), decided by ``lemma21_decision``; the evidence counts
+    them by c0 ≥ 2 or not, c1 and what was decided."""
+    decide = lemma21_decision(row, hypothesis)
+    last: dict = {}
+
+    def decided(example) -> tuple[str, str | None]:
+        """The search's judge decides an instance, then labels it: one decision serves both."""
+        key = repr(describe_instance(example))
+        if key not in last:
+            last.clear()
+            last[key] = decide(example)
+        return last[key]
+
+    def label(example) -> str:
+        c0, c1, _ = example[0]
+        return f"c0 {'= 1' if c0 == 1 else '≥ 2'}, c1 {'≤ 3' if c1 <= 3 else '≥ 4'}: {decided(example)[0]}"
+
     def run(ctx: Context) -> Outcome:
         entries = entry_bound(ctx)
         return search_beyond_sweep(
-            LEMMA21_SEARCH_NAME, draw_lemma21_beyond(entries), lemma21_property(row, hypothesis),
+            LEMMA21_SEARCH_NAME, draw_lemma21_beyond(entries), lambda example: decided(example)[1],
             sweep_bound=lambda _: f"c0·c1 + c1·c2 + c2·c0 ≤ {entries}",
             reach=lambda _: "c0 ≤ {}, c1 ≤ {}, c2 ≤ {} (twice the sized pivot cases), c1 > c2·(c0 − 1), target "
                             "entries in {{−2, …, 2}}".format(*LEMMA21_REACH),
             budget=lambda c: c.by_profile(LEMMA21_SEARCH["quick"], LEMMA21_SEARCH["ci"], LEMMA21_SEARCH["thorough"]),
             pinned=[LEMMA21_COUNTEREXAMPLE, *LEMMA21_WIDE_INSTANCES], describe=describe_instance,
-            classify=lambda example: f"c0 {'= 1' if example[0][0] == 1 else '≥ 2'}, c1 = {example[0][1]}").run(ctx)
+            classify=label).run(ctx)
 
     return Check(LEMMA21_SEARCH_NAME, "randomized", run)
 
