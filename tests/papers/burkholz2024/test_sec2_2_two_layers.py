@@ -201,3 +201,34 @@ def test_a_failed_float_construction_is_undecided_not_a_counterexample():
     outcome = check.run(Context("quick", 0, "cpu"))
     assert check.corroborating and outcome.verdict is Verdict.SUPPORTED
     assert outcome.evidence["coverage"]["construction failed (float, undecided)"] == outcome.evidence["examples"]
+
+
+def test_the_construction_is_run_where_the_family_and_the_sweep_certify():
+    ctx = Context("ci", 0, "cpu")
+
+    def doubled_from_third_channel(target, coefficients):
+        gamma1, gamma2 = two.pivot_construction(target, coefficients)
+        return gamma1, np.concatenate([gamma2[:2], 2 * gamma2[2:]])
+
+    shape = (3, 3, (1, 1), (3, 3), (3, 3))
+    c1 = two.paper_width(3, 3, (1, 1), (3, 3))
+    assert two.construct_or_decide(ctx, "pivot", two.pivot_construction, shape, c1) == ("built", None)
+    built, reason = two.construct_or_decide(ctx, "pivot", doubled_from_third_channel, shape, c1)
+    assert built == "wrong" and reason.startswith("composite entry (2,")
+    # full width, no target kernel in the configuration: the target fills the composite window
+    assert two.construct_or_decide(ctx, "full", two.full_construction, (1, 2, (2,), (2,), ()), 6) == ("built", None)
+
+
+@pytest.mark.parametrize("row, hypothesis, verdict", [
+    (cm.eliminated_row, two.denominators_nonzero, Verdict.CERTIFIED),
+    (cm.eliminated_row, two.kernel_nonzero, Verdict.INCONCLUSIVE),  # admits zero pivot denominators
+    (two.row_squared_from(4), two.denominators_nonzero, Verdict.REFUTED),  # the sized case c1 = 4
+    (two.row_squared_from(9), two.denominators_nonzero, Verdict.INCONCLUSIVE),  # not evaluable at a symbolic c1
+])
+def test_pivot_identity_reads_the_row_at_a_symbolic_width(row, hypothesis, verdict):
+    assert two.pivot_elimination_check(row, hypothesis).run(Context("quick", 0, "cpu")).verdict is verdict
+
+
+def test_any_size_difference_names_the_dropped_ratio():
+    difference = two.any_size_pivot_difference(two.unrescaled_row)
+    assert "w_I" in str(difference) and "T_p*gamma" in str(difference)

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from theorems.engine.context import Context
 from theorems.maths import construction as cm
 from theorems.maths.exact import fraction_array, nmod_matrix
 from theorems.papers.burkholz2024 import sec2_4_deeper as deep
@@ -134,3 +135,22 @@ def test_search_draws_lie_past_the_sweep_within_twice_its_bound():
         assert len(kernels) <= 8 and c0 <= 4 and c0 <= c_last <= 6
         assert c_last * c0 * deep.composite_dim(kernels) <= 24
 
+
+
+def test_search_decides_a_deficient_configuration_without_a_rank_bound_exactly(monkeypatch):
+    # widths (3, 1, 1), kernels (1, 1, 2): F is a multiple of W_3, rank ≤ 1 < 2 everywhere; hide the rank bound
+    config = (1, 1, (3, 1), ((1,), (1,), (2,)))
+    monkeypatch.setattr(deep, "rank_bound", lambda sizes, kernels: 10**6)
+    deep.decide_beyond.cache_clear()
+    entry = deep.decide_beyond(config, 0)
+    deep.decide_beyond.cache_clear()
+    assert entry["decision"] == "identically deficient"
+    assert entry["points"] == 3 + deep.MORE_POINTS + deep.EXACT_POINTS
+    assert 0 < entry["false_refutation_bound"] < 1e-30
+
+
+def test_search_draws_every_spatial_kind():
+    draw = deep.draw_beyond(deep.both_sides_bound(Context("ci", 0, "cpu")))
+    rng = np.random.default_rng(0)
+    kinds = {len(draw(rng)[2][0]) for _ in range(60)}
+    assert kinds == {0, 1, 2}

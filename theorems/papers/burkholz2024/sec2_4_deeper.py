@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import zlib
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 import numpy as np
 import torch
@@ -44,7 +44,7 @@ from ...engine.context import Context
 from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
-from ...maths.exact import fraction_array, nmod_matrix
+from ...maths.exact import fraction_array, nmod_matrix, random_points, schwartz_zippel_bound
 from ...maths.modular_lu import PRIME
 from .sec2_2_two_layers import torch_source, torch_target
 
@@ -314,14 +314,14 @@ def decide(config, rng, points: int = 3) -> dict:
     if entry["rank_bound"] < count:
         return entry | {"decision": "unreachable"}
     rank = 0
-    for _ in range(points):
+    for attempt in range(points):
         weights = [rng.integers(0, PRIME, (b, a) + k) for (a, b), k in zip(itertools.pairwise(sizes), kernels,
                                                                           strict=True)]
         gammas = [rng.integers(1, PRIME, b) for b in sizes[1:]]
         rank = max(rank, nmod_matrix(jacobian(weights, gammas, PRIME), PRIME).rank())
         if rank == count:
-            return entry | {"decision": "full", "jacobian_rank": rank}
-    return entry | {"decision": "unresolved", "jacobian_rank": rank}
+            return entry | {"decision": "full", "jacobian_rank": rank, "points": attempt + 1}
+    return entry | {"decision": "unresolved", "jacobian_rank": rank, "points": points}
 
 
 def sweep_check(bounds, lower_rule, totals_rule, count, monotone: bool = False) -> Check:
@@ -535,6 +535,8 @@ KERNEL_REACH = {0: 0, 1: 6, 2: 4}
 SEARCH_BUDGET = {"quick": 20, "ci": 200, "thorough": 2000, "large": 5000}
 # The first failure of the convolutional-only reading, fully connected: (c0, c_L, kernels, shares, reading).
 FC_COUNTEREXAMPLE = (2, 4, FC * 3, (1, 0), 0)
+# 2-D configurations past the sweep (3×3 kernels, c_L = 2), pinned so that every profile decides some.
+PINNED_2D = [(1, 2, ((1, 1), (3, 3)), (1,), 0), (1, 1, ((3, 3), (1, 1), (1, 2)), (1, 2), 1)]
 FC_SMALLEST = ("c0 = 2, c_L = 4, fully connected, widths (5, 2, 4) (Σ c_l = 11 = 4·2 + 3): the layer of width 2 "
                "caps rank ∂F/∂γ at ρ(0, 2) + c_L − 1 ≤ 2·2 + 4 − 1 = 7 < 8 = c_L·c0 at every point (F = diag(γ⁽³⁾) W_3 "
                "G with G the 2 × 2 composite of the first two layers: 4 entries and 4 output scales sharing one "
@@ -553,8 +555,9 @@ def draw_beyond(bound: SweepBound):
     above the per-layer lower bounds among the hidden layers; ``reading`` picks the total (≥ or > in (ii))."""
 
     def draw(rng: np.random.Generator):
+        axes = int(rng.integers(0, 3))  # drawn once: redrawing it with the rest would all but lose 2-D kernels
         while True:
-            depth, axes = int(rng.integers(2, 2 * bound.depth + 1)), int(rng.integers(0, 3))
+            depth = int(rng.integers(2, 2 * bound.depth + 1))
             kernels = tuple(tuple(int(k) for k in rng.integers(1, KERNEL_REACH[axes] + 1, axes)) for _ in range(depth))
             c0 = int(rng.integers(1, 2 * bound.c0 + 1))
             c_last = int(rng.integers(c0, 2 * bound.c_last + 1))
@@ -576,32 +579,96 @@ def searched_profile(configuration, lower_rule, totals_rule, count) -> tuple[int
     return tuple(m + e for m, e in zip(lower, extra, strict=True))
 
 
-def search_check(bounds, lower_rule, totals_rule, count) -> Check:
-    """Configurations past the sweep's bound, each decided as the sweep decides: a rank bound below the equations
-    at every point refutes; a Jacobian of full row rank mod p at a random point holds. A configuration deficient
-    at three points without a rank bound is no counterexample (none was met: see the notes)."""
+# A drawn configuration deficient at the sweep's 3 points mod p gets MORE_POINTS more, then EXACT_POINTS
+# integer points in [0, 2^31) where the Jacobian's rank is computed over Q.
+MORE_POINTS, EXACT_POINTS = 12, 4
 
-    def decide_drawn(configuration) -> str | None:
+
+def exact_rank(config, rng) -> int:
+    """The Jacobian's rank over Q at an integer point with entries in [0, 2^31) (exact.random_points)."""
+    c0, c_last, hidden, kernels = config
+    sizes = (c0,) + hidden + (c_last,)
+    weights = [fraction_array(random_points(rng, (b, a) + k))
+               for (a, b), k in zip(itertools.pairwise(sizes), kernels, strict=True)]
+    gammas = [fraction_array(random_points(rng, (b,)) + 1) for b in sizes[1:]]
+    return cm.rank(jacobian(weights, gammas))
+
+
+@lru_cache(maxsize=1)  # the search's judge decides a configuration, then labels it: one decision serves both
+def decide_beyond(config, seed: int) -> dict:
+    """``decide`` at 3 points mod p, then, if deficient there without a rank bound, at MORE_POINTS more, then
+    over Q at EXACT_POINTS integer points: 'full' (a nonzero maximal minor: generic full rank), 'unreachable'
+    (rank_bound), or 'identically deficient' with ``false_refutation_bound``: every maximal minor, a polynomial
+    of degree ≤ equations·(2L − 1) in (W, γ), vanished at EXACT_POINTS independent points of [0, 2^31)
+    (Schwartz–Zippel), so the rank is deficient at every point, for every draw."""
+    rng = np.random.default_rng(seed)
+    entry = decide(config, rng)
+    if entry["decision"] != "unresolved":
+        return entry
+    entry = decide(config, rng, MORE_POINTS)
+    if entry["decision"] == "full":
+        return entry | {"points": 3 + entry["points"]}
+    for attempt in range(EXACT_POINTS):
+        rank = exact_rank(config, rng)
+        if rank == entry["equations"]:
+            return entry | {"decision": "full", "jacobian_rank": rank, "points": 3 + MORE_POINTS + attempt + 1,
+                            "over": "Q"}
+    degree = entry["equations"] * (2 * len(config[3]) - 1)
+    return entry | {"decision": "identically deficient", "points": 3 + MORE_POINTS + EXACT_POINTS,
+                    "false_refutation_bound": schwartz_zippel_bound(degree) ** EXACT_POINTS}
+
+
+def search_check(bounds, lower_rule, totals_rule, count) -> Check:
+    """Configurations past the sweep's bound, each decided by ``decide_beyond``: a rank bound below the equations at
+    every point refutes, and so does a Jacobian deficient at every point tried, mod p and over Q (with its
+    Schwartz–Zippel false-refutation probability); full row rank at some point holds. The evidence counts the
+    decisions by kind and by the points they took."""
+
+    def decided(configuration) -> dict:
         c0, c_last, kernels = configuration[:3]
         hidden = searched_profile(configuration, lower_rule, totals_rule, count)
-        rng = np.random.default_rng(zlib.crc32(repr(configuration).encode()))
-        entry = decide((c0, c_last, hidden, kernels), rng)
-        if entry["decision"] != "unreachable":
-            return None
-        return (f"c0 = {c0}, c_L = {c_last}, widths {entry['widths']}, kernels {entry['kernels']}: Jacobian rank ≤ "
-                f"{entry['rank_bound']} < {entry['equations']} equations wherever F ≠ 0 (rank_bound), so a generic "
-                "target is out of reach for every draw")
+        return decide_beyond((c0, c_last, hidden, kernels), zlib.crc32(repr(configuration).encode()))
+
+    def decide_drawn(configuration) -> str | None:
+        entry = decided(configuration)
+        where = f"c0 = {entry['c0']}, c_L = {entry['c_L']}, widths {entry['widths']}, kernels {entry['kernels']}"
+        if entry["decision"] == "unreachable":
+            return (f"{where}: Jacobian rank ≤ {entry['rank_bound']} < {entry['equations']} equations wherever F ≠ 0 "
+                    "(rank_bound), so a generic target is out of reach for every draw")
+        if entry["decision"] == "identically deficient":
+            return (f"{where}: Jacobian rank < {entry['equations']} at {entry['points'] - EXACT_POINTS} points mod p "
+                    f"and {EXACT_POINTS} over Q, so every maximal minor vanishes identically (false-refutation "
+                    f"probability ≤ {entry['false_refutation_bound']:.1e}): a generic target is out of reach")
+        return None
+
+    def label(configuration) -> str:
+        """Spatial kind and how the configuration was decided (the evidence's coverage counts these)."""
+        entry = decided(configuration)
+        spatial = ("fully connected", "1-D", "2-D")[len(configuration[2][0])]
+        if entry["points"] == 1:
+            return f"{spatial}: full rank mod p at the first point"
+        return f"{spatial}: full rank {'over Q' if entry.get('over') else 'mod p'} at point {entry['points']}"
 
     def run(ctx: Context) -> Outcome:
         bound = bounds(ctx)
         reach = SweepBound(2 * bound.depth, 2 * bound.c0, 2 * bound.c_last, 2 * bound.equations)
-        return search_beyond_sweep(
+        outcome = search_beyond_sweep(
             SEARCH_NAME, draw_beyond(bound), decide_drawn, sweep_bound=lambda _: str(bound),
             reach=lambda _: str(reach).replace("1-D k_l ≤ 3, 2-D k_l ≤ 2×2", "1-D k_l ≤ 6, 2-D k_l ≤ 4×4"),
-            budget=lambda c: c.by_profile(*SEARCH_BUDGET.values()), pinned=[FC_COUNTEREXAMPLE],
-            decided="by rank_bound (every point) or the Jacobian's rank mod p at a random point",
-            classify=lambda configuration: ("fully connected", "1-D", "2-D")[len(configuration[2][0])],
-            names=("c0", "c_L", "kernels", "shares", "reading"), part="local surjectivity").run(ctx)
+            budget=lambda c: c.by_profile(*SEARCH_BUDGET.values()), pinned=[FC_COUNTEREXAMPLE, *PINNED_2D],
+            decided=f"by rank_bound (every point), or the Jacobian's rank mod p at up to {3 + MORE_POINTS} random "
+                    f"points, then over Q at {EXACT_POINTS} integer points",
+            classify=label, names=("c0", "c_L", "kernels", "shares", "reading"), part="local surjectivity").run(ctx)
+        coverage = outcome.evidence.get("coverage")
+        if coverage is None:  # refuted: the counterexample says how it was decided
+            return outcome
+        outcome.evidence["decisions"] = {
+            "full at the first point": sum(n for key, n in coverage.items() if key.endswith("the first point")),
+            "full after deficient points (more points mod p, or over Q)":
+                sum(n for key, n in coverage.items() if " at point " in key),
+            "spatial": {kind: sum(n for key, n in coverage.items() if key.startswith(kind))
+                        for kind in ("fully connected", "1-D", "2-D")}}
+        return outcome
 
     return Check(SEARCH_NAME, "randomized", run, part="local surjectivity")
 
@@ -731,8 +798,11 @@ register(Claim(
           "(Jacobian rank only grows with the widths) for the configurations in its bound, with Δk = 0 targets, and "
           "its bound (c_L ≤ 4) contains the first failure of the convolutional-only reading; the search past it "
           "draws configurations up to twice every parameter of the bound (L ≤ 8, c0 ≤ 4, c_L ≤ 8, c_L·c0·dim ≤ 24, "
-          "1-D k ≤ 6, 2-D k ≤ 4×4 at ci) and found none deficient (while exploring, 141788 random draws to L ≤ 8, "
-          "c0 ≤ 4, c_L ≤ 6, c_L·c0·dim ≤ 24 and the sweep to L ≤ 5, c0 ≤ 4, c_L ≤ 6, c_L·c0·dim ≤ 24: none). Full row "
+          "1-D k ≤ 6, 2-D k ≤ 4×4 at ci; 2-D ones pinned and drawn at every profile) and found none deficient: a "
+          "configuration deficient at the sweep's 3 points mod p gets 12 more and then 4 over Q, and one deficient at "
+          "all of them refutes (Schwartz–Zippel); the evidence counts each kind of decision (while exploring, "
+          "141788 random draws to L ≤ 8, c0 ≤ 4, c_L ≤ 6, c_L·c0·dim ≤ 24 and the sweep to L ≤ 5, c0 ≤ 4, c_L ≤ 6, "
+          "c_L·c0·dim ≤ 24: none). Full row "
           "rank proves that F is a submersion at generic points, so an open set of targets is reached. It does not "
           "prove that every target (or every Δk > 0 target, a measure-zero subspace) is reached: that part is "
           "supported by the numerical solves, not certified; over R, factorisation-type obstructions on open sets of "
