@@ -204,3 +204,27 @@ def test_one_exactly_singular_float_draw_refutes_lemma6():
                                            kr.quantile_law)(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["exactly_singular_draws"] == 1
     assert outcome.evidence["detectable_rate"]["power"] == 0.9
+
+
+def test_prop1_fold_is_read_per_feature_at_symbolic_width():
+    run = kr.prop1_per_feature
+    context = Context("quick", 0, "cpu")
+    assert run(kr.folded_batchnorm(-1), kr.normalization_scale)(context).verdict is Verdict.CERTIFIED
+
+    def first_feature_scale(gamma, mu, s, beta):  # every feature scaled by feature 0's s: mixes features
+        scale = gamma / s[0]
+        return scale, beta - scale * mu
+
+    def mixing_past_three_features(gamma, mu, s, beta):  # a fold gated on the width has no symbolic reading
+        scale = gamma / s
+        return scale, beta - scale * (np.roll(mu, -1) if len(mu) > 3 else mu)
+
+    outcome = run(first_feature_scale, kr.normalization_scale)(context)
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["d_out"] == 2
+    outcome = run(mixing_past_three_features, kr.normalization_scale)(context)
+    assert outcome.verdict is Verdict.INCONCLUSIVE and "symbolic width" in outcome.summary
+
+
+def test_scale_values_evaluate_the_scale_expression():
+    values = kr.scale_values(kr.normalization_scale, np.array([1.0, 3.0]), 1.0)
+    assert np.allclose(values, [2**0.5, 2.0])
