@@ -1432,17 +1432,21 @@ def scale_values(scale, var: np.ndarray, eps: float) -> np.ndarray:
     return np.broadcast_to(_scale_values(scale)(var, eps), np.shape(var)).astype(float)
 
 
-class FeatureVector:
-    """A vector of symbolic width: entry i is its expression at feature i. Arithmetic is entry by entry; numpy
-    conversion, numpy functions and len() are refused, since there is no width to give them."""
+class FeatureVector(sympy.Basic):
+    """A vector of symbolic width, the sympy Lambda of its entry at feature i (so a call given vectors is a
+    call at symbolic arguments). Arithmetic is entry by entry; numpy conversion, numpy functions and len() are
+    refused, since there is no width to give them."""
 
     __array_ufunc__ = None  # numpy defers to the reflected operators below instead of converting
 
-    def __init__(self, entry):
-        self.entry = entry
+    @classmethod
+    def of(cls, entry) -> FeatureVector:
+        """The vector whose entry at feature f is ``entry(f)``."""
+        feature = sympy.Dummy("f", integer=True, nonnegative=True)
+        return cls(sympy.Lambda(feature, entry(feature)))
 
     def __getitem__(self, feature):
-        return self.entry(feature)
+        return self.args[0](feature)
 
     def __array__(self, *args, **kwargs):
         raise TypeError("a vector of symbolic width has no array form")
@@ -1450,9 +1454,9 @@ class FeatureVector:
     def __len__(self):
         raise TypeError("a vector of symbolic width has no length")
 
-    def _entrywise(self, other, operation):
-        other_entry = other.entry if isinstance(other, FeatureVector) else lambda feature: other
-        return FeatureVector(lambda feature: operation(self.entry(feature), other_entry(feature)))
+    def _entrywise(self, other, operation) -> FeatureVector:
+        other_entry = other.__getitem__ if isinstance(other, FeatureVector) else lambda feature: other
+        return FeatureVector.of(lambda feature: operation(self[feature], other_entry(feature)))
 
     def __add__(self, other):
         return self._entrywise(other, lambda x, y: x + y)
@@ -1479,13 +1483,13 @@ class FeatureVector:
         return self._entrywise(other, lambda x, y: y / x)
 
     def __neg__(self):
-        return FeatureVector(lambda feature: -self.entry(feature))
+        return FeatureVector.of(lambda feature: -self[feature])
 
 
 def feature_symbols(name: str) -> FeatureVector:
     """The vector whose entry i is the symbol name[i]."""
     base = sympy.IndexedBase(name)
-    return FeatureVector(lambda feature: base[feature])
+    return FeatureVector.of(lambda feature: base[feature])
 
 
 def batchnorm_feature(gamma, mu, var, beta, t):
@@ -1526,7 +1530,7 @@ def prop1_per_feature(fold, scale):
         evidence = {"bn_feature": "γ_i(t_i − µ_i)/√(var_i + eps) + β_i (torch.nn.BatchNorm1d)",
                     "concrete_cases": [f"d_out={d_out}, d_in={d_in}" for d_out, d_in in PROP1_CASES]}
         try:
-            s = FeatureVector(lambda i: scale(var[i], _EPS))
+            s = FeatureVector.of(lambda i: scale(var[i], _EPS))
             folded_scale, shift = fold(gamma, mu, s, beta)
             entries = folded_scale[_FEATURE], shift[_FEATURE]
             reason = None

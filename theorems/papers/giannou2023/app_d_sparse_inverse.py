@@ -223,15 +223,21 @@ class FirstColumnRecursion:
     combine: Callable[[sympy.Expr, sympy.Expr], sympy.Expr]
     empty: int
 
+    def rule(self, name: str, *arguments) -> sympy.Expr:
+        """The rule ``name`` (base, last_row, term or combine) at ``arguments``: the one way the induction and
+        ``first_column_values`` read the recursion, both at symbolic arguments."""
+        return sympy.sympify(getattr(self, name)(*arguments))
+
 
 @cache
 def _lambdified_rules(definition: FirstColumnRecursion):
     """The rules of ``definition`` as numpy functions of integer arrays, lambdified from the expressions they
-    give at symbolic arguments."""
+    give at symbolic arguments, and its row range last_row(n) at a symbolic n."""
     pair = (RULE_BIT, RULE_VALUE)
-    return (sympy.lambdify(RULE_BIT, definition.base(RULE_BIT), "numpy"),
-            sympy.lambdify(pair, definition.term(*pair), "numpy"),
-            sympy.lambdify(pair, definition.combine(*pair), "numpy"))
+    return (sympy.lambdify(RULE_BIT, definition.rule("base", RULE_BIT), "numpy"),
+            sympy.lambdify(pair, definition.rule("term", *pair), "numpy"),
+            sympy.lambdify(pair, definition.rule("combine", *pair), "numpy"),
+            definition.rule("last_row", SIZE))
 
 
 def first_column_values(definition: FirstColumnRecursion, masks: np.ndarray) -> np.ndarray:
@@ -241,7 +247,7 @@ def first_column_values(definition: FirstColumnRecursion, masks: np.ndarray) -> 
     memoized on row sets (bit r of a code is row r) and evaluated bottom-up, one size s at a time: all
     row sets of a size in one array operation per fold step, so about n²/2 array operations in all. Each
     size's rows are 0, …, last_row(s), the expression last_row(n) at n = s; the rules are lambdified."""
-    base, term, combine = _lambdified_rules(definition)
+    base, term, combine, last_row = _lambdified_rules(definition)
     masks = np.asarray(masks, dtype=np.int64)
     count, n = len(masks), masks.shape[-1]
     codes = np.arange(1 << n)
@@ -254,7 +260,7 @@ def first_column_values(definition: FirstColumnRecursion, masks: np.ndarray) -> 
         if size == 1:
             values[row_sets] = np.broadcast_to(base(masks[:, rows[:, 0], column].T), (len(row_sets), count))
             continue
-        last = int(definition.last_row(SIZE).subs(SIZE, size))
+        last = int(last_row.subs(SIZE, size))
         if last >= size:
             raise ValueError(f"{definition.label}: row {last} of a {size}-row submatrix does not exist")
         value = np.full((len(row_sets), count), definition.empty, dtype=np.int64)
@@ -294,7 +300,7 @@ def minor_row_of_row(r, i):
 
 def table(rule: sympy.Expr) -> list:
     """A rule read at symbolic (b, v), tabulated on {0, 1}² in the order of BITS."""
-    return [sympy.sympify(rule).subs({RULE_BIT: int(b), RULE_VALUE: int(v)}) for b, v in zip(*BITS, strict=True)]
+    return [rule.subs({RULE_BIT: int(b), RULE_VALUE: int(v)}) for b, v in zip(*BITS, strict=True)]
 
 
 def induction_step(definition: FirstColumnRecursion):
@@ -304,16 +310,16 @@ def induction_step(definition: FirstColumnRecursion):
 
     def build(case):
         if case == "base":
-            base, masks = sympy.sympify(definition.base(RULE_BIT)), all_masks(1, 1)
+            base, masks = definition.rule("base", RULE_BIT), all_masks(1, 1)
             return [[base.subs(RULE_BIT, b) for b in (0, 1)]], [[int(t > 0) for t in permanent_term_counts(masks)]]
         if case == "term":
-            return [table(definition.term(RULE_BIT, RULE_VALUE))], [(BITS[0] & BITS[1]).tolist()]
+            return [table(definition.rule("term", RULE_BIT, RULE_VALUE))], [(BITS[0] & BITS[1]).tolist()]
         if case == "combine":
-            folded = [*table(definition.combine(RULE_BIT, RULE_VALUE)), definition.empty]
+            folded = [*table(definition.rule("combine", RULE_BIT, RULE_VALUE)), definition.empty]
             return [folded], [[*(BITS[0] | BITS[1]).tolist(), 0]]
         if case == "classes":
             # Σ over the fold's rows of (n − 1)! (one class each) against n! = |S_n|, divided by (n − 1)!.
-            classes = sympy.Sum(1, (CLASS, 0, definition.last_row(SIZE))).doit()
+            classes = sympy.Sum(1, (CLASS, 0, definition.rule("last_row", SIZE))).doit()
             return [classes], [sympy.gammasimp(sympy.factorial(SIZE) / sympy.factorial(SIZE - 1))]
         i = REMOVED_ROW
         lhs = [minor_row_of_row(row_of_minor_row(below, i), i), minor_row_of_row(row_of_minor_row(i + OFFSET, i), i),
