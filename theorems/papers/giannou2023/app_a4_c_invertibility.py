@@ -237,27 +237,43 @@ def _components(region: sympy.Set) -> tuple[sympy.Set, ...]:
     return region.args if isinstance(region, sympy.Union) else (region,)
 
 
+# Functions that are not analytic where they switch: rewritten as Piecewise first, and a piece that still holds one
+# is left undecided.
+NON_ANALYTIC = (sympy.Heaviside, sympy.Abs, sympy.sign, sympy.floor, sympy.ceiling, sympy.Max, sympy.Min, sympy.Mod,
+                sympy.frac, sympy.DiracDelta, sympy.Piecewise)
+
+
 def law_atoms(entry_law, law: str) -> tuple[list[tuple[sympy.Expr, sympy.Expr]], list[str]]:
-    """The atoms of X = entry_law(law, u), u uniform on (0, 1), read exactly off the expression, piece by piece
-    of a Piecewise (the first true condition wins): a piece free of u on a u-interval of positive length is an
-    atom at its value of (at least) that length; a piece whose derivative is nonzero at the interval's midpoint
-    is a non-constant analytic function there, whose level sets are null. Returns the atoms (value, mass) and
-    the pieces neither reading decides."""
-    expression = sympy.sympify(entry_law(law, _U))
+    """The atoms of X = entry_law(law, u), u uniform on (0, 1), read exactly off the expression, rewritten as one
+    Piecewise (Heaviside, Abs, Max, … become pieces), piece by piece (the first true condition wins): a piece free
+    of u on a u-interval of positive length is an atom at its value of (at least) that length; an analytic piece
+    whose derivative is nonzero at the interval's midpoint is non-constant there, so its level sets are null.
+    Returns the atoms (value, mass) and the pieces neither reading decides (a condition sympy cannot solve for u,
+    a piece with a non-analytic function left, a derivative not decided nonzero)."""
+    expression = sympy.piecewise_fold(sympy.sympify(entry_law(law, _U)).rewrite(sympy.Piecewise))
     pieces = expression.args if isinstance(expression, sympy.Piecewise) else ((expression, sympy.true),)
     remaining, atoms, undecided = sympy.Interval.open(0, 1), [], []
     for value, condition in pieces:
-        region = remaining.intersect(sympy.sympify(condition).as_set())
+        try:
+            region = remaining.intersect(sympy.sympify(condition).as_set())
+        except (NotImplementedError, TypeError, ValueError):  # sympy's ways of not solving an inequality for u
+            region = None
+        if region is None or not all(isinstance(part, sympy.Interval | sympy.FiniteSet) or part.is_empty
+                                     for part in _components(region)):
+            undecided.append(f"{value} where {condition}")
+            break
         remaining = remaining - region
         for interval in _components(region):
-            if interval.measure == 0:
+            if interval.is_empty or interval.measure == 0:
                 continue
             if _U not in value.free_symbols:
                 atoms.append((value, interval.measure))
-                continue
-            slope = sympy.diff(value, _U).subs(_U, (interval.inf + interval.sup) / 2)
-            if slope.is_zero is not False and slope.evalf(30).is_zero is not False:
+            elif value.has(*NON_ANALYTIC):
                 undecided.append(f"{value} for u in {interval}")
+            else:
+                slope = sympy.diff(value, _U).subs(_U, (interval.inf + interval.sup) / 2)
+                if slope.is_zero is not False and slope.evalf(30).is_zero is not False:
+                    undecided.append(f"{value} for u in {interval}")
     return atoms, undecided
 
 
