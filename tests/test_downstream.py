@@ -316,7 +316,7 @@ def test_meta_prints_what_each_check_refutes(tmp_path):
     scope = "idempotent: n ≤ 5 · sums to zero: n ≤ 5"
     assert f"mypaper.lemma1 (certified ({scope})): passes the mutation rule (1 broken variant)" in meta.stdout
     assert "  check 'Σ C(x) = 0' (certifying, n ≤ 5): refutes broken-1\n" in meta.stdout
-    assert "meta: 1 claim (profile quick, seed 2023), 0 breaking the mutation rule" in meta.stdout
+    assert "meta: 1 claim (profile ci, seed 2023), 0 breaking the mutation rule" in meta.stdout
     meta = run(tmp_path, "python -m theorems meta mypaper.lemma1 --package mypaper.claims --json")
     document = json.loads(meta.stdout)
     assert meta.returncode == 0 and document["passed"] and document["failures"] == []

@@ -262,12 +262,16 @@ def test_workers_import_the_suite_the_main_process_runs_not_one_in_the_working_d
 
 
 DEPENDENT_CLAIMS = '''
+import sympy
+
 from theorems.engine.registry import Broken, Claim, register, takes
 from theorems.engine.checks import exhaustive_sweep
 
 
 def sweep(name, bound, square):
-    return exhaustive_sweep(name, lambda ctx: range(4), lambda n: None if square(n) == n * n else f"n = {n}",
+    # "all" sizes only where the object runs at a symbolic n (engine.coverage)
+    cases = [sympy.Symbol("n")] if bound == "all" else range(4)
+    return exhaustive_sweep(name, lambda ctx: cases, lambda n: None if square(n) == n * n else f"n = {n}",
                             bound=lambda ctx: bound, certifies=True)
 
 
@@ -286,8 +290,9 @@ def test_a_claim_runs_with_what_it_rests_on_and_is_never_certified_for_more_size
     step = claims("depsdemo_claims")["depsdemo.step"]
     [result] = run_claims([step], Context("quick", 7, "cpu"), packages=("depsdemo_claims",))
     assert result.claim.id == "depsdemo.step" and result.own_scope == "all"
-    assert result.dependencies == {"depsdemo.base": (result.verdict, "n ≤ 3")}
-    assert result.scope == "as depsdemo.base: n ≤ 3"
+    # the base's scope is generated from the sizes its check ran the object at
+    assert result.dependencies == {"depsdemo.base": (result.verdict, "square ran at n ≤ 3")}
+    assert result.scope == "as depsdemo.base: square ran at n ≤ 3"
     assert result.to_json()["own_scope"] == "all"
 
 
