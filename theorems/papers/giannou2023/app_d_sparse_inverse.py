@@ -1170,6 +1170,9 @@ register(
             "(P, Q), for each fixed pair of masks",
         ),
         subject={"detbool": DEFINITION_8, "entry": sparsified_entry, "expansion": signed_expansion},
+        # Both parts are about DetBool and the sparsified entries; the expansion is the proof's printed formula,
+        # which the general argument does not use (it cites Leibniz), checked on listed submatrices only.
+        parts={part: ("detbool", "entry") for part in GENERAL_NAMES},
         checks=(
             takes("detbool", build=lemma9_exhaustive),
             takes("detbool", build=lemma9_beyond_sweep),
