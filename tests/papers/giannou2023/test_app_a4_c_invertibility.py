@@ -46,7 +46,8 @@ def test_unpermuted_witness_fails_exactly_where_the_single_reduction_reading_sai
 
 
 def test_symbolic_cramer_detects_an_adapted_target():
-    outcome = kr.symbolic_cramer(kr.nonzero_diagonal, kr.target_chosen_after_b)(Context("quick", 0, "cpu"))
+    check = kr.symbolic_cramer(kr.nonzero_diagonal, kr.target_chosen_after_b, kr.quantile_law)
+    outcome = check(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["row"] == 2
 
 

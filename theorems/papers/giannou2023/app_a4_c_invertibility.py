@@ -288,6 +288,24 @@ def atom_counterexample(law: str, value: sympy.Expr, mass: sympy.Expr) -> dict:
             "probability_at_least": str(mass**6)}
 
 
+def read_laws(entry_law) -> tuple[dict[str, str], Outcome | None]:
+    """Every law of FLOAT_LAWS read by ``law_atoms``: the laws' evidence, and the outcome that ends the check where
+    one has an atom (refuted at its explicit case) or is undecided (inconclusive), else None."""
+    laws = {}
+    for law in FLOAT_LAWS:
+        atoms, undecided = law_atoms(entry_law, law)
+        if atoms:
+            case = atom_counterexample(law, *atoms[0])
+            return laws, Outcome(Verdict.REFUTED, f"the {law} law has an atom of mass {case['mass']} at "
+                                 f"{case['atom']}: at n = {case['n']}, m = {case['m']}, {case['event']}",
+                                 {"laws": laws}, counterexample=case)
+        if undecided:
+            return laws, Outcome(Verdict.INCONCLUSIVE, f"the {law} law: no atom decided on {undecided[0]}",
+                                 {"laws": laws})
+        laws[law] = f"Q(u) = {entry_law(law, _U)}, no atom"
+    return laws, None
+
+
 class FreeFamily(Entries):
     """A fill of the generic point: the factor whose entry (i, j) is the free symbol name[i, j]."""
 
@@ -372,18 +390,9 @@ def generic_point(khatri_rao_rule, witness, random_factors, entry_law):
     failing a step, the smallest concrete size that refutes (``concrete_refutation``), or inconclusive."""
 
     def run(ctx: Context) -> Outcome:
-        laws = {}
-        for law in FLOAT_LAWS:
-            atoms, undecided = law_atoms(entry_law, law)
-            if atoms:
-                case = atom_counterexample(law, *atoms[0])
-                return Outcome(Verdict.REFUTED, f"the {law} law has an atom of mass {case['mass']} at {case['atom']}: "
-                               f"at n = {case['n']}, m = {case['m']}, {case['event']}", {"laws": laws},
-                               counterexample=case)
-            if undecided:
-                return Outcome(Verdict.INCONCLUSIVE, f"the {law} law: no atom decided on {undecided[0]}",
-                               {"laws": laws})
-            laws[law] = f"Q(u) = {entry_law(law, _U)}, no atom"
+        laws, ended = read_laws(entry_law)
+        if ended is not None:
+            return ended
         factors, shapes, reason = generic_factors(random_factors, ("A", "B"))
         evidence = {"laws": laws, "model": reason or {"A": str(shapes[0]), "B": str(shapes[1])}}
         if reason is None and (sympy.simplify(shapes[0][0] * shapes[1][0] - shapes[0][1]) != 0
@@ -1102,14 +1111,17 @@ def target_chosen_after_b(targets, first_column_of_b):
 LEMMA8_SYMBOLIC_SIZES = ((1, 2), (2, 1), (1, 3), (3, 1), (1, 4), (2, 2), (4, 1))
 
 
-def symbolic_cramer(diagonal_model, target_model):
+def symbolic_cramer(diagonal_model, target_model, entry_law):
     """Lemma 8 in full for the smallest sizes, as polynomial algebra: for every row i,
     det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C) with polynomials R_r
     linearly independent over Q (rank of their coefficient matrix = nm). Then for every fixed
     nonzero D and every fixed w* ≠ 0 the numerator of γ_i is a nonzero polynomial in (A, C),
-    so it vanishes with probability 0 (Lemma 5)."""
+    so it vanishes with probability 0 under A, C's laws, each read for atoms first (``read_laws``)."""
 
     def run(ctx: Context) -> Outcome:
+        laws, ended = read_laws(entry_law)
+        if ended is not None:
+            return ended
         certified = []
         for n, m in LEMMA8_SYMBOLIC_SIZES:
             diagonal_symbols = [x for x in diagonal_model(symbolic_diagonal(n * m)) if x.is_Symbol]
@@ -1137,16 +1149,16 @@ def symbolic_cramer(diagonal_model, target_model):
         return Outcome(Verdict.CERTIFIED,
                        f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
                        "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
-                       {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
-                        "cofactors' coefficient matrix over Q"},
-                       scope="2 ≤ n·m ≤ 4")
+                       {"sizes": certified, "laws": laws, "method": "sympy: exact determinant, division by ∏_{j≠i} "
+                        "d_j, rank of the cofactors' coefficient matrix over Q"},
+                       scope="2 ≤ n·m ≤ 4", relies_on=(NONZERO_POLYNOMIAL, ANALYTIC_LEVEL_SETS))
 
     return run
 
 
-def symbolic_cramer_check(diagonal_model, target_model) -> Check:
+def symbolic_cramer_check(diagonal_model, target_model, entry_law) -> Check:
     return Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
-                 symbolic_cramer(diagonal_model, target_model), "statement")
+                 symbolic_cramer(diagonal_model, target_model, entry_law), "statement")
 
 
 UNIT_AND_ADVERSARIAL = "unit and adversarial w*"
@@ -1175,7 +1187,7 @@ register(
                     "w* ≠ 0 fixed before A, C are drawn (each fixed target, almost surely in the draw)",
                     "B = (AD) ⊙ C"),
         subject={"diagonal": nonzero_diagonal, "target": fixed_target, "entry_law": quantile_law},
-        checks=(takes("diagonal", "target", build=symbolic_cramer_check),
+        checks=(takes("diagonal", "target", "entry_law", build=symbolic_cramer_check),
                 takes("diagonal", "target", build=gamma_check),
                 takes("diagonal", "target", build=gamma_beyond_sweep),
                 takes("diagonal", build=cofactor_check),
@@ -1195,7 +1207,9 @@ register(
             Broken(f"A, C with entries zero with probability {LEMMA8_ATOM} (a sparse factor: the continuous "
                    "distribution of Lemma 6 dropped)",
                    replaces={"entry_law": functools.partial(law_with_atom_at_zero, zero_probability=LEMMA8_ATOM)},
-                   refuted_by="the float statistics' cells n = m = 2 (quick and ci), every law: about 1% of their "
+                   refuted_by="the symbolic check, exactly: the Gaussian law's expression is 0 for u < 1/50, an atom "
+                   "of mass 1/50 at 0 (at n = m = 1, B = [a·d·c] = [0] with probability 99/2500); and the float "
+                   "statistics' cells n = m = 2 (quick and ci), every law: about 1% of their "
                    "draws have a zero column of A or C (B singular) or a zero cofactor (γ_i = 0), re-solved exactly; "
                    "about 7.8 such draws expected among the 800 at n = m = 2"),
         ),
