@@ -243,3 +243,13 @@ def test_scale_values_evaluate_the_scale_expression():
 def test_atoms_behind_non_analytic_functions_are_found_or_left_undecided(law_expression, law, atoms, decided):
     found, undecided = kr.law_atoms(law_expression, law)
     assert found == atoms and (not undecided) is decided
+
+
+def test_symbolic_cramer_finds_a_nonzero_d_the_diagonal_model_makes_singular():
+    def shifted(diagonal):  # D's first entry shifted by 1: zero at d_0 = −1, a nonzero D
+        return [diagonal[0] + 1, *diagonal[1:]]
+
+    outcome = kr.symbolic_cramer(shifted, kr.fixed_target, kr.quantile_law)(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["D"] == "-1, 1"
+    squared = kr.symbolic_cramer(lambda diagonal: [d**2 for d in diagonal], kr.fixed_target, kr.quantile_law)
+    assert squared(Context("quick", 0, "cpu")).verdict is Verdict.CERTIFIED

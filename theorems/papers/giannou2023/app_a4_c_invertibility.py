@@ -1083,6 +1083,27 @@ def cramer_numerators(n: int, m: int, diagonal_model, target_model):
         yield i, sympy.expand(replaced.det(method="berkowitz")), list(a.ravel()) + list(c.ravel()), list(w), target
 
 
+def nonzero_diagonal_made_singular(diagonal, symbols) -> dict | None:
+    """A nonzero D (values of the symbols d_j, all nonzero) at which an entry of the model's diagonal vanishes,
+    read off the entries at symbolic d_j: None when every entry is a nonzero constant times a product of powers of
+    the d_j (nonzero whenever they are), or is 0 (a zero column, which the numerators refute). Solved for the first
+    free d_j with the others at 1."""
+    for position, entry in enumerate(diagonal):
+        entry = sympy.factor(sympy.sympify(entry))
+        factors = entry.as_coeff_mul()[1]
+        if entry == 0 or all(f in symbols or (f.is_Pow and f.base in symbols and f.exp.is_positive) for f in factors):
+            continue
+        free = sorted(entry.free_symbols & set(symbols), key=str)
+        point = {symbol: sympy.Integer(1) for symbol in symbols}
+        roots = [root for root in sympy.solve(entry.subs({s: 1 for s in free[1:]}), free[0]) if root.is_real
+                 and root != 0] if free else []
+        if roots:
+            point[free[0]] = roots[0]
+            return {"entry": position, "D": ", ".join(str(point[symbol]) for symbol in symbols),
+                    "model_entry": str(entry)}
+    return None
+
+
 def symbolic_diagonal(size: int) -> list:
     return list(sympy.symbols(f"d_0:{size}"))
 
@@ -1124,7 +1145,14 @@ def symbolic_cramer(diagonal_model, target_model, entry_law):
             return ended
         certified = []
         for n, m in LEMMA8_SYMBOLIC_SIZES:
-            diagonal_symbols = [x for x in diagonal_model(symbolic_diagonal(n * m)) if x.is_Symbol]
+            symbols = symbolic_diagonal(n * m)
+            diagonal = diagonal_model(symbols)
+            zero = nonzero_diagonal_made_singular(diagonal, symbols)
+            if zero is not None:
+                return Outcome(Verdict.REFUTED, f"n={n}, m={m}: the diagonal model makes entry {zero['entry'] + 1} of "
+                               f"D zero at the nonzero D = diag({zero['D']}), so B has a zero column",
+                               {"certified": certified}, counterexample={"n": n, "m": m, **zero})
+            diagonal_symbols = [x for x in diagonal if x.is_Symbol]
             for i, numerator, entries, w, target in cramer_numerators(n, m, diagonal_model, target_model):
                 where = {"n": n, "m": m, "row": i + 1}
                 if numerator == 0:
