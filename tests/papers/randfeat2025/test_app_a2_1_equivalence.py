@@ -10,7 +10,6 @@ import torch
 from theorems.maths import features
 from theorems.papers.randfeat2025 import app_a2_1_equivalence as eq
 
-
 ID_COND = eq.Parameterization(features.id_cond, eq.row_major_weight, eq.row_major_pair, eq.no_nonlinearity)
 COLUMN_MAJOR = eq.Parameterization(features.id_cond, eq.column_major_weight, eq.column_major_pair,
                                    eq.no_nonlinearity)
