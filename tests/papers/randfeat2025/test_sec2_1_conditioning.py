@@ -3,6 +3,7 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from theorems.papers.randfeat2025 import sec2_1_conditioning as cd
 
@@ -89,3 +90,15 @@ def test_scanned_comparisons_put_the_peak_above_every_width_and_the_grid_falling
     pairs = cd._descent_comparisons(kappa, 16, [8, 12, 16, 20, 32])
     assert (16, 15) in pairs and (16, 17) in pairs and (12, 8) in pairs and (20, 32) in pairs
     assert cd.one_past_interpolation_point(4, 4) == 17
+
+
+def test_the_excluded_case_c0_c2_1_has_no_peak_and_is_never_scanned():
+    from theorems.engine.context import Context
+    from theorems.engine.vocabulary import Device
+
+    rng = np.random.default_rng(6)
+    for family in cd.DENSE_FAMILIES:
+        assert np.allclose([cd.kappas(family, rng, 1, c1, 1, 3) for c1 in (1, 2, 5)], 1.0)
+    with pytest.raises(ValueError, match="one row"):
+        cd.scan_family(Context("quick", 0, Device.CPU), "he_normal", 1, 1, 1, 10, 1)
+    assert all(c0 * c2 >= 2 for c0, c2 in cd.descent_sizes(Context("large", 0, Device.CPU)))

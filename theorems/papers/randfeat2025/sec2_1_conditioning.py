@@ -267,8 +267,11 @@ def _descent_decision(kappa: dict[int, np.ndarray], peak: int, coarse: list[int]
 
 def scan_family(ctx: Context, family: str, c0: int, c2: int, peak: int, first_draws: int, scans: int) -> dict:
     """One family at one size, one of ``scans`` sharing the error budget: the scan, the refinement
-    around the worst rival, the looks."""
+    around the worst rival, the looks. Never at c0 = c2 = 1, which the statements exclude: M is then one
+    row, κ(M) = 1 at every width, and 'peaks at c1 = c0c2' is vacuous."""
     n = c0 * c2
+    if n < 2:
+        raise ValueError(f"c0 = {c0}, c2 = {c2}: M has one row and κ(M) = 1 at every width; no peak to test")
     coarse = sorted({round(g * n) for g in GRID} | {peak})
     widths = set(coarse) | {n + d for d in FINE_OFFSETS if n + d >= 1}
     rng = ctx.rng("descent", family, c0, c2)
@@ -410,12 +413,14 @@ register(Claim(
     id="randfeat2025.double_descent.corrected",
     variant_of="randfeat2025.double_descent",
     label="Sec. 2.1, double descent for dense features",
-    statement="For He normal, He uniform and orthogonal features the condition number κ(M) peaks at the "
-              "interpolation point c1 = c0c2 (a draw there exceeds a draw at any other width with probability > 1/2) "
-              "and falls on both sides of it.",
+    statement="For He normal, He uniform and orthogonal features and every (c0, c2) but c0 = c2 = 1, the "
+              "condition number κ(M) peaks at the interpolation point c1 = c0c2 (a draw there exceeds a draw at any "
+              "other width with probability > 1/2) and falls on both sides of it.",
     source="Sec. 2.1 'Double Descent' and Fig. 2 (b)",
     hypotheses=("He normal/uniform, orthogonal features (dense: M has rank min(c1, c0c2) almost surely)",
                 "c1 around c0c2, several (c0, c2)",
+                "c0c2 ≥ 2: at c0 = c2 = 1, M is a single row, κ(M) = 1 at every width c1, and the statement is "
+                "vacuous there; it is excluded from the statement and the checks",
                 "'κ at a exceeds κ at b': P(κ_a > κ_b) > 1/2 for independent draws (a statement about the "
                 "distribution, not each draw)"),
     subject={"peak": interpolation_point},
