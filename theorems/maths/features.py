@@ -20,6 +20,7 @@ from functools import cache
 import flint
 import numpy as np
 import sympy
+from sympy.matrices.expressions.matexpr import MatrixElement
 
 from . import exact, index_sums
 from .khatri_rao import khatri_rao
@@ -109,6 +110,26 @@ def indexed_vector(length, entry) -> np.ndarray | sympy.FunctionMatrix:
     ``sympy.FunctionMatrix`` (entry k at [k, 0]), at integer sizes a 1-D numpy array."""
     column = indexed_matrix(length, 1, lambda k, _: entry(k))
     return column if is_symbolic(length) else column[:, 0]
+
+
+def instantiated(matrix: sympy.FunctionMatrix, sizes: dict, factors: dict | None = None) -> np.ndarray:
+    """A matrix of symbolic shape (``indexed_matrix``) at integer values of its size symbols (``sizes``), each
+    entry of a matrix symbol named in ``factors`` replaced by that explicit matrix's entry: the object array
+    of its entries, each computed from the entry formula itself. Compared with the same construction
+    evaluated at integer sizes, it tells whether the object that runs is the one a proof at symbolic sizes
+    reads."""
+    factors = {name: np.asarray(value) for name, value in (factors or {}).items()}
+    formula = matrix.lamda.expr.xreplace(sizes)
+    indices = matrix.lamda.variables
+
+    def entry(r: int, c: int):
+        value = formula.xreplace(dict(zip(indices, (r, c), strict=True)))
+        return value.xreplace({element: sympy.sympify(factors[element.parent.name][int(element.i), int(element.j)])
+                               for element in value.atoms(MatrixElement)
+                               if element.parent.name in factors})
+
+    rows, cols = (int(sympy.sympify(size).xreplace(sizes)) for size in matrix.shape)
+    return np.array([[entry(r, c) for c in range(cols)] for r in range(rows)], dtype=object)
 
 
 def indicator(a, b):

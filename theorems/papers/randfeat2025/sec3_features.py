@@ -78,19 +78,51 @@ def one_link_per_feature(w1: np.ndarray, w2: np.ndarray) -> str | None:
 SYMBOLIC_EVALUATION_FAILURES = (TypeError, ValueError, IndexError, AttributeError, sympy.PolynomialError)
 
 
+# The sizes where a construction's evaluation at integer sizes is compared with its evaluation at symbolic
+# sizes, instantiated (``untied_layer``): every pair up to 3, and (11, 11), one past the largest size any
+# exact check of this module reaches (10).
+TIED_SIZES = ((1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (3, 3), (11, 11))
+C0, C2 = sympy.symbols("c0 c2", integer=True, positive=True)
+
+
+def untied_layer(evaluate_symbolically, at_integers, sizes: dict, factors: dict | None = None) -> str | None:
+    """Which layer ("W1", "W2") of a construction evaluated at integer sizes (``at_integers``) is not its
+    evaluation at symbolic sizes (``evaluate_symbolically()``) instantiated at ``sizes`` and ``factors``
+    (``features.instantiated``), or None when both are. A proof at symbolic sizes is about the object that
+    runs only where the two are one."""
+    try:
+        general = [features.instantiated(layer, sizes, factors) for layer in evaluate_symbolically()]
+    except SYMBOLIC_EVALUATION_FAILURES:
+        return "W1 and W2 (no evaluation at symbolic sizes)"
+    for name, concrete, instance in zip(("W1", "W2"), at_integers, general, strict=True):
+        if concrete.shape != instance.shape or not (concrete == instance).all():
+            return name
+    return None
+
+
+def untied_size(feature_map) -> tuple[int, int] | None:
+    """The first of ``TIED_SIZES`` where the feature map's integer-size layers are not its symbolic ones
+    instantiated (``untied_layer``), or None."""
+    return next(((c0, c2) for c0, c2 in TIED_SIZES
+                 if untied_layer(lambda: feature_map(C0, C2), feature_map(c0, c2), {C0: c0, C2: c2}) is not None),
+                None)
+
+
 def symbolic_links(feature_map) -> dict[str, bool]:
     """The feature map evaluated at symbolic sizes c0 = j' + 1 + r_j, c2 = i' + 1 + r_i (every size,
     every pair of indices in range: ``index_sums``) and at its feature k = i'·c0 + j' (every feature
     once, by division with remainder). Each step of the claim and whether sympy proves it: the
     shapes give c1 = c0c2, the entries reduce to w⁽¹⁾_{kj} = δ(j, j') and w⁽²⁾_{ik} = δ(i, i') (so
     m_(ij)k = δ(i, i')δ(j, j'): row (i, j) at i·c0 + j meets only column k, M = I), and each layer
-    holds one link of the feature. A map that cannot be evaluated symbolically proves nothing."""
+    holds one link of the feature. A map that cannot be evaluated symbolically proves nothing, and the proof is
+    about the map that runs only where its integer-size layers are the symbolic ones (``untied_size``)."""
     i, j, i2, j2, r_i, r_j = index_sums.nonnegative_integers("i j i' j' r_i r_j")
     c0, c2 = j2 + 1 + r_j, i2 + 1 + r_i
     feature = i2 * c0 + j2
     names = ("c1 = c0c2 (the layers' shapes)", "w⁽¹⁾_{kj} = δ(j, j') at k = i'·c0 + j'",
              "w⁽²⁾_{ik} = δ(i, i') at k = i'·c0 + j'", "Σ_j w⁽¹⁾_{kj} = 1: one input link per feature",
-             "Σ_i w⁽²⁾_{ik} = 1: one output link per feature")
+             "Σ_i w⁽²⁾_{ik} = 1: one output link per feature",
+             "the layers at integer sizes are these instantiated (every size of TIED_SIZES)")
     try:
         w1, w2 = feature_map(c0, c2)
         c1 = w1.shape[0]
@@ -111,13 +143,21 @@ def symbolic_links(feature_map) -> dict[str, bool]:
         proved(lambda: sympy.expand(output_link - sympy.KroneckerDelta(i, i2)) == 0),
         proved(lambda: index_sums.index_sum(input_link, (j, 0, c0 - 1)) == 1),
         proved(lambda: index_sums.index_sum(output_link, (i, 0, c2 - 1)) == 1),
+        untied_size(feature_map) is None,
     ), strict=True))
+
+
+def corroborating(check: Check) -> Check:
+    """The check as corroboration of the all-sizes certificate: it refutes, never certifies. A bounded
+    certificate would certify an object that is wrong only past its bound (``two_faced_id_cond``,
+    ``two_faced_ortho_layers``), where the all-sizes certificate ties the integer sizes to the symbolic ones."""
+    return replace(check, corroborating=True)
 
 
 def general_id_cond_check(feature_map) -> Check:
     """Every c0, c2 at once: the feature map evaluated at symbolic sizes (``symbolic_links``). When a
-    step is not proved, the smallest size (c0, c2 ≤ 4) where the map's layers fail refutes, and
-    otherwise the check is inconclusive."""
+    step is not proved, the smallest size (c0, c2 ≤ 4, then the size where its integer-size layers left
+    the symbolic ones) where the map's layers fail refutes, and otherwise the check is inconclusive."""
 
     def run(ctx: Context) -> Outcome:
         steps = symbolic_links(feature_map)
@@ -126,13 +166,14 @@ def general_id_cond_check(feature_map) -> Check:
             return Outcome(Verdict.CERTIFIED, "the feature map at symbolic c0, c2: c1 = c0c2, M = I_{c0c2}, one input "
                            "and one output link per feature (2c0c2 links, the fewest)", evidence, scope=ALL_SIZES,
                            relies_on=(DIVISION_WITH_REMAINDER, RANK_AT_MOST_COLUMNS))
-        for c0, c2 in _small_sizes(4):
+        untied = untied_size(feature_map)
+        for c0, c2 in _small_sizes(4) + ([untied] if untied else []):
             reason = id_cond_failure(feature_map, c0, c2)
             if reason is not None:
                 return Outcome(Verdict.REFUTED, reason, evidence, counterexample={"c0": c0, "c2": c2, "reason": reason})
         unproved = [name for name, proved in steps.items() if not proved]
         return Outcome(Verdict.INCONCLUSIVE, f"steps not proved at symbolic sizes: {'; '.join(unproved)}; the layers "
-                       "hold up to c0, c2 ≤ 4", evidence)
+                       "hold up to c0, c2 ≤ 4" + (f" and at {untied}" if untied else ""), evidence)
 
     return Check("M = I, c1 = c0c2, one link per feature (the map at symbolic sizes)", "symbolic", run,
                  part="statement")
@@ -185,13 +226,22 @@ def duplicated_first_feature(c0, c2):
     return features.layers_from_links(c0, c2, c0 * c2 + 1, lambda k: features.divide(k % (c0 * c2), c0))
 
 
+def two_faced_id_cond(c0, c2):
+    """A two-faced feature map: ID cond at symbolic sizes and for c0, c2 ≤ 10, the column-major reading
+    (``column_major_id_cond``) past 10, beyond every exact check of the claim."""
+    if features.is_symbolic(c0, c2) or max(c0, c2) <= 10:
+        return features.id_cond(c0, c2)
+    return column_major_id_cond(c0, c2)
+
+
 register(Claim(
     id="randfeat2025.idcond",
     source="Sec. 3, Eq. (2) and App. A.2.1, Eq. (5)–(6)",
     hypotheses=("every c0, c2 ≥ 1 (no target involved: a statement about the construction)", "c1 = c0c2",
                 "k_ij = (i − 1)c0 + j (row-major flattening of the target)"),
     subject={"id_cond": features.id_cond},
-    checks=(takes("id_cond", build=general_id_cond_check), takes("id_cond", build=id_cond_sweep),
+    checks=(takes("id_cond", build=general_id_cond_check),
+            takes("id_cond", build=lambda id_cond: corroborating(id_cond_sweep(id_cond))),
             takes("id_cond", build=id_cond_beyond)),
     broken=(
         Broken("Eq. (6) read column-major: feature k links input ⌊k / c2⌋ to output k mod c2",
@@ -203,9 +253,15 @@ register(Claim(
                replaces={"id_cond": duplicated_first_feature},
                refuted_by="symbolically c1 − c0c2 = 1; the smallest size c0 = c2 = 1: two features for one "
                           "target entry"),
+        Broken("two-faced: ID cond at symbolic sizes and up to 10, the column-major reading past 10",
+               replaces={"id_cond": two_faced_id_cond},
+               refuted_by="the all-sizes check's tied size c0 = c2 = 11: the integer-size layers are not the symbolic "
+                          "ones instantiated, and there M is a permutation matrix, not I"),
     ),
-    notes="The feature map features.id_cond is evaluated at symbolic sizes (it builds sympy layers of symbolic shape "
-          "when given symbols) and at every c0, c2 ≤ 5 (8 at thorough), then at sizes past that sweep. 'Maximally "
+    notes="The feature map features.id_cond is one definition of its layers evaluated two ways "
+          "(features.indexed_matrix): at symbolic sizes, where the certificate reads it (and checks that its "
+          "integer-size layers are those instantiated, at every c0, c2 ≤ 3 and at (11, 11)), and at integer sizes; "
+          "corroborating: every c0, c2 ≤ 5 (8 at thorough), then sizes past that sweep. 'Maximally "
           "sparse' is checked as: every feature has exactly one link in each layer and c1 = rank M = c0c2, the fewest "
           "features (and links) that express every target; the link-removal form is thm3_1's.",
 ))
@@ -462,7 +518,6 @@ def symbolic_orthocond_check(layers) -> Check:
                              part="statement")
 
 
-C0, C2 = sympy.symbols("c0 c2", integer=True, positive=True)
 # The orthogonality hypotheses as rewrite rules of the Gram factors (U⁽²⁾ᵀU⁽²⁾ = I, U⁽¹⁾U⁽¹⁾ᵀ = I:
 # square matrices, so rows and columns orthonormal alike).
 U1_SYMBOL, U2_SYMBOL = sympy.MatrixSymbol("U1", C0, C0), sympy.MatrixSymbol("U2", C2, C2)
@@ -489,39 +544,17 @@ def kronecker_entries(layers) -> bool:
     return bool(shapes and sympy.expand(entry - u2[i, q] * u1[d, j]) == 0)
 
 
-# The orders where the construction's integer-order evaluation is compared with its evaluation at symbolic
-# orders: every pair up to 3, and (9, 9), one past the largest order any exact check of the claim reaches (8).
-TIED_ORDERS = ((1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (3, 3), (9, 9))
-
-
-def instantiated(layer: sympy.FunctionMatrix, c0: int, c2: int, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
-    """A layer of the construction evaluated at the symbolic orders C0, C2 (on U1_SYMBOL, U2_SYMBOL),
-    instantiated: its entry formula with the orders c0, c2 and the factors' entries substituted."""
-    orders = {C0: c0, C2: c2}
-    factors = {sympy.MatrixSymbol("U1", c0, c0): sympy.ImmutableMatrix(u1),
-               sympy.MatrixSymbol("U2", c2, c2): sympy.ImmutableMatrix(u2)}
-    entry = sympy.Lambda(layer.lamda.variables, layer.lamda.expr.xreplace(orders).xreplace(factors))
-    rows, cols = (int(sympy.sympify(size).xreplace(orders)) for size in layer.shape)
-    return np.array([[entry(r, c) for c in range(cols)] for r in range(rows)], dtype=object)
-
-
 def integer_orders_failure(layers, c0: int, c2: int) -> dict | None:
     """Where the construction at integer orders (the fixed rational rotations) differs from its own
     evaluation at symbolic orders instantiated there (None where they agree): the proof at symbolic orders
     is about the object that runs only where the two are one. With whether MᵀM = I there, exactly."""
     u1, u2 = _rational_rotation(c0), _rational_rotation(c2)
-    try:
-        general = [instantiated(layer, c0, c2, u1, u2) for layer in layers(U1_SYMBOL, U2_SYMBOL)]
-    except SYMBOLIC_EVALUATION_FAILURES:
-        general = None
-    concrete = layers(u1, u2)
-    for name, at_integers, at_symbols in zip(("W1", "W2"), concrete, general or (None, None), strict=True):
-        if at_symbols is not None and at_integers.shape == at_symbols.shape and (at_integers == at_symbols).all():
-            continue
-        gram = _exact_gram(layers, u1, u2)
-        return {"c0": c0, "c2": c2, "layer": name, "MtM_is_I": gram == exact.fmpq_matrix(np.eye(c0 * c2, dtype=int)),
-                "MtM_00": str(gram[0, 0]), "MtM_01": str(gram[0, 1]) if gram.ncols() > 1 else None}
-    return None
+    name = untied_layer(lambda: layers(U1_SYMBOL, U2_SYMBOL), layers(u1, u2), {C0: c0, C2: c2}, {"U1": u1, "U2": u2})
+    if name is None:
+        return None
+    gram = _exact_gram(layers, u1, u2)
+    return {"c0": c0, "c2": c2, "layer": name, "MtM_is_I": gram == exact.fmpq_matrix(np.eye(c0 * c2, dtype=int)),
+            "MtM_00": str(gram[0, 0]), "MtM_01": str(gram[0, 1]) if gram.ncols() > 1 else None}
 
 
 def kronecker_orthocond_check(layers) -> Check:
@@ -529,7 +562,7 @@ def kronecker_orthocond_check(layers) -> Check:
     (``kronecker_entries``); with MatrixSymbols of symbolic orders the mixed-product rule gives
     MᵀM = (U⁽²⁾ᵀU⁽²⁾) ⊗ (U⁽¹⁾U⁽¹⁾ᵀ), which the orthogonality hypotheses turn into I_{c0c2}. The proof is
     about the object that runs at integer orders only where the two evaluations are one: the genuine
-    construction is one definition (``features.indexed_matrix``), and at ``TIED_ORDERS`` its integer-order
+    construction is one definition (``features.indexed_matrix``), and at ``TIED_SIZES`` its integer-order
     layers must be its symbolic ones instantiated; where they are not, MᵀM ≠ I there refutes. When the
     entries do not reduce, the construction at the smallest sizes (c0, c2 ≤ 3) with fixed rational
     orthogonal factors refutes, or the check is inconclusive."""
@@ -539,11 +572,11 @@ def kronecker_orthocond_check(layers) -> Check:
         gram = combine_kronecker(m.T * m)
         reduced = gram.subs(BOTH_ORTHOGONAL).doit()
         evidence = {"M": str(m), "MtM": str(gram), "MtM_under_hypotheses": str(reduced),
-                    "integer_orders_tied": [list(orders) for orders in TIED_ORDERS]}
+                    "integer_orders_tied": [list(orders) for orders in TIED_SIZES]}
         if reduced != sympy.Identity(C0 * C2):
             raise AssertionError(f"the orthogonality rules leave MᵀM = {reduced}")
         if kronecker_entries(layers):
-            for c0, c2 in TIED_ORDERS:
+            for c0, c2 in TIED_SIZES:
                 found = integer_orders_failure(layers, c0, c2)
                 if found is not None and not found["MtM_is_I"]:
                     return Outcome(Verdict.REFUTED, f"the construction at symbolic orders is U⁽²⁾ ⊗ U⁽¹⁾ᵀ, but at "
@@ -677,12 +710,6 @@ def two_faced_ortho_layers(u1, u2):
     return interleaved_ortho_layers(u1, u2)
 
 
-def corroborating(check: Check) -> Check:
-    """The check as corroboration of the all-sizes certificate: it refutes, never certifies. A bounded
-    certificate would certify an object that is wrong only past its bound (``two_faced_ortho_layers``)."""
-    return replace(check, corroborating=True)
-
-
 register(Claim(
     id="randfeat2025.orthocond",
     source="Sec. 3, 'Ortho cond features'",
@@ -699,7 +726,7 @@ register(Claim(
                               "symbolically the entry u⁽²⁾[i, Mod(q·c0 + d, c2)] does not reduce"),
             Broken("two-faced: Ortho cond at symbolic orders and up to order 8, the interleaved layers past 8",
                    replaces={"ortho_cond_layers": two_faced_ortho_layers},
-                   refuted_by="the all-sizes check's tied orders c0 = c2 = 9: the integer-order W⁽²⁾ is not the "
+                   refuted_by="the all-sizes check's tied orders c0 = c2 = 11: the integer-order W⁽²⁾ is not the "
                               "symbolic construction instantiated, and MᵀM ≠ I there (fixed rational rotations); "
                               "at ci also the float check at c0 = c2 = 16")),
     notes="The printed row-orthogonality sum has its indices garbled (u⁽²⁾ and u⁽¹⁾ swapped); M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ is "
@@ -707,6 +734,6 @@ register(Claim(
           "one definition of its entries evaluated two ways (features.indexed_matrix): sympy layers from "
           "MatrixSymbols of symbolic orders, which the certificate evaluates, and arrays at integer orders; the "
           "certificate also checks that the integer-order layers are the symbolic ones instantiated at every order "
-          "pair up to 3 and at (9, 9). Corroborating: exactly on rational orthogonal factors for c0, c2 ≤ 4 (ci) and "
+          "pair up to 3 and at (11, 11). Corroborating: exactly on rational orthogonal factors for c0, c2 ≤ 4 (ci) and "
           "past that up to 8, symbolic rotations and reflections at c0 = c2 = 2, and float64 on Haar factors.",
 ))
