@@ -123,7 +123,7 @@ def instantiated(matrix: sympy.FunctionMatrix, sizes: dict, factors: dict | None
     indices = matrix.lamda.variables
 
     def entry(r: int, c: int):
-        value = formula.xreplace(dict(zip(indices, (r, c), strict=True)))
+        value = sympy.sympify(formula.xreplace(dict(zip(indices, (r, c), strict=True))))
         return value.xreplace({element: sympy.sympify(factors[element.parent.name][int(element.i), int(element.j)])
                                for element in value.atoms(MatrixElement)
                                if element.parent.name in factors})

@@ -142,3 +142,22 @@ def test_optimizers_outside_the_class_separate_student_and_original():
         optimizer.step(s_params, grads, {})
         optimizer.step(o_params, original_grads, {})
         assert not (s_params["gamma1"] == o_params["W"].ravel()).all(), optimizer.label
+
+
+def _two_faced_weight(gamma1, c0, c2):
+    """Row-major at symbolic sizes and up to 10, transposed past 10 (where no exact check looks)."""
+    if features.is_symbolic(c0, c2) or max(c0, c2) <= 10:
+        return eq.row_major_weight(gamma1, c0, c2)
+    return eq.column_major_weight(gamma1, c0, c2)
+
+
+def test_the_all_sizes_check_ties_to_weight_at_integer_sizes_to_its_symbolic_evaluation():
+    from theorems.engine.context import Context
+    from theorems.engine.vocabulary import Device
+
+    assert eq.untied_correspondence(ID_COND) is None
+    two_faced = replace(ID_COND, to_weight=_two_faced_weight)
+    assert eq.untied_correspondence(two_faced) == (11, 11)
+    outcome = eq.all_sizes_check(*(getattr(two_faced, name) for name in eq.CORRESPONDENCE)).run(
+        Context("quick", 0, Device.CPU))
+    assert outcome.verdict.value == "refuted" and outcome.counterexample["c0"] == 11

@@ -36,8 +36,11 @@ from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, index_sums
 from theorems.papers.randfeat2025.sec3_features import (
+    C0,
+    C2,
     DIVISION_WITH_REMAINDER,
     SYMBOLIC_EVALUATION_FAILURES,
+    TIED_SIZES,
     duplicated_first_feature,
     symbolic_links,
 )
@@ -186,7 +189,27 @@ def _all_sizes_steps(parameterization: Parameterization) -> list[_Step]:
     gradient_gap = None if paired is None else sympy.expand(GRAD_W[feature] - GRAD_W[paired])
     steps.append(_Step("∂L/∂γ⁽¹⁾_k = Σ_ij m_(ij)k ∂L/∂w_ij = ∂L/∂w at pair[k], k = k_ij (pair at symbolic sizes)",
                        all(links.values()) and gradient_gap == 0, gradient_gap, (i, j, r_i, r_j)))
+    steps.append(_Step("to_weight and pair at integer sizes are these instantiated (every size of TIED_SIZES)",
+                       untied_correspondence(parameterization) is None))
     return steps
+
+
+def untied_correspondence(parameterization: Parameterization) -> tuple[int, int] | None:
+    """The first of ``TIED_SIZES`` where ``to_weight`` (on γ⁽¹⁾ = (γ1[0], γ1[1], …)) or ``pair`` evaluated at
+    integer sizes is not its evaluation at the symbolic sizes C0, C2 instantiated (``features.instantiated``),
+    or None: the all-sizes proof is about the correspondence that runs only where the two are one."""
+    general = _evaluated(lambda: (parameterization.to_weight(GAMMA1, C0, C2), parameterization.pair(C0, C2)))
+    for c0, c2 in TIED_SIZES:
+        if general is None:
+            return c0, c2
+        sizes = {C0: c0, C2: c2}
+        gamma1 = np.array([GAMMA1[k] for k in range(c0 * c2)], dtype=object)
+        weight, pair = parameterization.to_weight(gamma1, c0, c2), np.asarray(parameterization.pair(c0, c2))
+        weight_instance, pair_instance = (features.instantiated(side, sizes) for side in general)
+        if weight.shape != weight_instance.shape or not (weight == weight_instance).all() \
+                or pair.shape != pair_instance[:, 0].shape or not (pair == pair_instance[:, 0]).all():
+            return c0, c2
+    return None
 
 
 def _smallest_instance(step: _Step):
@@ -245,8 +268,9 @@ TRAINING_INDUCTION = (
 
 def all_sizes_check(layers, to_weight, pair, between) -> Check:
     """The proof of App. A.2.1 for every c0, c2 at once (``_all_sizes_steps``: every object evaluated at
-    symbolic sizes): loss and gradients agree at every point. When a step fails, the smallest size where the
-    parameterization fails exactly (``concrete_failure``) refutes."""
+    symbolic sizes, and tied to what runs at integer sizes): loss and gradients agree at every point. When a
+    step fails, the smallest size where the parameterization fails exactly (``concrete_failure``; c0, c2 ≤ 3,
+    then the size where the integer-size correspondence left the symbolic one) refutes."""
     parameterization = Parameterization(layers, to_weight, pair, between)
 
     def run(ctx: Context) -> Outcome:
@@ -267,7 +291,8 @@ def all_sizes_check(layers, to_weight, pair, between) -> Check:
                                f"(i, j) = ({found['i']}, {found['j']}): student − original = "
                                f"{found['student − original']}", {"proved": proved},
                                counterexample={"step": step.name, **found})
-        for c0, c2 in _small_sizes(3):
+        untied = untied_correspondence(parameterization)
+        for c0, c2 in _small_sizes(3) + ([untied] if untied else []):
             found = concrete_failure(parameterization, c0, c2)
             if found is not None:
                 return Outcome(Verdict.REFUTED, f"not proved at symbolic sizes; at c0 = {c0}, c2 = {c2}: "
@@ -822,12 +847,14 @@ register(Claim(
     notes="Loss and gradients: certified for every c0, c2 — every object is evaluated at symbolic sizes: the "
           "layers features.id_cond (M = I, one link per feature), σ between them (linear), to_weight on a symbolic "
           "γ⁽¹⁾ (w_ij = γ⁽¹⁾ at k_ij, matching the layer on e_j) and pair at the feature k_ij (its own flat index), so "
-          "the parameters and gradients are the same flat vectors. to_weight and pair are one definition each, "
-          "evaluated at symbolic and integer sizes (features.indexed_matrix). Trajectories: exact rational training "
-          "(every c0, c2 ≤ 3 at ci, SGD, momentum, weight decay on every parameter, polynomial activations before and "
-          "after, every parameter trained) gives equal losses, gradients and parameters at every step; the induction "
-          "to every optimizer of the class and every size is the general argument (not machine-checked). The float64 "
-          "checks corroborate only: floats reassociate W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and round-off can grow along a "
-          "scale-invariant direction (Adam with a BatchNorm in the γ⁽²⁾ role drifts to 1.6e-4 relative after 3000 "
-          "steps). The proof's 'γ⁽²⁾ encodes the linear target layer' is read as γ⁽¹⁾ (typo).",
+          "the parameters and gradients are the same flat vectors. The layers, to_weight and pair are one definition "
+          "each, evaluated at symbolic and integer sizes (features.indexed_matrix), and the certificate checks that "
+          "their integer-size values are the symbolic ones instantiated at every c0, c2 ≤ 3 and at (11, 11). "
+          "Trajectories: exact rational training (every c0, c2 ≤ 3 at ci, SGD, momentum, weight decay on every "
+          "parameter, polynomial activations before and after, every parameter trained) gives equal losses, "
+          "gradients and parameters at every step; the induction to every optimizer of the class and every size is "
+          "the general argument (not machine-checked). The float64 checks corroborate only: floats reassociate "
+          "W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and round-off can grow along a scale-invariant direction (Adam with a "
+          "BatchNorm in the γ⁽²⁾ role drifts to 1.6e-4 relative after 3000 steps). The proof's 'γ⁽²⁾ encodes the "
+          "linear target layer' is read as γ⁽¹⁾ (typo).",
 ))
