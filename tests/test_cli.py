@@ -218,10 +218,12 @@ def test_the_claims_table_says_which_scopes_are_machine_checked_for_all_sizes():
 
 
 def test_meta_prints_for_each_check_the_variants_it_refutes(capsys, monkeypatch):
-    monkeypatch.delenv("THEOREMS_PROFILE", raising=False)  # meta's own default profile, quick
-    code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu", "--json")
+    monkeypatch.delenv("THEOREMS_PROFILE", raising=False)  # meta's default profile: the gate's, ci
+    code, out, _ = run(capsys, "meta", "giannou2023.thm6", "--device", "cpu", "--json", "--coverage")
     document = json.loads(out)
-    assert code == 0 and document["passed"] and document["profile"] == "quick" and document["failures"] == []
+    assert code == 0 and document["passed"] and document["profile"] == "ci" and document["failures"] == []
+    assert [entry["claim"] for entry in document["coverage"]] == ["giannou2023.thm6"]
+    assert all(row["cells"] for entry in document["coverage"] for row in entry["matrix"])
     assert {row["claim"] for row in document["checks"]} == {"giannou2023.thm6"}
     assert all(row["refuted_by"] and set(row["refuted_by"]) <= {v["id"] for v in document["variants"]}
                for row in document["checks"])

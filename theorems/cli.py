@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .engine import settings
+from .engine import coverage, settings
 from .engine.catalog import catalog
 from .engine.context import Context
 from .engine.registry import claims, known_ids, resolve
@@ -515,7 +515,13 @@ def command_meta(args) -> int:
     context = _context(args)
     genuine = _run_claims(selected, context, "claims", args)
     reports = _mutation_reports(genuine)
-    failing = [report for report in reports if not report.passed]
+    if args.generated:
+        from .engine.generated_mutants import generated_mutation_test
+
+        for result, report in zip(genuine, reports, strict=True):
+            report.generated = generated_mutation_test(result.claim, result.context, result)
+    failing = [report for report in reports
+               if not report.passed or (args.strict_generated and report.generated and report.generated.concerns)]
     if args.json:
         documents = [report.to_json() for report in reports]
         print(json.dumps({
@@ -525,6 +531,10 @@ def command_meta(args) -> int:
                          for variant in document["variants"]],
             "failures": [{"claim": document["claim"], "failure": failure} for document in documents
                          for failure in document["failures"]],
+            **({"generated": [document["generated"] for document in documents]} if args.generated else {}),
+            **({"coverage": [{"claim": result.claim.id, "matrix": coverage.matrix([r.to_json() for r in result.checks]),
+                              "parts": [cover.to_json() for cover in result.covers]} for result in genuine]}
+               if args.coverage else {}),
         }, indent=1, ensure_ascii=False))
         return 1 if failing else 0
     for result, report in zip(genuine, reports, strict=True):
@@ -541,9 +551,33 @@ def command_meta(args) -> int:
                   f"(replaces {', '.join(sorted(variant.variant.replaces))}; {verdicts or 'no check takes it'})")
         for failure in report.failures:
             print(f"  - {failure}")
+        if report.generated is not None:
+            print(f"  generated mutants: {report.generated.summary()}")
+            for mutant in report.generated.survivors:
+                print(f"    survived [{mutant.kind.value}] {mutant.description}: {mutant.reason}; "
+                      f"within the certified scope: {': '.join(mutant.within_scope)}")
+        if args.coverage:
+            _print_coverage(result)
     print(f"meta: {counted(len(reports), 'claim')} (profile {context.profile}, seed {context.seed}), "
-          f"{len(failing)} breaking the mutation rule")
+          f"{len(failing)} breaking the mutation rule" + (" or with a generated mutant surviving in scope"
+                                                         if args.strict_generated else ""))
     return 1 if failing else 0
+
+
+def _print_coverage(result) -> None:
+    """The object × check matrix of one claim's run, and what each certified part covers."""
+    from .report.document import scope_text
+
+    print("  coverage (object × check: how the check called the object):")
+    for row in coverage.matrix([check.to_json() for check in result.checks]):
+        print(f"    {row['object']}:")
+        for check, text in row["cells"].items():
+            if text:
+                print(f"      {check}: {text}")
+    for cover in result.covers:
+        scope = "not certified" if cover.scope is None else scope_text(cover.scope)
+        because = f" ({cover.reason})" if cover.reason else ""
+        print(f"    part {cover.part!r} about {', '.join(cover.objects)}: {scope}{because}")
 
 
 def command_reproduce(args) -> int:
@@ -744,10 +778,22 @@ def build_parser() -> argparse.ArgumentParser:
                                    "a broken object.", epilog=EXIT_CODES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ids", nargs="*", metavar="ID", help="only these claims (default: every implemented claim)")
-    _run_options(p, profile="quick")
+    # The gate's profile: the rule is applied where the verdicts it guards are decided.
+    _run_options(p)
     p.add_argument("--json", action="store_true",
                    help="JSON object: checks (claim, check, certifying, scope, refuted_by: variant ids, "
-                        "certifies_broken), variants, failures, passed")
+                        "certifies_broken), variants, failures, passed (with --coverage: coverage; with "
+                        "--generated: generated, per claim)")
+    p.add_argument("--coverage", action="store_true",
+                   help="also the object × check matrix of each claim: which objects of its subject each check "
+                        "called, symbolically or at which largest sizes, and what each certified part covers")
+    p.add_argument("--generated", action="store_true",
+                   help="also mutate each subject object mechanically (source operators, constants, a perturbation "
+                        "gated past the sizes the checks ran) and print per claim the score killed / (generated − "
+                        "equivalent) and each survivor with its reason")
+    p.add_argument("--strict-generated", action="store_true",
+                   help="with --generated, exit 1 also when a generated mutant survives that changes the object "
+                        "within the certified scope (or is not shown not to)")
     _package_option(p)
     p.set_defaults(func=command_meta)
 

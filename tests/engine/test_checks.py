@@ -1,16 +1,21 @@
 """The generic check builders on toy statements whose truth is known."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
+import sympy
 from hypothesis import strategies as st
 
 from theorems.engine import checks, fanout
 from theorems.engine.checks import (
+    Slack,
     determinant_certificate,
     exhaustive_sweep,
     property_search,
     search_beyond_sweep,
     symbolic_identity,
+    symbolic_inequality,
     symbolic_sizes_identity,
 )
 from theorems.engine.context import Context
@@ -285,3 +290,89 @@ def test_names_count_every_input_not_only_a_counterexample():
 def test_names_and_describe_are_alternatives():
     with pytest.raises(ClaimDefinitionError, match="names= or describe="):
         property_search("toy", st.integers(), lambda x: None, space="toy", names=("x",), describe=str)
+
+
+# --- symbolic_inequality: every nonnegativity proved -------------------------------------------
+
+GAMMA = sympy.Symbol("gamma", real=True)
+B = sympy.Symbol("B", real=True)
+W = sympy.IndexedBase("W")
+I, J, P = sympy.symbols("i j p", integer=True)
+D = sympy.Symbol("d", integer=True)
+
+
+def inequality(target, rewritten, atoms=None, premises=(), cases=(), decide=lambda case: None, strict=False):
+    return symbolic_inequality("toy", lambda: Slack(target, rewritten, atoms or {}, {}, strict), premises, cases,
+                               decide, str, relies_on=())
+
+
+def test_inequality_proves_squares_and_lists_each_atom_with_its_proof():
+    a, b, z = sympy.symbols("a b Z", real=True)
+    outcome = inequality(a**2 + b**2 - 2 * a * b, z, {z: (a - b) ** 2}).run(CTX)
+    assert outcome.verdict is Verdict.CERTIFIED and outcome.scope == ALL_SIZES
+    assert outcome.evidence["nonnegative"] == {"Z = (a - b)**2": "square"}
+
+
+def test_a_declared_nonnegative_symbol_proves_nothing():
+    """γ² = γ − Z with Z ≥ 0: true for γ ∈ [0, 1] only; Z's sympy assumption and the premise γ ≥ 0 prove
+    nothing about γ − γ², so the false slack is refuted by its pinned case γ = 2, not certified."""
+    declared = sympy.Symbol("Z", nonnegative=True)
+    decide = lambda g: None if g - g**2 >= 0 else f"γ − γ² = {g - g**2} < 0 at γ = {g}"  # noqa: E731
+    for atoms in ({}, {declared: GAMMA - GAMMA**2}):
+        outcome = inequality(GAMMA - GAMMA**2, declared, atoms, (sympy.Ge(GAMMA, 0),), [Fraction(1, 2), 2],
+                             decide).run(CTX)
+        assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["case"] == "2"
+    lie = {declared: (GAMMA - 1) ** 2}  # an atom standing for something else than what the rewriting needs
+    outcome = inequality(GAMMA - GAMMA**2, declared, lie, (sympy.Ge(GAMMA, 0),)).run(CTX)
+    assert outcome.verdict is Verdict.INCONCLUSIVE
+    assert outcome.evidence["rewriting_equals_target"].startswith("no")
+
+
+def test_hypotheses_cover_indexed_entries_and_make_absolute_values_plain():
+    target = sympy.sqrt(3) * B * D * GAMMA - sympy.Sum(sympy.Abs(GAMMA) * sympy.Abs(W[I, P]) * B, (P, 1, D))
+    rewritten = sympy.Sum(GAMMA * (sympy.sqrt(3) - sympy.Abs(W[I, P])) * B, (P, 1, D))
+    support, gamma_nonnegative, slope = sympy.Le(sympy.Abs(W[I, J]), sympy.sqrt(3)), sympy.Ge(GAMMA, 0), sympy.Ge(B, 0)
+    size = sympy.Ge(D, 1)
+    outcome = inequality(target, rewritten, premises=(support, gamma_nonnegative, slope, size)).run(CTX)
+    assert outcome.verdict is Verdict.CERTIFIED
+    assert outcome.evidence["premises_used"] == sorted(map(str, (support, gamma_nonnegative, slope, size)))
+    without = inequality(target, rewritten, premises=(support, slope, size)).run(CTX)  # |γ| ≠ γ: not the target
+    assert without.verdict is Verdict.INCONCLUSIVE
+
+
+def test_equality_hypotheses_rewrite_and_strict_slacks_need_a_positive_term():
+    r = sympy.IndexedBase("r")
+    n = sympy.Symbol("N", real=True)
+    # |K_pq| ≤ B r_p r_q / N with rows of norm √N (r_p = √N): B − |K_pq| ≥ 0.
+    premises = (sympy.Le(sympy.Abs(W[I, J]), B * r[I] * r[J] / n), sympy.Eq(r[I], sympy.sqrt(n)), sympy.Gt(B, 0))
+    assert inequality(B - sympy.Abs(W[I, P]), B - sympy.Abs(W[I, P]), premises=premises).run(CTX).verdict \
+        is Verdict.CERTIFIED
+    assert inequality(B - sympy.Abs(W[I, P]), B - sympy.Abs(W[I, P]), premises=premises[::2]).run(CTX).verdict \
+        is Verdict.INCONCLUSIVE
+    positive = 1 - sympy.sqrt(3) / 8 + sympy.Abs(GAMMA) / B
+    assert inequality(positive, positive, premises=premises, strict=True).run(CTX).verdict is Verdict.CERTIFIED
+    assert inequality(sympy.Abs(GAMMA), sympy.Abs(GAMMA), strict=True).run(CTX).verdict is Verdict.INCONCLUSIVE
+    assert inequality(1 - sympy.sqrt(3), 1 - sympy.sqrt(3)).run(CTX).verdict is Verdict.INCONCLUSIVE
+
+
+def test_sums_are_compared_in_a_canonical_form():
+    x = sympy.IndexedBase("x")
+    h = sympy.Symbol("h", integer=True)
+    gap = sympy.Sum((x[I] - x[J]) ** 2 / 2, (I, 1, h), (J, 1, h))
+    power_sums = h * sympy.Sum(x[P] ** 2, (P, 1, h)) - sympy.Sum(x[P], (P, 1, h)) ** 2
+    g = sympy.Symbol("G", real=True)
+    outcome = inequality(power_sums, g, {g: gap}, premises=(sympy.Ge(h, 0),)).run(CTX)
+    assert outcome.verdict is Verdict.CERTIFIED
+    assert outcome.evidence["nonnegative"] == {f"G = {gap}": "sum over i, j of (product of: the number 1/2; square)"}
+
+
+def test_a_premise_must_be_a_relation():
+    with pytest.raises(ClaimDefinitionError, match="sympy relation"):
+        inequality(GAMMA, GAMMA, premises=(GAMMA,)).run(CTX)
+
+
+def test_a_sum_is_nonnegative_only_over_a_range_of_nonnegative_length():
+    """Σ_(p=1)^d 1 = d is −5 at d = −5 (Karr's convention): the range's length needs a premise d ≥ 0."""
+    total = sympy.Sum(sympy.Abs(W[I, P]), (P, 1, D))
+    assert inequality(total, total).run(CTX).verdict is Verdict.INCONCLUSIVE
+    assert inequality(total, total, premises=(sympy.Ge(D, 0),)).run(CTX).verdict is Verdict.CERTIFIED

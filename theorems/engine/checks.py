@@ -5,7 +5,8 @@
 - ``property_search``: a Hypothesis search for a counterexample, shrunk when found;
 - ``determinant_certificate``: Schwartz–Zippel certificates in arithmetic modulo a prime;
 - ``exhaustive_sweep``: every discrete configuration up to a bound, each decided exactly;
-- ``search_beyond_sweep``: random configurations past a sweep's bound, each decided exactly.
+- ``search_beyond_sweep``: random configurations past a sweep's bound, each decided exactly;
+- ``symbolic_inequality``: an inequality at symbolic sizes, every nonnegativity it uses proved.
 
 The two sweeps decide their configurations in chunks (``decide_in_chunks``): tasks of the
 cluster when the claim runs on one (``fanout``), merged in order so that the evidence is the
@@ -25,7 +26,7 @@ entries of each input (``("W1", "W2", "target")``), so the counterexample reads
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
@@ -539,3 +540,270 @@ def search_beyond_sweep(
                        f"decided {decided}", evidence)
 
     return Check(name, "randomized", run, part, corroborating)
+
+
+# --- inequalities at symbolic sizes, every nonnegativity proved -----------------------------
+#
+# ``symbolic_inequality`` certifies "target ≥ 0" (a claim's bound minus the quantity it bounds, at
+# symbolic sizes) from a rewriting of the target whose sign shows. Nothing is taken on trust: the
+# rewriting must equal the target (sympy), and every term of it is proved ≥ 0 by its structure —
+# numbers, squares, absolute values, sums and products of what is already proved, powers and
+# reciprocals of what is proved positive — or by a hypothesis the claim states as an object (a sympy
+# relation of its subject, shown in the evidence as a premise). A symbol's own sympy assumptions
+# (``nonnegative=True``) count for nothing.
+
+
+@dataclass(frozen=True)
+class Slack:
+    """What ``symbolic_inequality`` decides: ``target`` ≥ 0 (> 0 where ``strict``), computed from the
+    claim's objects at symbolic sizes. ``rewritten`` is the same quantity written so that its sign shows;
+    its ``atoms`` are symbols standing for expressions (a sum of squares, a hypothesis' margin), each
+    proved ≥ 0 from its expression. ``steps`` says how the rewriting was found, for the evidence."""
+
+    target: sympy.Expr
+    rewritten: sympy.Expr
+    atoms: Mapping[sympy.Symbol, sympy.Expr]
+    steps: dict
+    strict: bool = False
+
+
+def _index_symbols(expression: sympy.Expr) -> set[sympy.Symbol]:
+    return {index for indexed in expression.atoms(sympy.Indexed) for index in indexed.free_symbols
+            if isinstance(index, sympy.Symbol) and index != indexed.base.label}
+
+
+def _plain_symbols(expression: sympy.Expr) -> set[sympy.Symbol]:
+    """The free symbols of ``expression`` that are neither an Indexed base nor one of its indices."""
+    indexed = expression.atoms(sympy.Indexed)
+    return ({s for s in expression.free_symbols if isinstance(s, sympy.Symbol)}
+            - {e.base.label for e in indexed} - _index_symbols(expression))
+
+
+@dataclass(frozen=True)
+class _Margin:
+    """A hypothesis as ``margin`` ≥ 0 (> 0 where ``strict``); the indices of Indexed entries in it are
+    wildcards, so "|W[a, b]| ≤ √3" covers every entry."""
+
+    margin: sympy.Expr
+    strict: bool
+    text: str
+    indexed: bool
+
+
+def _substitute_equalities(expression: sympy.Expr, equalities: Sequence[sympy.Eq]) -> sympy.Expr:
+    """Each hypothesis lhs = rhs used as a rewriting lhs → rhs: an Indexed lhs rewrites every entry of
+    its base (its indices renamed), any other lhs rewrites where it occurs in the canonical form of sums."""
+    for equality in equalities:
+        lhs, rhs = equality.lhs, equality.rhs
+        if isinstance(lhs, sympy.Indexed):
+            def entry(found, lhs=lhs, rhs=rhs):
+                return rhs.xreplace(dict(zip(lhs.indices, found.indices, strict=True)))
+            expression = expression.replace(lambda e, lhs=lhs: isinstance(e, sympy.Indexed) and e.base == lhs.base,
+                                            entry)
+        else:
+            expression = _canonical_sums(expression).xreplace({_canonical_sums(lhs): _canonical_sums(rhs)})
+    return expression
+
+
+def _canonical_sums(expression: sympy.Expr) -> sympy.Expr:
+    """``expression`` expanded, every Sum split over the terms of its expanded summand, factors free of its
+    indices taken out, indices in no factor counted (Σ_(p ≤ d) c = d·c), a summand that factors over the
+    indices written as the product of the sums, and the indices renamed in order (ι1, ι2, …): two sums of
+    the same terms are then the same sympy object, and a difference of equal sums expands to 0."""
+
+    def split(total: sympy.Sum) -> sympy.Expr:
+        indices = [limit[0] for limit in total.limits]
+        if any(set(indices) & (low.free_symbols | high.free_symbols) for _, low, high in total.limits):
+            return total  # a range that depends on another index: the sums do not factor
+        result = sympy.Integer(0)
+        for term in sympy.Add.make_args(sympy.expand(total.function)):
+            outside, by_index, joint = [], {index: [] for index in indices}, []
+            for factor in sympy.Mul.make_args(term):
+                touched = [index for index in indices if index in factor.free_symbols]
+                (outside if not touched else by_index[touched[0]] if len(touched) == 1 else joint).append(factor)
+            product = sympy.Mul(*outside)
+            if joint:  # a factor couples several indices: one sum over the indices the term involves
+                body = sympy.Mul(*joint, *(f for fs in by_index.values() for f in fs))
+                kept = [limit for limit in total.limits if limit[0] in body.free_symbols]
+                for index, low, high in total.limits:
+                    if index not in body.free_symbols:
+                        product *= high - low + 1
+                renamed = {limit[0]: sympy.Symbol(f"ι{k + 1}", integer=True) for k, limit in enumerate(kept)}
+                result += product * sympy.Sum(body.xreplace(renamed),
+                                              *[(renamed[i], low, high) for i, low, high in kept])
+                continue
+            for index, low, high in total.limits:
+                if by_index[index]:
+                    fresh = sympy.Symbol("ι1", integer=True)
+                    product *= sympy.Sum(sympy.Mul(*by_index[index]).xreplace({index: fresh}), (fresh, low, high))
+                else:
+                    product *= high - low + 1
+            result += product
+        return result
+
+    expression = sympy.expand(sympy.sympify(expression))
+    return sympy.expand(expression.replace(lambda e: isinstance(e, sympy.Sum), split))
+
+
+def _terms(expression: sympy.Expr) -> list[sympy.Expr]:
+    """The terms of a sum, its numbers together: 1 − √3/8 is one positive constant, not 1 and a negative term."""
+    constant = sympy.Add(*(term for term in sympy.Add.make_args(expression) if term.is_number))
+    return [*([constant] if constant != 0 else []), *(t for t in sympy.Add.make_args(expression) if not t.is_number)]
+
+
+class _Prover:
+    """Proofs of ``expression ≥ 0`` (or > 0) from structure and hypotheses; ``proofs`` keeps what each
+    atom of the slack was proved by, for the evidence."""
+
+    def __init__(self, atoms: Mapping[sympy.Symbol, sympy.Expr], margins: Sequence[_Margin]):
+        self.atoms, self.margins = atoms, margins
+        self.proofs: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def atom(self, symbol: sympy.Symbol, strict: bool) -> str | None:
+        reason = self.sign(self.atoms[symbol], strict)
+        if reason is not None:
+            self.proofs[f"{symbol} = {self.atoms[symbol]}"] = reason
+            return f"{symbol} ({'> 0' if strict else '≥ 0'}, below)"
+        return None
+
+    def hypothesis(self, expression: sympy.Expr, strict: bool) -> str | None:
+        for margin in self.margins:
+            if margin.indexed:
+                wild = {index: sympy.Wild(f"w_{index}") for index in _index_symbols(margin.margin)}
+                matched = (sympy.expand(expression).match(sympy.expand(margin.margin.xreplace(wild))) is not None
+                           and (margin.strict or not strict))
+            else:
+                rest = sympy.expand(expression - margin.margin)
+                matched = rest.is_number and (rest.is_positive is True or (
+                    rest.is_nonnegative is True and (margin.strict or not strict)))
+            if matched:
+                self.used.add(margin.text)
+                return f"hypothesis {margin.text}"
+        return None
+
+    def sign(self, expression: sympy.Expr, strict: bool = False) -> str | None:
+        """Why ``expression`` ≥ 0 (> 0 where ``strict``), or None: unproved, not false."""
+        expression = sympy.sympify(expression)
+        if expression.is_number:
+            holds = expression.is_positive if strict else expression.is_nonnegative
+            return f"the number {expression}" if holds is True else None
+        if expression in self.atoms:
+            return self.atom(expression, strict)
+        found = self.hypothesis(expression, strict) or self.structure(expression, strict)
+        if found is None and isinstance(expression, (sympy.Add, sympy.Mul, sympy.Pow)):
+            # The same quantity expanded, then factored: a form whose sign shows term by term.
+            for form in (sympy.expand(expression), sympy.factor(expression)):
+                if found is None and form != expression and isinstance(form, (sympy.Add, sympy.Mul, sympy.Pow)):
+                    found = self.structure(form, strict)
+        return found
+
+    def structure(self, expression: sympy.Expr, strict: bool) -> str | None:
+        if isinstance(expression, sympy.Abs):
+            return "absolute value" if not strict or self.sign(expression.args[0], True) else None
+        if isinstance(expression, sympy.Pow):
+            base, exponent = expression.args
+            if exponent.is_integer and exponent.is_even and exponent > 0 and not strict:
+                return "square" if exponent == 2 else "even power"
+            if exponent.is_positive and self.sign(base, strict):
+                return "power of a nonnegative" if not strict else "power of a positive"
+            if exponent.is_negative and self.sign(base, True):
+                return "reciprocal of a positive"
+            return None
+        if isinstance(expression, sympy.Add):
+            terms = _terms(expression)
+            reasons = [self.sign(term) for term in terms]
+            if any(reason is None for reason in reasons):
+                return None
+            if strict and not any(self.sign(term, True) for term in terms):
+                return None
+            return "sum of: " + "; ".join(dict.fromkeys(reasons))
+        if isinstance(expression, sympy.Mul):
+            reasons = [self.sign(factor, strict) for factor in expression.args]
+            return None if any(r is None for r in reasons) else "product of: " + "; ".join(dict.fromkeys(reasons))
+        if isinstance(expression, sympy.Sum):
+            # Σ_(i=a)^b counts b − a + 1 terms, negatively when b < a − 1 (Karr's convention, sympy's): a sum of
+            # nonnegative terms is ≥ 0 when every range has a length ≥ 0, and > 0 when each is nonempty.
+            if any(self.sign(high - low + (0 if strict else 1)) is None for _, low, high in expression.limits):
+                return None
+            reason = self.sign(expression.function, strict)
+            return None if reason is None else f"sum over {', '.join(str(limit[0]) for limit in expression.limits)} " \
+                                               f"of ({reason})"
+        return None
+
+
+def _margins(premises: Sequence[sympy.core.relational.Relational]) -> tuple[list[_Margin], list[sympy.Eq]]:
+    margins, equalities = [], []
+    for premise in premises:
+        if isinstance(premise, sympy.Eq):
+            equalities.append(premise)
+            continue
+        if not isinstance(premise, (sympy.Ge, sympy.Gt, sympy.Le, sympy.Lt)):
+            raise ClaimDefinitionError(f"a premise is a sympy relation (≥, >, ≤, <, =), not {premise!r}")
+        larger, smaller = premise.gts, premise.lts
+        margins.append(_Margin(larger - smaller, isinstance(premise, (sympy.Gt, sympy.Lt)), str(premise), False))
+    margins = [_Margin(_substitute_equalities(m.margin, equalities), m.strict, m.text,
+                       bool(_index_symbols(m.margin))) for m in margins]
+    return margins, equalities
+
+
+def _under_premises(expression: sympy.Expr, margins: Sequence[_Margin], equalities: Sequence[sympy.Eq]) -> sympy.Expr:
+    """``expression`` with the equalities among the premises substituted and |x| = x for every symbol x that
+    a premise x ≥ 0 (or x > 0) makes nonnegative; then in the canonical form of sums, over one denominator."""
+    expression = _substitute_equalities(expression, equalities)
+    nonnegative = [m.margin for m in margins if isinstance(m.margin, sympy.Symbol)]
+    expression = expression.xreplace({sympy.Abs(symbol): symbol for symbol in nonnegative})
+    numerator, _ = sympy.fraction(sympy.together(_canonical_sums(expression)))
+    return _canonical_sums(numerator)
+
+
+def symbolic_inequality(name: str, slack: Callable[[], Slack], premises: Sequence[Any], concrete_cases: Sequence[Any],
+                        decide: Callable[[Any], str | None], describe: Callable[[Any], Any], *,
+                        relies_on: Sequence[str], part: str | None = None) -> Check:
+    """Certified for all sizes when ``slack()``'s rewriting equals its target under ``premises`` (sympy
+    relations: the hypotheses the claim states as objects; an equality is used as a rewriting, x ≥ 0 makes
+    |x| = x) and is proved ≥ 0 (> 0 where strict) term by term by ``_Prover``: every nonnegativity from
+    structure or a premise, none from a declaration. Otherwise refuted by the first of ``concrete_cases``
+    that ``decide`` (exact) finds false, else inconclusive: an unproved inequality is no counterexample.
+    The evidence lists the premises and each atom with its proof."""
+
+    def run(ctx: Context) -> Outcome:
+        found = slack()
+        margins, equalities = _margins(premises)
+        prover = _Prover(found.atoms, margins)
+        difference = _under_premises(found.rewritten.xreplace(dict(found.atoms)) - found.target, margins, equalities)
+        undefined = sorted(str(s) for s in _plain_symbols(found.rewritten) - set(found.atoms)
+                           - set().union(*(m.margin.free_symbols for m in margins)))
+        reason = prover.sign(found.rewritten, found.strict) if difference == 0 else None
+        # Each term (or factor) of the rewriting with its proof, beside the atoms' proofs.
+        parts = _terms(found.rewritten) if isinstance(found.rewritten, sympy.Add) else found.rewritten.args
+        terms = {str(part): prover.sign(part) or "unproved" for part in parts} \
+            if isinstance(found.rewritten, (sympy.Add, sympy.Mul)) else {}
+        # The premises the identity used: equalities that rewrite something, x ≥ 0 where |x| occurs.
+        identity = found.rewritten.xreplace(dict(found.atoms)) - found.target
+        rewrote = [str(equality) for equality in equalities
+                   if any(_substitute_equalities(x, [equality]) != _canonical_sums(x)
+                          for x in (identity, *(p.gts - p.lts for p in premises if p not in equalities)))]
+        rewrote += [m.text for m in margins if isinstance(m.margin, sympy.Symbol) and identity.has(sympy.Abs(m.margin))]
+        evidence = {**found.steps, "target": str(found.target), "rewritten": str(found.rewritten),
+                    "premises": [str(p) for p in premises],
+                    "rewriting_equals_target": difference == 0 or f"no: the difference is {difference}",
+                    "nonnegative": {**prover.proofs, **terms}, "premises_used": sorted({*prover.used, *rewrote}),
+                    "method": "sympy: the rewriting equals the target under the premises, and every term of it is "
+                              f"proved {'> 0' if found.strict else '≥ 0'} from squares, absolute values, sums and "
+                              "products of proved terms, and the premises; no symbol's sign is taken on trust"}
+        if reason is None and undefined:
+            evidence["symbols_neither_atoms_nor_in_premises"] = undefined
+        if reason is not None:
+            evidence["proof"] = reason
+            return Outcome(Verdict.CERTIFIED, "the slack equals a rewriting proved "
+                           f"{'> 0' if found.strict else '≥ 0'} term by term, for symbolic sizes", evidence,
+                           scope=ALL_SIZES, relies_on=tuple(relies_on))
+        for case in concrete_cases:
+            failure = decide(case)
+            if failure is not None:
+                return Outcome(Verdict.REFUTED, f"the slack is not proved nonnegative, and a pinned case fails: "
+                               f"{failure}", evidence, counterexample={"case": describe(case), "reason": failure})
+        return Outcome(Verdict.INCONCLUSIVE, "the slack is not proved nonnegative, and no pinned case fails", evidence)
+
+    return Check(name, "symbolic", run, part)

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from . import coverage
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -57,10 +59,19 @@ def _up_to_stop(results: Iterable[R], stop: Callable[[R], bool] | None) -> list[
 
 
 def _run_pickled(payload: bytes):
+    """A chunk run as a task: its result, and the calls of the claim's objects it made
+    (``coverage``), which the check's own process adds to its record."""
     import cloudpickle
 
     function, chunk = cloudpickle.loads(payload)
-    return function(chunk)
+    with coverage.recording((), lambda name: True) as used:
+        return function(chunk), used
+
+
+def _merged(task_result):
+    result, used = task_result
+    coverage.merge_into_current(used)
+    return result
 
 
 def _pickled(function: Callable, chunks: Sequence) -> list[bytes] | None:
@@ -102,6 +113,6 @@ def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[
         data = client.scatter(payloads)
         futures = client.map(_run_pickled, data, pure=False, priority=CHUNK_PRIORITY)
         try:
-            return results + _up_to_stop((future.result() for future in futures), stop)
+            return results + _up_to_stop((_merged(future.result()) for future in futures), stop)
         finally:
             client.cancel(futures)  # those past the stop; the others have finished and are read

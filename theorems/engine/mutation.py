@@ -17,12 +17,15 @@ A claim with no broken variant breaks rule 2 for every check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .context import Context
 from .registry import Broken, Claim
 from .runner import ClaimResult, run_check, run_claim, torch_threads
 from .verdicts import Verdict
+
+if TYPE_CHECKING:
+    from .generated_mutants import GeneratedReport
 
 
 @dataclass
@@ -67,6 +70,8 @@ class MutationReport:
     checks: list[CheckMutations]
     variants: list[VariantRun]
     failures: list[str]
+    # The mutants nobody chose (``generated_mutants``), where they were run: their score and survivors.
+    generated: GeneratedReport | None = None
 
     @property
     def passed(self) -> bool:
@@ -75,7 +80,8 @@ class MutationReport:
     def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim.id, "profile": self.profile, "seed": self.seed, "passed": self.passed,
                 "checks": [check.to_json(self.claim.id) for check in self.checks],
-                "variants": [variant.to_json() for variant in self.variants], "failures": self.failures}
+                "variants": [variant.to_json() for variant in self.variants], "failures": self.failures,
+                **({"generated": self.generated.to_json()} if self.generated is not None else {})}
 
 
 def variant_id(index: int) -> str:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
+from . import coverage
 from .catalog import CLAIM_ID, catalog
 from .context import Context
 from .settings import PROFILES
@@ -60,6 +61,9 @@ class Check:
     part: str | None = None
     corroborating: bool = False
     takes: tuple[str, ...] = ()
+    # The objects of ``takes`` that were traced when the check was built (``coverage.traceable``):
+    # their calls are recorded while it runs; the others (constants, library objects) are read whole.
+    traces: tuple[str, ...] = ()
     explicit_part: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -81,12 +85,13 @@ class Takes:
     build: Callable[..., Check]
 
     def check(self, subject: Mapping[str, Any], claim_id: str) -> Check:
-        built = self.build(*(subject[name] for name in self.names))
+        built = self.build(*(coverage.traced(name, subject[name]) for name in self.names))
         if not isinstance(built, Check):
             raise ClaimDefinitionError(f"{claim_id}: a check built from {list(self.names)} is a "
                                        f"{type(built).__name__}, not a Check")
         return Check(built.name, built.kind, built.run, built.part if built.explicit_part else None,
-                     built.corroborating, self.names)
+                     built.corroborating, self.names,
+                     tuple(name for name in self.names if coverage.traceable(subject[name])))
 
 
 def takes(*names: str, build: Callable[..., Check]) -> Takes:
@@ -188,6 +193,10 @@ class Claim:
     # core's BLAS threads; on a Dask cluster only a worker offering that much MEMORY_GB runs it
     # (``needs``).
     memory_gb_at: Mapping[str, float] = field(default_factory=dict)
+    # The objects of the subject each part's statement is about, where they are more than the
+    # objects its checks take (``coverage.apply_rule``: an all-sizes part evaluates every one of
+    # them at symbolic sizes). A part not named here is about the objects its checks take.
+    parts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The declared entries, kept so that a variant can rebuild the checks from other objects.
     entries: tuple[Check | Takes, ...] = field(default=(), repr=False, compare=False)
 
@@ -205,6 +214,12 @@ class Claim:
                     or not gigabytes > 0:
                 raise ClaimDefinitionError(f"{self.id}: memory_gb_at= maps profiles ({', '.join(PROFILES)}) to "
                                            f"a positive number of GiB, not {profile!r}: {gigabytes!r}")
+        for part, objects in dict(self.parts).items():
+            unknown = [name for name in objects if name not in self.subject] if isinstance(objects, tuple) else None
+            if unknown is None or not objects or unknown:
+                raise ClaimDefinitionError(f"{self.id}: parts= maps each part to a tuple of the subject's objects its "
+                                           f"statement is about; {part!r}: {objects!r} (the subject names "
+                                           f"{sorted(self.subject)})")
         if not self.entries:
             object.__setattr__(self, "entries", tuple(self.checks))
         for entry in self.entries:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CheckCrashed, ClaimDefinitionError
-from . import environment, resources
+from . import coverage, environment, resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
@@ -20,6 +20,11 @@ class CheckResult:
     check: Check
     outcome: Outcome
     seconds: float
+    # The subject's objects the check ran, how and at what sizes (``coverage``): measured, and a
+    # function of the seed like the evidence.
+    coverage: coverage.CheckCoverage = field(default_factory=coverage.CheckCoverage)
+    # The scope the check itself stated, where the object-coverage rule replaced it.
+    stated_scope: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         record = {
@@ -30,6 +35,7 @@ class CheckResult:
             "verdict": self.outcome.verdict.value,
             "summary": self.outcome.summary,
             **({"scope": self.outcome.scope} if self.outcome.verdict is Verdict.CERTIFIED else {}),
+            **({"stated_scope": self.stated_scope} if self.stated_scope not in (None, self.outcome.scope) else {}),
             **({"relies_on": list(self.outcome.relies_on)} if self.outcome.relies_on else {}),
             "evidence": self.outcome.evidence,
         }
@@ -37,6 +43,8 @@ class CheckResult:
             record["counterexample"] = self.outcome.counterexample
         if self.outcome.certificate is not None:
             record["certificate"] = self.outcome.certificate
+        if self.coverage:
+            record["coverage"] = self.coverage.to_json()
         return record
 
 
@@ -56,6 +64,8 @@ class ClaimResult:
     # The machine and software of the process that ran the claim (``environment.machine``): a
     # worker of a cluster may differ from the process that writes the report.
     environment: dict = field(default_factory=dict)
+    # What the object-coverage rule decided for each certified part (``coverage.apply_rule``).
+    covers: list[coverage.PartCover] = field(default_factory=list)
 
     @property
     def own_scope(self) -> str | None:
@@ -97,6 +107,7 @@ class ClaimResult:
             "hypotheses": list(self.claim.hypotheses),
             "notes": self.claim.notes,
             "evidence": [result.to_json() for result in self.checks],
+            **({"object_coverage": [cover.to_json() for cover in self.covers]} if self.covers else {}),
             **({"erratum": self.erratum()} if self.verdict is Verdict.REFUTED else {}),
             "timing_s": {"total": round(self.seconds, 3), **{r.check.name: round(r.seconds, 3) for r in self.checks}},
             "resources": self.resources,
@@ -167,7 +178,8 @@ def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
     """Run one check of ``claim_id`` in its own stream of the run's randomness."""
     started = time.perf_counter()
     try:
-        outcome = check.run(context.for_check(claim_id, check.name))
+        with coverage.recording(check.takes, check.traces.__contains__) as used:
+            outcome = check.run(context.for_check(claim_id, check.name))
     except Exception as error:
         raise CheckCrashed(f"check {check.name!r} of {claim_id} crashed: {type(error).__name__}: "
                            f"{_first_line(str(error))}") from error
@@ -179,14 +191,16 @@ def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
         raise ClaimDefinitionError(f"check {check.name!r} of {claim_id} certifies but takes no object under test: "
                                    "build it with takes(...) from the claim's subject, so that a broken object "
                                    "can fail it")
-    return CheckResult(check, outcome, time.perf_counter() - started)
+    return CheckResult(check, outcome, time.perf_counter() - started, used, outcome.scope)
 
 
 def _run_checks(claim: Claim, context: Context) -> ClaimResult:
     started = time.perf_counter()
     results = [run_check(check, claim.id, context) for check in claim.checks]
+    # Before the verdict: a certificate covers the objects it ran, at the sizes it ran them.
+    covers = coverage.apply_rule(results, claim.parts)
     verdict = combine([(r.check.part, r.check.corroborating, r.outcome) for r in results])
-    return ClaimResult(claim, verdict, results, context, time.perf_counter() - started)
+    return ClaimResult(claim, verdict, results, context, time.perf_counter() - started, covers=covers)
 
 
 def dependency_ids(claim: Claim, registered: dict[str, Claim]) -> list[str]:

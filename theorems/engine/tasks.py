@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import CheckCrashed
 from . import environment
 from .context import Context
+from .coverage import CheckCoverage, PartCover
 from .fanout import on_cluster_worker
 from .registry import Claim, claims
 from .runner import CheckResult, ClaimResult, run_claim
@@ -71,23 +72,25 @@ class ClaimOutcome:
 
     claim_id: str
     verdict: Verdict | None
-    checks: list[tuple[Outcome, float]]
+    # Each check's outcome, seconds, object coverage and stated scope (``CheckResult``).
+    checks: list[tuple[Outcome, float, CheckCoverage, str | None]]
     seconds: float
     resources: dict
     environment: dict
     crash: str | None = None
     worker: str = ""  # where it ran: a cluster worker's address, or a local process
+    covers: list[PartCover] = dataclasses.field(default_factory=list)
 
     @classmethod
     def of(cls, result: ClaimResult) -> ClaimOutcome:
-        return cls(result.claim.id, result.verdict, [(r.outcome, r.seconds) for r in result.checks], result.seconds,
-                   result.resources, result.environment, worker=here())
+        return cls(result.claim.id, result.verdict,
+                   [(r.outcome, r.seconds, r.coverage, r.stated_scope) for r in result.checks], result.seconds,
+                   result.resources, result.environment, worker=here(), covers=result.covers)
 
     def result(self, claim: Claim, context: Context) -> ClaimResult:
-        checks = [CheckResult(check, outcome, seconds)
-                  for check, (outcome, seconds) in zip(claim.checks, self.checks, strict=True)]
+        checks = [CheckResult(check, *measured) for check, measured in zip(claim.checks, self.checks, strict=True)]
         return ClaimResult(claim, self.verdict, checks, context, self.seconds, self.resources, None,
-                           {**self.environment, "worker": self.worker})
+                           {**self.environment, "worker": self.worker}, self.covers)
 
 
 def run_group(claim_ids: list[str], context: Context, packages: tuple[str, ...],

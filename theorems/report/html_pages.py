@@ -24,6 +24,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from ..engine import coverage
 from ..engine.vocabulary import Verdict
 from .benchmarks import BENCHMARK_COLUMNS, benchmark_rows, benchmarks_caption
 from .document import (
@@ -651,6 +652,7 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
                     f"<td>{escape(part)}</td><td>{_scoped_badge(check)}</td><td>{escape(check['summary'])}</td>"
                     f"<td class=\"num\">{'' if seconds is None else f'{seconds:.2f}'}</td></tr>")
     body.append("</table></div>")
+    body.append(_coverage_table(claim))
     for n, check in enumerate(claim["evidence"]):
         body += [f'<h3 id="check-{n}">{escape(check["check"])} {_scoped_badge(check)}</h3>',
                  f"<p>{escape(check['summary'])}</p>"]
@@ -673,6 +675,29 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
                     + "".join(f'<li><a href="{escape(root + quote(path))}">{escape(path)}</a></li>' for path in records)
                     + "</ul>")
     return _page(f"{claim_id} — {claim['verdict']}", "\n".join(body), root)
+
+
+def _coverage_table(claim: dict) -> str:
+    """The object × check matrix (``engine.coverage``): how each check called each object of the
+    claim's subject, and what each certified part's certificates cover."""
+    rows = coverage.matrix(claim["evidence"])
+    if not rows:
+        return ""
+    checks = [check["check"] for check in claim["evidence"]]
+    html = ['<h2>Object coverage</h2><p class="muted">How each check called each object of the statement: '
+            "symbolically (for every size), or at the largest sizes shown; measured while the checks ran.</p>",
+            '<div class="scroll"><table><tr><th>object</th>'
+            + "".join(f"<th>{escape(name)}</th>" for name in checks) + "</tr>"]
+    for row in rows:
+        html.append(f"<tr><td><code>{escape(row['object'])}</code></td>"
+                    + "".join(f"<td>{escape(row['cells'][name])}</td>" for name in checks) + "</tr>")
+    html.append("</table></div>")
+    for cover in claim.get("object_coverage", []):
+        scope = "not certified" if cover["scope"] is None else cover["scope"]
+        reason = f" — {cover['reason']}" if cover.get("reason") else ""
+        html.append(f"<p>Part <em>{escape(cover['part'])}</em> (about {escape(', '.join(cover['objects']))}): "
+                    f"{escape(scope)}{escape(reason)}.</p>")
+    return "\n".join(html)
 
 
 # --- evidence ----------------------------------------------------------------------------------

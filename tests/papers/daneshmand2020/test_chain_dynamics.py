@@ -12,24 +12,41 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theorems.engine.context import Context
+from theorems.engine.verdicts import Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import gram
 from theorems.papers.daneshmand2020 import chain_dynamics as md
 from theorems.papers.daneshmand2020 import rank_algebra as ma
 
+CTX = Context("ci", 7, "cpu", "daneshmand2020.test", "test")
 DETERMINISTIC = settings(max_examples=40, deadline=None, database=None, derandomize=True)
 
 
 def test_bound_comparison_is_exact_at_equality():
     bound = md.DeltaBound(linear_sq=4)  # 2·d·Bγ + 3d²B²γ² = 5 at d = B = γ = 1
     one = flint.fmpq(1)
-    assert not bound.exceeded_by(flint.fmpq(5), 1, one, one)
-    assert not bound.exceeded_by(flint.fmpq(-5), 1, one, one)
-    assert bound.exceeded_by(flint.fmpq(5) + flint.fmpq(1, 10**30), 1, one, one)
+    assert not md.bound_exceeded(bound, flint.fmpq(5), 1, one, one)
+    assert not md.bound_exceeded(bound, flint.fmpq(-5), 1, one, one)
+    assert md.bound_exceeded(bound, flint.fmpq(5) + flint.fmpq(1, 10**30), 1, one, one)
+    irrational = md.DeltaBound()  # 2√3 + 3 = 6.4641016151377545870548926830117447…
+    assert md.bound_exceeded(irrational, flint.fmpq(64641016151377545870548926830117448, 10**34), 1, one, one)
+    assert not md.bound_exceeded(irrational, flint.fmpq(64641016151377545870548926830117447, 10**34), 1, one, one)
 
 
 def test_lemma20_bound_is_attained():
-    assert md.sharpness_witness(2) == 1 and md.sharpness_witness(3) == 1
+    assert md.sharpness_witness(md.DeltaBound(), 2) == 1 and md.sharpness_witness(md.DeltaBound(), 3) == 1
+
+
+def test_lemma20_as_printed_fails_at_a_negative_step_and_off_the_sphere():
+    """The two hypotheses the paper does not print, each broken by an exact case: γ = −1/2 with H = [1] ∈ 𝓗
+    (ΔM = −3/4, the bound 3/4 − √3 < 0) and H = [10] ∉ 𝓗 at γ = 1 (ΔM = 300)."""
+    assert md.NEGATIVE_STEP_CASE.delta() == flint.fmpq(-3, 4) and md.OFF_SPHERE_CASE.delta() == 300
+    printed = md.delta_bound_failure(md.DeltaBound(), md.LEMMA20_PRINTED_HYPOTHESES)
+    corrected = md.delta_bound_failure(md.DeltaBound(), md.LEMMA20_HYPOTHESES)
+    for case in (md.NEGATIVE_STEP_CASE, md.OFF_SPHERE_CASE):
+        assert printed(case) is not None and corrected(case) is None  # outside the corrected hypotheses
+    assert not any(printed(case) for case in md.WITNESS_CASES)
 
 
 # --- Lemma 21 ---------------------------------------------------------------------------
@@ -98,12 +115,14 @@ def test_lemma21_minimal_counterexample_by_hand():
 
 
 def test_corner_witness_is_within_the_bound_and_beats_smaller_ones():
-    for d, gamma, b in md.WITNESS_CASES:
-        delta = md.corner_witness(d, gamma, b)
-        args = (d, exact.to_fmpq(b), exact.to_fmpq(gamma))
-        assert not md.DeltaBound().exceeded_by(delta, *args)
-        assert md.DeltaBound(quadratic_power=1).exceeded_by(delta, *args)
-        assert md.DeltaBound(linear_sq=8).exceeded_by(delta, *args)
+    for case in md.WITNESS_CASES:
+        d = len(case.rows)
+        x = md.NEAR_CORNER * case.gamma * case.slope * d  # ΔM = ssᵀ(2x + x²), s_0 s_(d−1) = (−1)^(d−1)
+        assert case.delta() == exact.to_fmpq((-1) ** (d - 1) * (2 * x + x * x))
+        for bound, exceeded in ((md.DeltaBound(), False), (md.DeltaBound(quadratic_power=1), True),
+                                (md.DeltaBound(linear_sq=8), True)):
+            decide = md.delta_bound_failure(bound, md.LEMMA20_HYPOTHESES)
+            assert (decide(case) is not None) is exceeded
 
 
 @pytest.mark.parametrize("rank_growing, row_flipping", [(md.RANK_GROWING_START, md.ROW_FLIPPING_START),
@@ -201,19 +220,33 @@ def test_rank_of_features_depends_only_on_the_signs(u, w, activation):
     (md.DeltaBound(), True), (md.DeltaBound(quadratic_power=3), True), (md.DeltaBound(linear_sq=11), False),
     (md.DeltaBound(quadratic=2), False), (md.DeltaBound(quadratic_power=1), False),
 ])
-def test_delta_slack_proves_exactly_the_bounds_that_hold(bound, proved):
-    slack = md.delta_slack(bound)
-    assert slack.proved() is proved
-    assert (slack.expression == 0) is (bound == md.DeltaBound())  # the printed bound is the proof's, exactly
+def test_delta_certificate_proves_exactly_the_bounds_that_hold(bound, proved):
+    outcome = md.lemma20_certificate(bound, md.LEMMA20_HYPOTHESES).run(CTX)
+    assert (outcome.verdict is Verdict.CERTIFIED) is proved
+    assert outcome.evidence["rewriting_equals_target"] is True
+
+
+@pytest.mark.parametrize("dropped", [md.GAMMA_NONNEGATIVE, md.ROWS_OF_NORM_SQRT_N, md.W_IN_SUPPORT, md.K_ENTRY_BOUND])
+def test_delta_certificate_needs_each_hypothesis(dropped):
+    kept = tuple(h for h in md.LEMMA20_HYPOTHESES if h != dropped)
+    assert md.lemma20_certificate(md.DeltaBound(), kept).run(CTX).verdict is not Verdict.CERTIFIED
 
 
 @pytest.mark.parametrize("step_size, margin", [
     (md.paper_step_size, 1 - sympy.sqrt(3) / 8), (md.dropped_eighth_step_size, 1 - sympy.sqrt(3)),
     (md.misread_step_size, 1 - 8 * sympy.sqrt(3)),
 ])
-def test_row_factor_slack_is_the_margin_of_the_step(step_size, margin):
-    slack = md.row_factor_slack(step_size)
-    assert sympy.simplify(slack.expression - margin) == 0 and slack.proved() is bool(margin > 0)
+def test_row_factor_certificate_is_the_margin_of_the_step(step_size, margin):
+    outcome = md.lemma21_certificate(step_size, md.LEMMA21_HYPOTHESES).run(CTX)
+    assert sympy.sympify(outcome.evidence["margin_at_the_largest_step"]) == margin
+    assert (outcome.verdict is Verdict.CERTIFIED) is bool(margin > 0)
+
+
+def test_row_factor_certificate_needs_a_nonnegative_step():
+    """γ ≤ 1/(8Bd) alone admits γ < 0, where the factor's bound is 1 − |γ|Σ|c||W|, not 1 − γΣ: unproved, and the
+    pinned starts (γ = 1/(8Bd) ≥ 0) hold, so the check is inconclusive."""
+    kept = tuple(h for h in md.LEMMA21_HYPOTHESES if h != md.GAMMA_NONNEGATIVE)
+    assert md.lemma21_certificate(md.paper_step_size, kept).run(CTX).verdict is Verdict.INCONCLUSIVE
 
 
 def test_relu_split_and_term_counts_match_exact_ranks():

@@ -14,10 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from theorems.engine.context import Context
+from theorems.engine.verdicts import Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import effective_rank, fbn_step, gram, project_rows, rank_tau
 from theorems.papers.daneshmand2020 import rank_algebra as ma
 
+CTX = Context("ci", 7, "cpu", "daneshmand2020.test", "test")
 DETERMINISTIC = settings(max_examples=40, deadline=None, database=None, derandomize=True)
 
 
@@ -299,20 +302,12 @@ def test_pinned_configurations_past_the_sweeps_refute_the_broken_objects():
 # --- inequality certificates ------------------------------------------------------------
 
 
-def test_coefficient_test_proves_only_what_holds():
-    x, y = sympy.symbols("x y", nonnegative=True)
-    assert ma.nonnegative_by_coefficients(x**2 + 2 * sympy.sqrt(3) * x * y, (x, y))
-    assert not ma.nonnegative_by_coefficients((x - y) ** 2, (x, y))  # true, but not by coefficients: unproved
-    assert not ma.nonnegative_by_coefficients((2 * sympy.sqrt(2) - 2 * sympy.sqrt(3)) * x, (x,))
-    assert not ma.nonnegative_by_coefficients(x + y, (x,))  # y is not known to be ≥ 0
-
-
 def test_unit_interval_form_equals_the_polynomial_and_exposes_its_sign():
-    t, s = sympy.symbols("t s", nonnegative=True)
+    t, s = sympy.symbols("t s", real=True)
     p = 1 - t + t**2 / 2  # > 0 on [0, 1], with a negative coefficient in t alone
     form = ma.unit_interval_form(p, t, s)
     assert sympy.expand(form.subs(s, 1 - t) - p) == 0
-    assert ma.nonnegative_by_coefficients(form, (t, s))
+    assert all(c > 0 for c in sympy.Poly(form, t, s).coeffs())
 
 
 @pytest.mark.parametrize("bound, proved", [
@@ -321,7 +316,17 @@ def test_unit_interval_form_equals_the_polynomial_and_exposes_its_sign():
     (ma.unweighted_soft_rank_bound, False),
 ])
 def test_soft_rank_slack_proves_exactly_the_bounds_that_hold(bound, proved):
-    assert ma.soft_rank_slack(bound).proved() is proved
+    outcome = ma.soft_rank_certificate(bound, ma.SOFT_RANK_HYPOTHESES).run(CTX)
+    assert (outcome.verdict is Verdict.CERTIFIED) is proved
+
+
+def test_soft_rank_certificate_needs_each_hypothesis():
+    """Without τ ≤ 1 (σ = 1 − τ unproved) or rank_τ's definition (C unproved), or Tr M = d, the genuine bound is
+    not certified: the extremal spectra hold, so the check is inconclusive."""
+    for dropped in range(len(ma.SOFT_RANK_HYPOTHESES)):
+        kept = ma.SOFT_RANK_HYPOTHESES[:dropped] + ma.SOFT_RANK_HYPOTHESES[dropped + 1:]
+        outcome = ma.soft_rank_certificate(ma.soft_rank_bound, kept).run(CTX)
+        assert outcome.verdict is Verdict.INCONCLUSIVE, str(ma.SOFT_RANK_HYPOTHESES[dropped])
 
 
 def test_extremal_spectra_refute_each_stronger_bound():

@@ -21,20 +21,21 @@ import sympy
 import torch
 from hypothesis import strategies as st
 
-from theorems.engine.checks import exhaustive_sweep, property_search, search_beyond_sweep, to_jsonable
+from theorems.engine.checks import (
+    Slack,
+    exhaustive_sweep,
+    property_search,
+    search_beyond_sweep,
+    symbolic_inequality,
+    to_jsonable,
+)
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, sample_weights
 from theorems.maths.stats import round_sig
-from theorems.papers.daneshmand2020.rank_algebra import (
-    NEAR_CORNER,
-    WEIGHT_HALF_WIDTH,
-    Slack,
-    diagonal_matrix,
-    symbolic_inequality,
-)
+from theorems.papers.daneshmand2020.rank_algebra import NEAR_CORNER, WEIGHT_HALF_WIDTH, diagonal_matrix
 
 # --- Lemma 20: |[ΔM(H, W, γ)]_ij| ≤ 2√3 dBγ + 3d²B²γ² --------------------------------------
 
@@ -52,13 +53,18 @@ class DeltaBound:
         return (sympy.sqrt(self.linear_sq) * d**self.linear_power * b * gamma
                 + self.quadratic * d**self.quadratic_power * b**2 * gamma**2)
 
-    def value(self, d: int, b: float, gamma: float) -> float:
-        return float(self.symbolic(d, b, gamma))
 
-    def exceeded_by(self, delta: flint.fmpq, d: int, b: flint.fmpq, gamma: flint.fmpq) -> bool:
-        """Exactly whether |delta| > the bound (the √ handled by squaring)."""
-        excess = abs(delta) - self.quadratic * d**self.quadratic_power * b**2 * gamma**2
-        return excess > 0 and excess**2 > self.linear_sq * (d**self.linear_power * b * gamma) ** 2
+
+def bound_value(bound: DeltaBound, d: int, b: float, gamma: float) -> float:
+    """The bound at a point, as a float: through ``DeltaBound.symbolic``, the expression the certificate proves."""
+    return float(bound.symbolic(d, b, gamma))
+
+
+def bound_exceeded(bound: DeltaBound, delta: flint.fmpq, d: int, b: flint.fmpq, gamma: flint.fmpq) -> bool:
+    """Exactly whether |delta| > the bound at (d, B, γ): the sign of |delta| − bound, a number a + b√k, decided
+    by sympy (through ``DeltaBound.symbolic``, the expression the certificate proves)."""
+    rational = [sympy.Rational(int(x.p), int(x.q)) for x in (abs(delta), b, gamma)]
+    return (rational[0] - bound.symbolic(d, rational[1], rational[2])).is_positive is True
 
 
 def unit_rows_torch(t: torch.Tensor) -> torch.Tensor:
@@ -127,8 +133,8 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
     t = torch.where(near_rank_one[:, None, None], t0[:, :1, :] + 0.05 * t0, t0).requires_grad_(True)
     sigma = torch.randn(batch, d, n, **draw).requires_grad_(True)
     omega = torch.randn(batch, d, d, **draw).requires_grad_(True)
-    scale = torch.tensor([bound.value(d, c[1], c[0]) for c in configs for _ in range(restarts)], dtype=torch.float64,
-                         device=device)
+    scale = torch.tensor([bound_value(bound, d, c[1], c[0]) for c in configs for _ in range(restarts)],
+                         dtype=torch.float64, device=device)
     optimizer = torch.optim.Adam([t, sigma, omega], lr=0.05)
 
     def evaluate():
@@ -158,9 +164,10 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
         if any(x * x > 3 for x in w_exact.entries()):
             raise AssertionError("W left the box [−√3, √3]")
         delta = delta_m_exact(u_exact, s_exact, w_exact, exact.to_fmpq(g), exact.to_fmpq(bb))[i, j]
-        violated = bound.exceeded_by(delta, d, exact.to_fmpq(bb), exact.to_fmpq(g)) and _is_a_function(u_exact, s_exact)
+        violated = (bound_exceeded(bound, delta, d, exact.to_fmpq(bb), exact.to_fmpq(g))
+                    and _is_a_function(u_exact, s_exact))
         results.append(AscentResult(
-            float(exact.fmpq_to_fraction(abs(delta))) / bound.value(d, bb, g),
+            float(exact.fmpq_to_fraction(abs(delta))) / bound_value(bound, d, bb, g),
             violated,
             {"d": d, "N": n, "gamma": g, "B": bb, "entry": [i, j], "F": "linear" if bool(linear[best]) else "B·x·S(x)",
              "H_rows_unit": [[str(x) for x in row] for row in u_exact.tolist()],
@@ -170,45 +177,102 @@ def _ascend_group(d: int, n: int, configs: list[tuple[float, float, int, int]], 
     return results
 
 
-def sharpness_witness(d: int) -> sympy.Expr:
-    """|ΔM_ij|/bound at H = s uᵀ√N (rank one), W = √3 ssᵀ, F(x) = Bx: exactly 1 (sympy)."""
+def sharpness_witness(bound: DeltaBound, d: int) -> sympy.Expr:
+    """|ΔM_ij|/bound at H = s uᵀ√N (rank one), W = √3 ssᵀ, F(x) = Bx: exactly 1 for the printed bound (sympy)."""
     gamma, b = sympy.symbols("gamma B", positive=True)
     s = sympy.Matrix([(-1) ** k for k in range(d)])
     w = sympy.sqrt(3) * s * s.T
     k, p = b * s * s.T, b**2 * s * s.T  # K = B·M, P = B²·M with M = ssᵀ
     delta = gamma * (w * k + k.T * w.T) + gamma**2 * w * p * w.T
-    return sympy.simplify(abs(delta[0, d - 1]) / (2 * sympy.sqrt(3) * d * b * gamma + 3 * d**2 * b**2 * gamma**2))
+    return sympy.simplify(abs(delta[0, d - 1]) / bound.symbolic(d, b, gamma))
 
 
-def corner_witness(d: int, gamma: Fraction, b: Fraction) -> flint.fmpq:
-    """ΔM_{0,d−1} exactly at the pinned near-extremal instance: H = s·1ᵀ (N = 1, s alternating
-    signs, rows of norm 1), F(x) = Bx, W = 1.732·ssᵀ next to the corner of the box. Here
-    ΔM = s sᵀ(2γcBd + γ²c²B²d²) with c = 1.732, just below the bound (c < √3): any bound
-    smaller in its d-dependence (d instead of d², a smaller constant) is exceeded."""
-    signs = [(-1) ** k for k in range(d)]
-    u = flint.fmpq_mat([[x] for x in signs])
-    w = exact.to_fmpq(NEAR_CORNER) * flint.fmpq_mat([[x * y for y in signs] for x in signs])
-    return delta_m_exact(u, flint.fmpq_mat([[1]] * d), w, exact.to_fmpq(gamma), exact.to_fmpq(b))[0, d - 1]
+@dataclass(frozen=True)
+class LinearDeltaCase:
+    """An exact instance of ΔM (Eq. 95) with F(x) = Bx, so K = B·HHᵀ/N and P = B²·HHᵀ/N: H, W, γ, B."""
+
+    name: str
+    rows: tuple[tuple[Fraction, ...], ...]
+    weights: tuple[tuple[Fraction, ...], ...]
+    gamma: Fraction
+    slope: Fraction
+
+    def delta(self) -> flint.fmpq:
+        """ΔM_{0, d−1} = [γWK + γKᵀWᵀ + γ²WPWᵀ]_{0, d−1}, exactly."""
+        h, w = exact.fmpq_matrix(self.rows), exact.fmpq_matrix(self.weights)
+        gram_n = h * h.transpose() / h.ncols()
+        k, p = exact.to_fmpq(self.slope) * gram_n, exact.to_fmpq(self.slope) ** 2 * gram_n
+        gamma = exact.to_fmpq(self.gamma)
+        delta = gamma * (w * k + k.transpose() * w.transpose()) + gamma * gamma * (w * p * w.transpose())
+        return delta[0, h.nrows() - 1]
+
+    def rows_of_norm_sqrt_n(self) -> bool:
+        return all(sum(x * x for x in row) == len(row) for row in self.rows)
+
+    def describe(self) -> dict:
+        return {"case": self.name, "d": len(self.rows), "N": len(self.rows[0]),
+                "H": [[str(x) for x in r] for r in self.rows], "W": [[str(x) for x in r] for r in self.weights],
+                "gamma": str(self.gamma), "B": str(self.slope), "F": "B·x", "delta_M_0,d-1": str(self.delta())}
+
+
+def corner_witness(d: int, gamma: Fraction, b: Fraction) -> LinearDeltaCase:
+    """The pinned near-extremal instance: H = s·1ᵀ (N = 1, s alternating signs, rows of norm 1 = √N), F(x) = Bx,
+    W = 1.732·ssᵀ next to the corner of the box. Here ΔM = ssᵀ(2γcBd + γ²c²B²d²) with c = 1.732, just below
+    the bound (c < √3): any bound smaller in its d-dependence (d instead of d², a smaller constant) is exceeded."""
+    signs = [Fraction((-1) ** k) for k in range(d)]
+    return LinearDeltaCase(f"corner witness d = {d}, γ = {gamma}, B = {b}", tuple((x,) for x in signs),
+                           tuple(tuple(NEAR_CORNER * x * y for y in signs) for x in signs), gamma, b)
 
 
 # (d, γ, B) of the pinned witness: γ = B = 1 and γ = 1, B = 2 make the quadratic term dominate.
-WITNESS_CASES = ((2, Fraction(1), Fraction(2)), (3, Fraction(1), Fraction(1)), (3, Fraction(1), Fraction(2)))
+WITNESS_CASES = tuple(corner_witness(*case) for case in ((2, Fraction(1), Fraction(2)), (3, Fraction(1), Fraction(1)),
+                                                          (3, Fraction(1), Fraction(2))))
+# Outside what the paper prints but inside what the proof uses: d = N = 1, F(x) = x, W = [1]. A negative step
+# γ = −1/2 with H = [1] ∈ 𝓗: ΔM = 2γ + γ² = −3/4, while the bound is 3/4 − √3 < 0. H = [10] ∉ 𝓗 at γ = 1:
+# K = P = 100, ΔM = 300 > 2√3 + 3.
+NEGATIVE_STEP_CASE = LinearDeltaCase("negative step γ = −1/2, H ∈ 𝓗", ((Fraction(1),),), ((Fraction(1),),),
+                                     Fraction(-1, 2), Fraction(1))
+OFF_SPHERE_CASE = LinearDeltaCase("H = [10] ∉ 𝓗, γ = 1", ((Fraction(10),),), ((Fraction(1),),), Fraction(1),
+                                  Fraction(1))
+LEMMA20_CASES = (NEGATIVE_STEP_CASE, OFF_SPHERE_CASE, *WITNESS_CASES)
+
+# Lemma 20's hypotheses as objects (sympy relations), with the symbols of its certificate. r_p = ‖H_p‖.
+_D, _N = sympy.Symbol("d", integer=True), sympy.Symbol("N", real=True)
+_B, _GAMMA = sympy.symbols("B gamma", real=True)
+_W, _K, _P, _ROW_NORM = (sympy.IndexedBase(name) for name in ("W", "K", "P", "r"))
+_ROW, _COL = sympy.symbols("a b", integer=True)
+W_IN_SUPPORT = sympy.Le(sympy.Abs(_W[_ROW, _COL]), WEIGHT_HALF_WIDTH)  # W in the support [−√3, √3]^{d×d} of μ
+# Cauchy–Schwarz with |F(x)| ≤ B|x| (so ‖F(H)_p‖ ≤ B‖H_p‖): K = F(H)Hᵀ/N, P = F(H)F(H)ᵀ/N (Eq. 101).
+K_ENTRY_BOUND = sympy.Le(sympy.Abs(_K[_ROW, _COL]), _B * _ROW_NORM[_ROW] * _ROW_NORM[_COL] / _N)
+P_ENTRY_BOUND = sympy.Le(sympy.Abs(_P[_ROW, _COL]), _B**2 * _ROW_NORM[_ROW] * _ROW_NORM[_COL] / _N)
+SLOPE_NONNEGATIVE = sympy.Ge(_B, 0)
+SIZE = sympy.Ge(_D, 1)
+GAMMA_NONNEGATIVE = sympy.Ge(_GAMMA, 0)  # γ ∈ ℝ⁺ (Sec. 1), not printed in Lemma 20
+ROWS_OF_NORM_SQRT_N = sympy.Eq(_ROW_NORM[_ROW], sympy.sqrt(_N))  # H ∈ 𝓗, used by the proof (Eq. 101), not printed
+LEMMA20_PRINTED_HYPOTHESES = (W_IN_SUPPORT, K_ENTRY_BOUND, P_ENTRY_BOUND, SLOPE_NONNEGATIVE, SIZE)
+LEMMA20_HYPOTHESES = (*LEMMA20_PRINTED_HYPOTHESES, GAMMA_NONNEGATIVE, ROWS_OF_NORM_SQRT_N)
 
 
-def corner_witness_excess(bound: DeltaBound, case: tuple[int, Fraction, Fraction]) -> str | None:
-    """Why the pinned corner witness at (d, γ, B) exceeds the bound, exactly, or None."""
-    d, g, bb = case
-    delta = corner_witness(d, g, bb)
-    if not bound.exceeded_by(delta, d, exact.to_fmpq(bb), exact.to_fmpq(g)):
-        return None
-    ratio = float(exact.fmpq_to_fraction(abs(delta))) / bound.value(d, float(bb), float(g))
-    return f"|ΔM_0,{d - 1}| = {float(exact.fmpq_to_fraction(abs(delta))):.6g} exceeds the bound by a factor {ratio:.6g}"
+def admitted(case: LinearDeltaCase, hypotheses: Sequence) -> bool:
+    """Whether the case satisfies the hypotheses the claim states (γ ≥ 0 and H ∈ 𝓗 only where it states them)."""
+    return ((case.gamma >= 0 or GAMMA_NONNEGATIVE not in hypotheses)
+            and (case.rows_of_norm_sqrt_n() or ROWS_OF_NORM_SQRT_N not in hypotheses))
 
 
-def describe_witness(case: tuple[int, Fraction, Fraction]) -> dict:
-    d, g, bb = case
-    return {"d": d, "N": 1, "gamma": str(g), "B": str(bb), "H": "s·1ᵀ, s alternating", "F": "Bx", "W": "1.732·ssᵀ",
-            "delta_M": str(corner_witness(d, g, bb))}
+def delta_bound_failure(bound: DeltaBound, hypotheses: Sequence):
+    """Why an admitted case exceeds the bound, exactly, or None."""
+
+    def decide(case: LinearDeltaCase) -> str | None:
+        if not admitted(case, hypotheses):
+            return None
+        d, delta = len(case.rows), case.delta()
+        if not bound_exceeded(bound, delta, d, exact.to_fmpq(case.slope), exact.to_fmpq(case.gamma)):
+            return None
+        value = bound.symbolic(d, sympy.Rational(case.gamma), sympy.Rational(case.slope))
+        return (f"{case.name}: |ΔM_0,{d - 1}| = {exact.fmpq_to_fraction(abs(delta))} > the bound "
+                f"{value} ≈ {float(value):.6g}")
+
+    return decide
 
 
 # Standard results Lemma 20's certificate cites.
@@ -217,43 +281,46 @@ TRIANGLE = "triangle inequality |Σ_k x_k| ≤ Σ_k |x_k|"
 
 
 def delta_slack(bound: DeltaBound) -> Slack:
-    """Lemma 20's proof (Eq. 99–101) at a symbolic d: ΔM_ij = γΣ_p W_ip K_pj + γΣ_p K_pi W_jp +
-    γ²Σ_(p,q) W_ip P_pq W_jq, each term bounded by the triangle inequality and entry bounds: |W_pq| ≤ √3 (the
-    support of μ) and, by Cauchy–Schwarz with ‖F(H)_p‖ ≤ B‖H_p‖ = B√N (|F(x)| ≤ B|x|, H ∈ 𝓗), |K_pq| ≤
-    B√N·√N/N and |P_pq| ≤ (B√N)²/N. sympy sums the term bounds over p, q ≤ d (N symbolic too) and
-    subtracts them from the subject's bound, with d = 1 + e, e ≥ 0."""
-    e, p, q = sympy.symbols("e p q", integer=True, nonnegative=True)
-    n = sympy.Symbol("N", positive=True)
-    b, gamma = sympy.symbols("B gamma", nonnegative=True)
-    d = 1 + e
-    w_max = WEIGHT_HALF_WIDTH
-    k_max = b * sympy.sqrt(n) * sympy.sqrt(n) / n
-    p_max = (b * sympy.sqrt(n)) ** 2 / n
-    linear = sympy.Sum(w_max * k_max, (p, 1, d)).doit()
-    quadratic = sympy.Sum(sympy.Sum(w_max * p_max * w_max, (q, 1, d)), (p, 1, d)).doit()
-    termwise = sympy.simplify(2 * gamma * linear + gamma**2 * quadratic)
-    return Slack(sympy.expand(bound.symbolic(d, b, gamma) - termwise), (e, b, gamma), {
-        "entry_bounds": {"|W_pq|": str(w_max), "|K_pq|": str(sympy.simplify(k_max)),
-                         "|P_pq|": str(sympy.simplify(p_max))},
-        "termwise_bound": f"γ·2·Σ_(p ≤ d)|W||K| + γ²·Σ_(p,q ≤ d)|W||P||W| = {termwise.subs(e, sympy.Symbol('d') - 1)}",
-        "d": "1 + e, e ≥ 0",
+    """Lemma 20's proof (Eq. 99–101) at symbolic d and N. ΔM_ij = γΣ_p W_ip K_pj + γΣ_p K_pi W_jp +
+    γ²Σ_(p,q) W_ip P_pq W_jq is at most, by the triangle inequality (cited), the sum T of the absolute values of
+    the terms; the target is the subject's bound minus T. The rewriting splits each term's margin along the
+    entry bounds, e.g. √3B − |W||K| = (√3 − |W|)B + |W|(B − |K|): the builder proves each piece from the
+    hypotheses (|W| ≤ √3; |K_pq| ≤ B‖H_p‖‖H_q‖/N, which is B on 𝓗; γ ≥ 0, so |γ| = γ)."""
+    i, j, p, q = sympy.symbols("i j p q", integer=True)
+    d, b, gamma, root3 = _D, _B, _GAMMA, WEIGHT_HALF_WIDTH
+    w_ip, w_jp, w_jq = sympy.Abs(_W[i, p]), sympy.Abs(_W[j, p]), sympy.Abs(_W[j, q])
+    k_pj, k_pi, p_pq = sympy.Abs(_K[p, j]), sympy.Abs(_K[p, i]), sympy.Abs(_P[p, q])
+    over_p, over_pq = (p, 1, d), ((p, 1, d), (q, 1, d))
+    termwise = (sympy.Sum(sympy.Abs(gamma) * w_ip * k_pj, over_p) + sympy.Sum(sympy.Abs(gamma) * k_pi * w_jp, over_p)
+                + sympy.Sum(gamma**2 * w_ip * p_pq * w_jq, *over_pq))
+    claimed = bound.symbolic(d, b, gamma)
+    at_entry_bounds = 2 * root3 * d * b * gamma + root3**2 * d**2 * b**2 * gamma**2
+    rewritten = (sympy.factor(claimed - at_entry_bounds)
+                 + sympy.Sum(gamma * ((root3 - w_ip) * b + w_ip * (b - k_pj)), over_p)
+                 + sympy.Sum(gamma * ((root3 - w_jp) * b + w_jp * (b - k_pi)), over_p)
+                 + sympy.Sum(gamma**2 * ((root3 - w_ip) * root3 * b**2 + w_ip * (root3 - w_jq) * b**2
+                                         + w_ip * w_jq * (b**2 - p_pq)), *over_pq))
+    return Slack(claimed - termwise, rewritten, {}, {
+        "termwise_bound": f"|ΔM_ij| ≤ T = {termwise} (triangle inequality)",
+        "bound_minus_its_value_at_the_entry_bounds": str(sympy.expand(claimed - at_entry_bounds)),
     })
 
 
-def lemma20_certificate(bound: DeltaBound) -> Check:
+def lemma20_certificate(bound: DeltaBound, hypotheses: Sequence) -> Check:
     return symbolic_inequality("triangle inequality and entry bounds (sympy)", lambda: delta_slack(bound),
-                               WITNESS_CASES, lambda case: corner_witness_excess(bound, case), describe_witness,
-                               relies_on=(TRIANGLE, CAUCHY_SCHWARZ))
+                               hypotheses, LEMMA20_CASES, delta_bound_failure(bound, hypotheses),
+                               LinearDeltaCase.describe, relies_on=(TRIANGLE, CAUCHY_SCHWARZ))
 
 
 def lemma20_ascent(bound: DeltaBound) -> Check:
     def run(ctx: Context) -> Outcome:
+        decide = delta_bound_failure(bound, LEMMA20_HYPOTHESES)
         for case in WITNESS_CASES:
-            reason = corner_witness_excess(bound, case)
+            reason = decide(case)
             if reason is not None:
                 return Outcome(Verdict.REFUTED, f"{reason} at the pinned corner witness (exact)",
                                {"pinned_witness": "H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ"},
-                               counterexample=describe_witness(case))
+                               counterexample=case.describe())
         shapes = ctx.by_profile([(2, 1), (2, 3), (3, 4)], [(2, 1), (3, 2), (3, 5), (5, 6)],
                                 [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10)],
                                 [(2, 1), (2, 3), (3, 2), (3, 5), (5, 6), (6, 3), (8, 10), (16, 16), (32, 8)])
@@ -268,7 +335,7 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
             violations += [r for r in results if r.violated]
             top = max(results, key=lambda r: r.ratio)
             best = top if best is None or top.ratio > best.ratio else best
-        witness = {d: str(sharpness_witness(d)) for d in (2, 3)}
+        witness = {d: str(sharpness_witness(bound, d)) for d in (2, 3)}
         evidence = {
             "bound": f"√{bound.linear_sq}·d^{bound.linear_power}·Bγ + {bound.quadratic}·d^{bound.quadratic_power}·B²γ²",
             "gammas": list(gammas), "B": list(slopes), "entries": "(0, 0) and (0, d−1)",
@@ -294,32 +361,78 @@ def lemma20_ascent(bound: DeltaBound) -> Check:
     return Check("adversarial ascent on |ΔM_ij|", "randomized", run, corroborating=True)
 
 
+_LEMMA20_BROKEN = (
+    Broken("quadratic term 3dB²γ² (d instead of d²)", replaces={"bound": DeltaBound(quadratic_power=1)},
+           refuted_by="the pinned corner witness (H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ) at d = 2, γ = 1, B = 2: "
+                      "|ΔM_01| ≈ 61.85 > 2√3·4 + 3·2·4 ≈ 37.86, exactly (as printed, the pinned γ = −1/2 case first)"),
+    Broken("linear constant 2√2 instead of 2√3 (√8 for √12, too small by a modest factor)",
+           replaces={"bound": DeltaBound(linear_sq=8)},
+           refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2 (within 0.01% of the printed bound): "
+                      "|ΔM_01| ≈ 61.85 > 2√2·4 + 3·4·4 ≈ 59.31, exactly (as printed, the pinned γ = −1/2 case first)"),
+    Broken("quadratic constant 2 for 3 (1.5× too small)",
+           replaces={"bound": DeltaBound(quadratic=2)},
+           refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2: |ΔM_01| ≈ 61.85 > 2√3·4 + 2·4·4 "
+                      "≈ 45.86, exactly (the certificate's slack keeps −d²B²γ²; as printed, the γ = −1/2 case first)"),
+)
+
 register(
     Claim(
         id="daneshmand2020.lemma20",
         source="App. 7.6, Lemma 20 (Eq. 98–101)",
-        hypotheses=("H ∈ 𝓗 (used by the proof, Eq. 101)", "W in the support [−√3, √3]^{d×d} of μ", "|F(x)| ≤ B|x|",
-                    "γ ≥ 0 (a step size)"),
-        subject={"bound": DeltaBound()},
-        checks=(takes("bound", build=lemma20_certificate), takes("bound", build=lemma20_ascent)),
-        broken=(
-            Broken("quadratic term 3dB²γ² (d instead of d²)", replaces={"bound": DeltaBound(quadratic_power=1)},
-                   refuted_by="the pinned corner witness (H = s·1ᵀ, F(x) = Bx, W = 1.732·ssᵀ) at d = 2, γ = 1, B = 2: "
-                              "|ΔM_01| ≈ 61.85 > 2√3·4 + 3·2·4 ≈ 37.86, exactly"),
-            Broken("linear constant 2√2 instead of 2√3 (√8 for √12, too small by a modest factor)",
-                   replaces={"bound": DeltaBound(linear_sq=8)},
-                   refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2 (within 0.01% of the printed bound): "
-                              "|ΔM_01| ≈ 61.85 > 2√2·4 + 3·4·4 ≈ 59.31, exactly"),
-            Broken("quadratic constant 2 for 3 (1.5× too small)",
-                   replaces={"bound": DeltaBound(quadratic=2)},
-                   refuted_by="the pinned corner witness at d = 2, γ = 1, B = 2: |ΔM_01| ≈ 61.85 > 2√3·4 + 2·4·4 "
-                              "≈ 45.86, exactly (the certificate's slack keeps −d²B²γ²)"),
+        hypotheses=("W in the support [−√3, √3]^{d×d} of μ", "|F(x)| ≤ B|x|, B ≥ 0",
+                    "as printed: no sign of γ and no H ∈ 𝓗 (the proof, Eq. 101, uses H ∈ 𝓗)"),
+        subject={"bound": DeltaBound(), "hypotheses": LEMMA20_PRINTED_HYPOTHESES},
+        checks=(takes("bound", "hypotheses", build=lemma20_certificate), takes("bound", build=lemma20_ascent)),
+        broken=_LEMMA20_BROKEN,
+        erratum=Erratum(
+            "as-printed",
+            "Lemma 20 prints neither γ ≥ 0 nor H ∈ 𝓗, and needs both. At γ = −1/2 (d = N = 1, H = [1] ∈ 𝓗, "
+            "F(x) = x, B = 1, W = [1]) ΔM = 2γ + γ² = −3/4 while the bound 2√3·γ + 3γ² = 3/4 − √3 is negative; at "
+            "H = [10] ∉ 𝓗 (γ = 1, same F and W) K = P = 100 and ΔM = 300 > 2√3 + 3. Both are slips of the printed "
+            "statement: the paper takes γ ∈ ℝ⁺ throughout (Sec. 1, the residual network), the proof bounds K and P "
+            "'for H ∈ 𝓗' with rows of norm √N (Eq. 101), and the one use, the proof of Lemma 21 (= Lemma 7), has "
+            "H_ℓ ∈ 𝓗 and 0 < γ ≤ 1/(8Bd). With the two hypotheses the bound is certified for every d and N "
+            "(daneshmand2020.lemma20.corrected).",
+            corrected=("daneshmand2020.lemma20.corrected",),
         ),
-        notes="For every H ∈ 𝓗, every W in the box and every F with |F(x)| ≤ B|x| (no draw). Certified for every d "
-        "and N: sympy follows the proof (Eq. 99–101), summing the termwise bounds |W| ≤ √3, |K_pq| ≤ B√N·√N/N, "
-        "|P_pq| ≤ (B√N)²/N over p, q ≤ d for symbolic d and N, and the subject's bound minus that sum has no "
-        "negative coefficient in d − 1, B, γ ≥ 0 (triangle inequality and Cauchy–Schwarz, cited). A smaller bound "
-        "is not proved, and the pinned corner witness refutes it exactly. The ascent is corroboration. "
+        notes="As printed (hypotheses: W in the support of μ and |F(x)| ≤ B|x|), for every H, W and γ. The certificate "
+        "takes the printed hypotheses as objects and cannot certify: without γ ≥ 0 the termwise bound carries |γ|, "
+        "not γ, and without H ∈ 𝓗 the entry bound of K is B‖H_p‖‖H_q‖/N, not B. Its pinned exact cases then "
+        "decide: the first, γ = −1/2 at d = N = 1 with H = [1] ∈ 𝓗, F(x) = x and W = [1], gives |ΔM| = 3/4 above a "
+        "negative bound 3/4 − √3. H = [10] ∉ 𝓗 at γ = 1 breaks it too (ΔM = 300). The ascent (corroboration) "
+        "searches inside 𝓗 with γ > 0, where the bound holds. See daneshmand2020.lemma20.corrected.",
+    )
+)
+
+register(
+    Claim(
+        id="daneshmand2020.lemma20.corrected",
+        variant_of="daneshmand2020.lemma20",
+        label="Lemma 20 (corrected: γ ≥ 0, H ∈ 𝓗)",
+        statement="For H ∈ 𝓗, γ ≥ 0, W in the support of μ and |F(x)| ≤ B|x|: "
+        "|[ΔM(H, W, γ)]_ij| ≤ 2√3·dBγ + 3d²B²γ².",
+        source="App. 7.6, Lemma 20 and its proof (Eq. 98–101)",
+        hypotheses=("H ∈ 𝓗 (used by the proof, Eq. 101)", "W in the support [−√3, √3]^{d×d} of μ",
+                    "|F(x)| ≤ B|x|, B ≥ 0", "γ ≥ 0 (a step size, γ ∈ ℝ⁺ in Sec. 1)"),
+        subject={"bound": DeltaBound(), "hypotheses": LEMMA20_HYPOTHESES},
+        checks=(takes("bound", "hypotheses", build=lemma20_certificate), takes("bound", build=lemma20_ascent)),
+        broken=(*_LEMMA20_BROKEN,
+                Broken("the hypothesis γ ≥ 0 dropped (as printed)",
+                       replaces={"hypotheses": tuple(h for h in LEMMA20_HYPOTHESES if h != GAMMA_NONNEGATIVE)},
+                       refuted_by="the certificate's pinned γ = −1/2, d = N = 1, H = [1], F(x) = x, W = [1]: "
+                                  "|ΔM| = 3/4 > 3/4 − √3, exactly (the termwise bound carries |γ|: nothing proved)"),
+                Broken("the hypothesis H ∈ 𝓗 dropped (as printed)",
+                       replaces={"hypotheses": tuple(h for h in LEMMA20_HYPOTHESES if h != ROWS_OF_NORM_SQRT_N)},
+                       refuted_by="the certificate's pinned H = [10] ∉ 𝓗 at γ = 1, F(x) = x, W = [1]: ΔM = 300 > "
+                                  "2√3 + 3, exactly (|K_pq| ≤ B‖H_p‖‖H_q‖/N is no longer ≤ B, so nothing is proved)")),
+        notes="For every H ∈ 𝓗, every W in the box, every γ ≥ 0 and every F with |F(x)| ≤ B|x| (no draw). Certified "
+        "for every d and N: sympy follows the proof (Eq. 99–101). |ΔM_ij| is at most the sum T of the absolute "
+        "values of its terms (triangle inequality, cited); the subject's bound minus T, with d and N symbolic, "
+        "equals a rewriting that splits each term's margin along the entry bounds, and the builder proves every "
+        "piece from the hypotheses, stated as sympy objects and listed as premises in the evidence: |W_pq| ≤ √3, "
+        "|K_pq| ≤ B‖H_p‖‖H_q‖/N and |P_pq| ≤ B²‖H_p‖‖H_q‖/N (Cauchy–Schwarz with |F(x)| ≤ B|x|, cited), "
+        "‖H_p‖ = √N (H ∈ 𝓗), B ≥ 0 and γ ≥ 0 (so |γ| = γ). A smaller bound is not proved, and the pinned corner "
+        "witness refutes it exactly. The ascent is corroboration. "
         "Adversarial: Adam ascent of |ΔM_ij|/bound over H ∈ 𝓗 (rows by Householder images of e₁, "
         "so rational), W = √3·sin(Ω) in the box and every F with |F(x)| ≤ B|x| (F(x) = B·x·S, S ∈ [−1, 1] "
         "per entry; half of the restarts with F linear), at several (d, N, γ, B) and diagonal and "
@@ -667,38 +780,55 @@ def dropped_eighth_step_size(slope_bound: Fraction, d: int) -> Fraction:
     return Fraction(1) / (slope_bound * d)
 
 
+# Lemma 21's hypotheses as objects, beside the step size (the subject's): F(v) = cv with |F(x)| ≤ B|x|, so
+# |c| ≤ B; W in the support of μ; B > 0; d ≥ 1; γ ≥ 0 (not printed: a negative γ flips the rows).
+_SLOPE_OF_V = sympy.Symbol("c", real=True)
+LEMMA21_HYPOTHESES = (sympy.Le(sympy.Abs(_SLOPE_OF_V), _B), W_IN_SUPPORT, sympy.Gt(_B, 0), SIZE, GAMMA_NONNEGATIVE)
+
+
+def step_size_hypothesis(step_size: Callable) -> sympy.core.relational.Relational:
+    """γ ≤ step_size(B, d), the subject's step size at symbolic B and d."""
+    return sympy.Le(_GAMMA, sympy.sympify(step_size(_B, _D)))
+
+
 def row_factor_slack(step_size: Callable) -> Slack:
     """Lemma 21's argument at a symbolic d. With F odd and F(v) = cv, F(s vᵀ) = c s vᵀ (s_i = ±1), so row i
     of H_γ = H_k + γWF(H_k) is s_i v_t + γc v_t Σ_j W_ij s_j, which sympy checks equals
-    (1 + γc s_i (Ws)_i)·s_i v_t given s_i² = 1. The factor is ≥ 1 − γB·Σ_(j ≤ d)√3 (|c| ≤ B, |W_ij| ≤ √3);
-    the slack is that bound at γ = step_size(B, d), to be > 0 for every d = 1 + e and B > 0: then every row
-    of H_γ is a positive multiple of the same row of H_k and normalization returns H_k."""
-    e, i, j, t = sympy.symbols("e i j t", integer=True, nonnegative=True)
-    b = sympy.Symbol("B", positive=True)
-    gamma, c, sign = sympy.symbols("gamma c s_i")
-    w, s, v = sympy.IndexedBase("W"), sympy.IndexedBase("s"), sympy.IndexedBase("v")
-    d = 1 + e
-    ws = sympy.Sum(w[i, j] * s[j], (j, 1, d))
+    (1 + γc s_i (Ws)_i)·s_i v_t given s_i² = 1. The factor is at least 1 − |γ|Σ_(j ≤ d)|c||W_ij| (triangle
+    inequality, |s_j| = 1): that is the target, to be > 0 for every d, B and 0 ≤ γ ≤ step_size(B, d). The
+    rewriting, at g = step_size(B, d) (the subject's, symbolic), is (1 − g·d√3B) + g·Σ_j[(√3 − |W_ij|)|c| +
+    √3(B − |c|)] + (g − γ)·Σ_j|c||W_ij|: its first term is a number, 1 − √3/8 at g = 1/(8Bd); the builder
+    proves the rest from the hypotheses. Then every row of H_γ is a positive multiple of the same row of H_k
+    and normalization returns H_k."""
+    i, j, t = sympy.symbols("i j t", integer=True)
+    b, d, gamma, c, sign = _B, _D, _GAMMA, _SLOPE_OF_V, sympy.Symbol("s_i")
+    s, v = sympy.IndexedBase("s"), sympy.IndexedBase("v")
+    ws = sympy.Sum(_W[i, j] * s[j], (j, 1, d))
     row = sign * v[t] + gamma * c * v[t] * ws
     scaled = (1 + gamma * c * sign * ws) * sign * v[t]
     residual = sympy.expand(row - scaled).subs(sign**2, 1)
     if residual != 0:
         raise AssertionError(f"row i of H_γ is not the scaled row of H_k: {residual}")
-    gamma_value = sympy.nsimplify(step_size(b, d))
-    margin = sympy.expand(1 - gamma_value * b * sympy.Sum(WEIGHT_HALF_WIDTH, (j, 1, d)).doit())
-    return Slack(margin, (e, b), {
+    largest = sympy.sympify(step_size(b, d))
+    root3, weights = WEIGHT_HALF_WIDTH, sympy.Abs(_W[i, j])
+    total = sympy.Sum(sympy.Abs(c) * weights, (j, 1, d))
+    rewritten = (1 - largest * d * root3 * b + largest * sympy.Sum((root3 - weights) * sympy.Abs(c)
+                                                                   + root3 * (b - sympy.Abs(c)), (j, 1, d))
+                 + (largest - gamma) * total)
+    lower_bound = 1 - sympy.Abs(gamma) * total
+    return Slack(lower_bound, rewritten, {}, {
         "row_identity": "row i of H_γ = (1 + γc s_i (Ws)_i)·s_i vᵀ given s_i² = 1: sympy, residual 0",
-        "step_size": str(gamma_value.subs(e, sympy.Symbol("d") - 1)),
-        "row_factor_lower_bound": "1 − γ·B·Σ_(j ≤ d)√3",
-        "d": "1 + e, e ≥ 0",
+        "step_size": str(largest),
+        "row_factor_lower_bound": f"1 + γc s_i(Ws)_i ≥ {lower_bound} (triangle inequality)",
+        "margin_at_the_largest_step": str(sympy.simplify(1 - largest * d * root3 * b)),
     }, strict=True)
 
 
-def lemma21_certificate(step_size: Callable) -> Check:
+def lemma21_certificate(step_size: Callable, hypotheses: Sequence) -> Check:
     return symbolic_inequality(
         "each row scaled by at least 1 − √3/8 (sympy)", lambda: row_factor_slack(step_size),
-        (ROW_FLIPPING_START, ROW_FLIPPING_BEYOND), lambda start: lemma21_corrected(start, step_size),
-        RankOneStart.describe, relies_on=(TRIANGLE,))
+        (*hypotheses, step_size_hypothesis(step_size)), (ROW_FLIPPING_START, ROW_FLIPPING_BEYOND),
+        lambda start: lemma21_corrected(start, step_size), RankOneStart.describe, relies_on=(TRIANGLE,))
 
 
 def lemma21_checks(predicate, premise_only: bool) -> tuple:
@@ -723,7 +853,7 @@ register(
                                   "failing configuration (d = 2, N = 1, F linear, a corner W that flips one row: "
                                   "M_01 changes sign), the pinned d = 4 hardtanh start past the sweep (rank 2) and the "
                                   "float chain from a Gaussian v with tanh"),),
-        depends_on=("daneshmand2020.lemma20", "daneshmand2020.lemma1"),
+        depends_on=("daneshmand2020.lemma20.corrected", "daneshmand2020.lemma1"),
         erratum=Erratum(
             "substantive",
             "Footnote 12 ('FBN_γ ... does not increase the rank') and with it Lemma 21 hold only when F(v) ∥ v for "
@@ -733,8 +863,11 @@ register(
             "lemma for general odd F — 'assume rank(H_k) = 1, then by Lemma 7 the averages of M_ij are ±1, "
             "contradicting the symmetry (8)' — so for nonlinear F the contradiction is not reached and Theorem 5's "
             "proof has a gap; the corrected reading (F(v) ∥ v) covers linear F only. Theorem 5's conclusion itself "
-            "holds: daneshmand2020.thm5 is certified in its exact-rank reading by an argument that does not use "
-            "Lemma 7.",
+            "holds for exact rank by an argument that does not use Lemma 7 (daneshmand2020.thm5, its exact-rank part). "
+            "The lemma also needs two hypotheses it does not print: γ ≥ 0 (the printed γ ≤ 1/(8Bd) admits γ < 0, "
+            "where 1 + γc s_i(Ws)_i can be negative and the rows flip) and H_k ∈ 𝓗 (which Lemma 20, used by the "
+            "proof, needs too: daneshmand2020.lemma20); the paper takes γ ∈ ℝ⁺ throughout and the chain lives in 𝓗, "
+            "so the corrected statement states both.",
             corrected=("daneshmand2020.lemma21.corrected",),
         ),
         notes="Quantifiers: for every rank-one H_k ∈ 𝓗, every odd F with |F(x)| ≤ B|x| and every W in the support "
@@ -758,14 +891,15 @@ register(
     Claim(
         id="daneshmand2020.lemma21.corrected",
         variant_of="daneshmand2020.lemma21",
-        label="Lemma 21 (corrected: F(v) ∥ v)",
-        statement="Let F be odd with |F(x)| ≤ B|x|, γ ≤ 1/(8Bd) and H_k = s vᵀ ∈ 𝓗 of rank one with "
+        label="Lemma 21 (corrected: F(v) ∥ v, γ ≥ 0)",
+        statement="Let F be odd with |F(x)| ≤ B|x|, 0 ≤ γ ≤ 1/(8Bd) and H_k = s vᵀ ∈ 𝓗 of rank one with "
         "F(v) ∥ v (always true for linear F). Then H_ℓ = H_k for all ℓ ≥ k for every W_ℓ in the support of μ; "
         "in particular M(H_ℓ) = M(H_k) = ssᵀ, with entries ±1.",
         source="App. 7.6, Lemma 21 and its proof",
-        hypotheses=(*_LEMMA21_HYPOTHESES, "F(v) ∥ v for H_k = s vᵀ"),
-        subject={"step_size": paper_step_size},
-        checks=(takes("step_size", build=lemma21_certificate), *lemma21_checks(lemma21_corrected, premise_only=True)),
+        hypotheses=(*_LEMMA21_HYPOTHESES, "F(v) ∥ v for H_k = s vᵀ", "γ ≥ 0 (not printed: γ ∈ ℝ⁺ in Sec. 1)"),
+        subject={"step_size": paper_step_size, "hypotheses": LEMMA21_HYPOTHESES},
+        checks=(takes("step_size", "hypotheses", build=lemma21_certificate),
+                *lemma21_checks(lemma21_corrected, premise_only=True)),
         broken=(Broken("step size γ ≤ 8/(Bd) (the 1/8 of the hypothesis read as 8)",
                        replaces={"step_size": misread_step_size},
                        refuted_by="the pinned linear start s = (1, 1), v = (1, 1), W = −1.732·11ᵀ: at γ = 4 every row "
@@ -779,11 +913,13 @@ register(
                                   "γ = 1/2 every row of H_γ is (1 − 1.732) times that of H_k, so H_k+1 = −H_k, exactly "
                                   "(its slack is 1 − √3 < 0); the sweep's d = N = 1 start with W = −1.732; the pinned "
                                   "d = 4 start past the sweep"),),
-        depends_on=("daneshmand2020.lemma20",),
+        depends_on=("daneshmand2020.lemma20.corrected",),
         notes="Quantifiers: for every such H_k, every F and every W_ℓ in the support of μ (every draw). Certified "
         "for every d and N: with F(v) = cv, sympy checks that row i of H_γ is (1 + γc s_i(Ws)_i) times row i of "
-        "H_k for a symbolic d, and that the factor's lower bound 1 − γB·Σ_(j ≤ d)√3 at the subject's γ = 1/(8Bd) is "
-        "1 − √3/8 > 0 for every d and B (triangle inequality, cited), so normalization returns H_k: one step, and "
+        "H_k for a symbolic d; the factor is at least 1 − |γ|Σ_(j ≤ d)|c||W_ij| (triangle inequality, cited), and "
+        "the builder proves that > 0 for every d, B and 0 ≤ γ ≤ g, g the subject's step size at symbolic B and d, "
+        "from the hypotheses stated as objects (|c| ≤ B, |W_ij| ≤ √3, B > 0, d ≥ 1, γ ≥ 0 so |γ| = γ, γ ≤ g): the "
+        "rewriting's constant term is 1 − √3/8 at g = 1/(8Bd). So normalization returns H_k: one step, and "
         "induction on ℓ. The bound is sharp at the corners: a step past 1/(√3Bd) is not proved and the pinned "
         "corner start flips every row. "
         "The search includes W at the corners of the box, where this margin is smallest, and the sweep decides "
@@ -1128,6 +1264,11 @@ register(
                    refuted_by="the pinned Ĥ = [[1, −1], [−1, 1]]: w = (1, −1) has mixed signs, rank 2; the pinned "
                               "d_h = 5, n = 6 pattern past the sweep"),
         ),
+        general_argument="The subject's rank bound is a function of the sign class (F, the signs u takes, the signs w "
+        "takes), which has no size in it: 18 classes, and the certificate evaluates the bound on every one of them, "
+        "so no symbolic argument exists to call it with. The sizes d_h and n enter only through the ReLU split, which "
+        "sympy checks entrywise for symbolic entries and therefore for every size. Where the engine reads the "
+        "bound's calls as concrete (sign sets of length ≤ 2), that is the whole of its domain.",
         notes="For every rank-one Ĥ_L, head W_L and targets (no draw). Certified for every size: sympy checks "
         "ReLU(ab) = a₊b₊ + a₋b₋ in all nine sign cases, so ReLU(u wᵀ) = u₊w₊ᵀ + u₋w₋ᵀ and its rank is at most the "
         "number of nonzero terms, a function of the sign class (F, the signs u and w take: 18 classes, all "

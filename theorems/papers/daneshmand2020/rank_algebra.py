@@ -37,10 +37,12 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from theorems.engine.checks import (
+    Slack,
     exhaustive_sweep,
     property_search,
     search_beyond_sweep,
     symbolic_identity,
+    symbolic_inequality,
     to_jsonable,
 )
 from theorems.engine.context import Context
@@ -177,20 +179,6 @@ def weighted_square_gap(weight: Callable[[sympy.Symbol, sympy.Symbol], sympy.Exp
 # --- inequalities at symbolic sizes ----------------------------------------------------
 
 
-def nonnegative_by_coefficients(expression: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> bool:
-    """expression ≥ 0 wherever every symbol is ≥ 0, proved by its numerator, expanded in the symbols,
-    having no negative coefficient and its denominator none either (coefficients may be algebraic
-    numbers such as √3, compared exactly). False means unproved, not false: an expression with another
-    free symbol, or a coefficient of unknown sign, is never called nonnegative."""
-    numerator, denominator = sympy.fraction(sympy.together(sympy.expand(expression)))
-    for part in (numerator, denominator):
-        poly = sympy.Poly(sympy.expand(part), *symbols)
-        for coefficient in poly.coeffs():
-            if coefficient.free_symbols or coefficient.is_nonnegative is not True:
-                return False
-    return not sympy.Poly(sympy.expand(denominator), *symbols).is_zero
-
-
 def unit_interval_form(expression: sympy.Expr, t: sympy.Symbol, s: sympy.Symbol) -> sympy.Expr:
     """A polynomial in t ∈ [0, 1] written homogeneous in (t, s) with s = 1 − t: each t^k becomes
     t^k (t + s)^(n − k), n its degree in t (the Bernstein form). It equals the expression at s = 1 − t,
@@ -198,52 +186,6 @@ def unit_interval_form(expression: sympy.Expr, t: sympy.Symbol, s: sympy.Symbol)
     poly = sympy.Poly(sympy.expand(expression), t)
     degree = poly.degree()
     return sympy.expand(sum((c * t**k * (t + s) ** (degree - k) for (k,), c in poly.terms()), sympy.Integer(0)))
-
-
-@dataclass(frozen=True)
-class Slack:
-    """What a symbolic inequality certificate decides: ``expression`` ≥ 0 for every nonnegative value of
-    ``nonnegative`` (the claim's bound minus the quantity, after the proof's substitutions), and the steps
-    that produced it, for the evidence."""
-
-    expression: sympy.Expr
-    nonnegative: tuple[sympy.Symbol, ...]
-    steps: dict
-    strict: bool = False  # > 0 wanted: then the constant term must be positive too
-
-    def proved(self) -> bool:
-        if not nonnegative_by_coefficients(self.expression, self.nonnegative):
-            return False
-        at_zero = sympy.together(self.expression).subs({s: 0 for s in self.nonnegative})
-        return not self.strict or at_zero.is_positive is True
-
-
-def symbolic_inequality(name: str, slack: Callable[[], Slack], concrete_cases: Sequence[Any],
-                        decide: Callable[[Any], str | None], describe: Callable[[Any], Any], *,
-                        relies_on: Sequence[str], part: str | None = None) -> Check:
-    """Certified for all sizes when ``slack()``'s expression is proved ≥ 0 by its coefficients
-    (``nonnegative_by_coefficients``; > 0 with a positive constant term where it is strict); otherwise
-    refuted by the first of ``concrete_cases`` that ``decide`` (exact) finds false, else inconclusive:
-    an unproved inequality is no counterexample."""
-
-    def run(ctx: Context) -> Outcome:
-        found = slack()
-        evidence = {**found.steps, "slack": str(found.expression),
-                    "nonnegative_symbols": [str(s) for s in found.nonnegative],
-                    "method": "sympy: the slack, expanded in symbols that are ≥ 0, has no negative coefficient"
-                              + (" and a positive constant term" if found.strict else "")}
-        if found.proved():
-            return Outcome(Verdict.CERTIFIED, "the slack is a polynomial with nonnegative coefficients in nonnegative "
-                           "quantities, for symbolic sizes", evidence, scope=ALL_SIZES, relies_on=tuple(relies_on))
-        for case in concrete_cases:
-            reason = decide(case)
-            if reason is not None:
-                return Outcome(Verdict.REFUTED, f"the slack is not proved nonnegative, and a pinned case fails: "
-                               f"{reason}", evidence, counterexample={"case": describe(case), "reason": reason})
-        return Outcome(Verdict.INCONCLUSIVE, "the slack is not proved nonnegative, and no pinned case fails",
-                       evidence)
-
-    return Check(name, "symbolic", run, part)
 
 
 # --- inputs: every kind of H the hypotheses allow ---------------------------------------
@@ -754,30 +696,61 @@ SINGULAR_VALUES = ("the singular values of H are the square roots of the eigenva
                    "(singular value decomposition, e.g. Horn & Johnson, Matrix Analysis, 2nd ed., Thm 7.3.2)")
 
 
+# Lemma 2's proof at symbolic sizes: of the d = h + m eigenvalues of M, rank_τ counts h (λ ≥ τ as printed in
+# Eq. 4, or λ > τ) and leaves m. The symbols are shared by the slack and the hypotheses.
+SOFT_RANK_COUNTS = sympy.symbols("h m", integer=True)
+SOFT_RANK_TAU = sympy.Symbol("τ", real=True)
+COUNTED, LEFT_OUT = sympy.IndexedBase("λ≥τ"), sympy.IndexedBase("λ<τ")
+_EIGENVALUE_INDEX = sympy.Symbol("i", integer=True)
+
+
+def eigenvalue_power_sum(eigenvalues: sympy.IndexedBase, count: sympy.Symbol, power: int) -> sympy.Sum:
+    """Σ_(i ≤ count) λ_i^power over one group of the eigenvalues, for a symbolic count."""
+    return sympy.Sum(eigenvalues[_EIGENVALUE_INDEX] ** power, (_EIGENVALUE_INDEX, 1, count))
+
+
+def _soft_rank_hypotheses() -> tuple[sympy.core.relational.Relational, ...]:
+    (h, m), tau, i = SOFT_RANK_COUNTS, SOFT_RANK_TAU, _EIGENVALUE_INDEX
+    frobenius = eigenvalue_power_sum(COUNTED, h, 2) + eigenvalue_power_sum(LEFT_OUT, m, 2)
+    return (
+        sympy.Ge(tau, 0), sympy.Le(tau, 1),  # τ ∈ [0, 1]
+        sympy.Ge(h, 0), sympy.Ge(m, 0),  # the two counts
+        sympy.Le(LEFT_OUT[i], tau),  # the eigenvalues rank_τ leaves out are ≤ τ (either reading of Eq. 4)
+        # H ∈ 𝓗: Tr M = Σλ = d, and ‖M‖_F² ≥ Σ M_ii² = d > 0.
+        sympy.Eq(eigenvalue_power_sum(COUNTED, h, 1), h + m - eigenvalue_power_sum(LEFT_OUT, m, 1)),
+        sympy.Gt(frobenius, 0),
+    )
+
+
+# Lemma 2's hypotheses as objects: τ ∈ [0, 1], the counts, rank_τ's definition and H ∈ 𝓗 (Tr M = d, ‖M‖_F² > 0).
+SOFT_RANK_HYPOTHESES = _soft_rank_hypotheses()
+
+
 def soft_rank_slack(bound: Callable) -> Slack:
-    """Lemma 2's proof (Eq. 19–25) at symbolic sizes. Of the d = h + m eigenvalues of M, rank_τ counts
-    h (λ ≥ τ as printed, or λ > τ) and leaves m, each ≤ τ; A_k, B_k are the power sums Σλ^k of the two
-    groups. Two index sums evaluated by sympy carry the proof: the eigenvalue count
-    C = Σ_(left out)(τ − λ_i) = mτ − B_1 ≥ 0, and the Cauchy–Schwarz gap G = ½Σ_(counted)(λ_i − λ_j)² =
-    hA_2 − A_1² ≥ 0. With Tr M = A_1 + B_1 = d (H ∈ 𝓗) and ‖M‖_F² = A_2 + B_2, the slack
-    (h − bound(τ, r))·‖M‖_F², r = d²/‖M‖_F², plus G − (hA_2 − A_1²) (zero), is rewritten in G, C, B_2,
-    h, m, τ and σ = 1 − τ (Bernstein form on τ ∈ [0, 1]), all ≥ 0."""
-    h, m = sympy.symbols("h m", integer=True, nonnegative=True)
-    tau, sigma, gap, count = sympy.symbols("τ σ G C", nonnegative=True)
-    x = sympy.Symbol("x")
-    counted, left_out = "λ≥τ", "λ<τ"
-    a1, a2 = (independent_index_sum(x**k, [x], h, counted) for k in (1, 2))
-    b1, b2 = (independent_index_sum(x**k, [x], m, left_out) for k in (1, 2))
-    cauchy_schwarz = weighted_square_gap(lambda x, y: 1, h, counted)
-    eigenvalue_count = independent_index_sum(tau - x, [x], m, left_out)
+    """Lemma 2's proof (Eq. 19–25) at symbolic sizes. A_k, B_k are the power sums Σλ^k of the counted and
+    the left-out eigenvalues; the target is rank_τ − bound(τ, r) with r = d²/‖M‖_F², ‖M‖_F² = A_2 + B_2,
+    the subject's bound evaluated at symbolic τ and r. Two atoms carry the proof: the eigenvalue count
+    C = Σ_(left out)(τ − λ_i) = mτ − B_1 and the Cauchy–Schwarz gap G = ½Σ_(counted)(λ_i − λ_j)² =
+    hA_2 − A_1². With Tr M = A_1 + B_1 = d (H ∈ 𝓗), (target)·‖M‖_F² + G − (hA_2 − A_1²) is rewritten in
+    G, C, B_2, h, m, τ and σ = 1 − τ (Bernstein form on [0, 1]); the builder checks the rewriting and
+    proves every atom ≥ 0."""
+    (h, m), tau = SOFT_RANK_COUNTS, SOFT_RANK_TAU
+    a1, a2, b1, b2 = (eigenvalue_power_sum(group, count, k)
+                      for group, count in ((COUNTED, h), (LEFT_OUT, m)) for k in (1, 2))
     d, frobenius = h + m, a2 + b2
-    slack = (h - bound(tau, d**2 / frobenius)) * frobenius + gap - cauchy_schwarz
-    slack = slack.subs(a1, d - b1).subs(b1, sympy.solve(eigenvalue_count - count, b1)[0])
-    return Slack(unit_interval_form(slack, tau, sigma), (gap, count, b2, a2, h, m, tau, sigma), {
+    target = h - bound(tau, d**2 / frobenius)
+    # The rewriting, found with the power sums as plain symbols.
+    sigma, gap, count = sympy.symbols("σ G C", real=True)
+    plain = dict(zip((a1, a2, b1, b2), sympy.symbols("A1 A2 B1 B2", real=True), strict=True))
+    plain_frobenius = plain[a2] + plain[b2]
+    found = sympy.expand(target.xreplace(plain) * plain_frobenius + gap - (h * plain[a2] - plain[a1] ** 2))
+    found = found.subs(plain[a1], d - plain[b1]).subs(plain[b1], m * tau - count)
+    rewritten = unit_interval_form(found, tau, sigma).xreplace({plain[b2]: b2}) / frobenius
+    i, j = _EIGENVALUE_INDEX, sympy.Symbol("j", integer=True)
+    atoms = {gap: sympy.Sum((COUNTED[i] - COUNTED[j]) ** 2 / 2, (i, 1, h), (j, 1, h)),
+             count: sympy.Sum(tau - LEFT_OUT[i], (i, 1, m)), sigma: 1 - tau}
+    return Slack(target, rewritten, atoms, {
         "counted_eigenvalues": f"h = rank_τ(H), power sums {a1}, {a2} (λ_i ≥ τ as in Eq. 4, or λ_i > τ)",
-        "eigenvalue_count": f"C = Σ(τ − λ_i) over the m others = {eigenvalue_count} ≥ 0 (each λ_i ≤ τ)",
-        "cauchy_schwarz_gap": f"G = ½Σ(λ_i − λ_j)² over the counted = {cauchy_schwarz} ≥ 0",
-        "trace": f"Tr M = {a1} + {b1} = d = h + m (H ∈ 𝓗)",
         "unit_interval": "σ = 1 − τ; each τ^k times (τ + σ)^(n − k) (Bernstein form)",
     })
 
@@ -788,10 +761,10 @@ EXTREMAL_SPECTRA = (spectral_configuration((Fraction(1),), Fraction(1)),
                     spectral_configuration((Fraction(7),) + (Fraction(1, 4),) * 8, Fraction(1, 4)))
 
 
-def soft_rank_certificate(bound: Callable) -> Check:
+def soft_rank_certificate(bound: Callable, hypotheses: Sequence) -> Check:
     return symbolic_inequality(
-        "eigenvalue count and Cauchy–Schwarz gap (sympy)", lambda: soft_rank_slack(bound), EXTREMAL_SPECTRA,
-        soft_rank_spectral(bound), describe_spectral, relies_on=(SPECTRAL_THEOREM, SINGULAR_VALUES))
+        "eigenvalue count and Cauchy–Schwarz gap (sympy)", lambda: soft_rank_slack(bound), hypotheses,
+        EXTREMAL_SPECTRA, soft_rank_spectral(bound), describe_spectral, relies_on=(SPECTRAL_THEOREM, SINGULAR_VALUES))
 
 
 register(
@@ -799,8 +772,8 @@ register(
         id="daneshmand2020.lemma2",
         source="Sec. 2.3, Lemma 2 (proof in App. 7.2)",
         hypotheses=("H ∈ 𝓗: every row has norm √N", "τ ∈ [0, 1]"),
-        subject={"bound": soft_rank_bound},
-        checks=(takes("bound", build=soft_rank_certificate), takes("bound", build=soft_rank_sweep),
+        subject={"bound": soft_rank_bound, "hypotheses": SOFT_RANK_HYPOTHESES},
+        checks=(takes("bound", "hypotheses", build=soft_rank_certificate), takes("bound", build=soft_rank_sweep),
                 takes("bound", build=soft_rank_beyond), takes("bound", build=soft_rank_search)),
         broken=(
             Broken("the factor (1−τ)² dropped: rank_τ(H) ≥ r(H)", replaces={"bound": unweighted_soft_rank_bound},
@@ -821,9 +794,12 @@ register(
         notes="For every H ∈ 𝓗 and every τ ∈ [0, 1] (no draw). Certified for every d: sympy follows the proof "
         "(Eq. 19–25) with the sizes as symbols. Of the d = h + m eigenvalues of M, rank_τ counts h; the eigenvalue "
         "count C = Σ(τ − λ_i) over the other m is ≥ 0 and gives Σ_counted λ = d − (mτ − C); the Cauchy–Schwarz gap "
-        "G = ½Σ(λ_i − λ_j)² over the counted is hA_2 − A_1². The slack (rank_τ − bound(τ, r))·‖M‖_F² of the "
-        "subject's bound, rewritten in G, C, Σ_others λ², h, m, τ and σ = 1 − τ (Bernstein form), has no negative "
-        "coefficient (Tr M = Σλ, ‖M‖_F² = Σλ², σ_i²/N = λ_i: spectral theorem and SVD, cited). It covers both "
+        "G = ½Σ(λ_i − λ_j)² over the counted is hA_2 − A_1². The slack rank_τ − bound(τ, r) of the subject's bound "
+        "equals (the engine checks it) a polynomial in G, C, Σ_others λ², h, m, τ and σ = 1 − τ (Bernstein form) "
+        "with nonnegative coefficients, over ‖M‖_F²; the engine proves every piece ≥ 0 from its structure (G a sum of "
+        "squares) or from a hypothesis the claim states as a sympy object (τ ∈ [0, 1], h, m ≥ 0, the left-out "
+        "eigenvalues ≤ τ, and H ∈ 𝓗: Tr M = d, ‖M‖_F² > 0), listed as premises in the evidence (Tr M = Σλ, "
+        "‖M‖_F² = Σλ², σ_i²/N = λ_i: spectral theorem and SVD, cited). It covers both "
         "readings of rank_τ (≥ τ as in Eq. 4, > τ as the next sentence says) and does not need λ ≥ 0; at τ = 0 "
         "rank_τ ≥ rank(H) under either convention for the min(d, N) or d singular values. A stronger bound is not "
         "proved, and the certificate's pinned extremal spectra refute it exactly. "

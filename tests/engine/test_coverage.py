@@ -1,0 +1,157 @@
+"""Object coverage (``theorems.engine.coverage``): calls recorded as the checks run, and the rule
+that a certificate covers the objects it evaluated, at the sizes it evaluated them."""
+
+import pickle
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from theorems.engine import coverage
+from theorems.engine.checks import exhaustive_sweep
+from theorems.engine.context import Context
+from theorems.engine.registry import Check, Claim, takes
+from theorems.engine.runner import run_claim
+from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+
+CTX = Context("quick", 7, "cpu")
+n = sympy.Symbol("n", integer=True, nonnegative=True)
+
+
+def square(k):
+    return k * k
+
+
+@dataclass(frozen=True)
+class Shift:
+    by: int
+
+    def apply(self, k):
+        return k + self.by
+
+    def numeric(self, k):  # a second code path, as a two-faced object has
+        return int(k) + self.by
+
+
+def symbolic_certificate(square_object):
+    """(n + 1)² − n² = 2n + 1 with n a symbol, by evaluating the object."""
+    def run(ctx):
+        difference = sympy.expand(square_object(n + 1) - square_object(n) - 2 * n - 1)
+        if difference == 0:
+            return Outcome(Verdict.CERTIFIED, "holds for symbolic n", scope=ALL_SIZES)
+        return Outcome(Verdict.REFUTED, "differs", counterexample={"difference": str(difference)})
+    return Check("symbolic", "symbolic", run)
+
+
+def formula_only(square_object):
+    """An all-sizes certificate that never evaluates its object."""
+    def run(ctx):
+        return Outcome(Verdict.CERTIFIED, "the formula, not the object", scope=ALL_SIZES)
+    return Check("formula only", "symbolic", run)
+
+
+def sweep(square_object):
+    return exhaustive_sweep("sweep", lambda ctx: range(6),
+                            lambda k: None if square_object(k + 1) == square_object(k) + 2 * k + 1 else f"k = {k}",
+                            bound=lambda ctx: "k ≤ 5", certifies=True)
+
+
+def toy(*builders, subject=None, parts=None):
+    return Claim("mypaper.coverage", "test", (), tuple(takes(*names, build=b) for names, b in builders), (),
+                 label="Toy", statement="(n + 1)² = n² + 2n + 1", subject=subject or {"square": square},
+                 parts=parts or {})
+
+
+def test_calls_are_recorded_symbolic_or_with_their_largest_sizes():
+    traced = coverage.traced("f", lambda a, k, xs: 0)
+    with coverage.recording(["f"], lambda name: True) as used:
+        traced(np.zeros((3, 4)), 5, [1, 2])
+        traced(np.zeros((2, 7)), 2, [1])
+        traced(sympy.Matrix([[n]]), 1, [])
+    use = used["f"]
+    assert (use.calls, use.symbolic_calls) == (3, 1)
+    assert use.largest == {"a[0]": 3, "a[1]": 7, "k": 5, "len(xs)": 2}
+    assert coverage.cell(use.to_json()) == "symbolic; at a ≤ 3×7, k ≤ 5, len(xs) ≤ 2"
+    traced(1, 2, 3)  # outside a check: not recorded, and no error
+
+
+def test_an_instance_is_traced_by_its_methods_and_keeps_its_type():
+    shift = coverage.traced("shift", Shift(2))
+    assert isinstance(shift, Shift) and shift.by == 2
+    with coverage.recording(["shift"], lambda name: True) as used:
+        assert shift.apply(n) == n + 2 and shift.numeric(3) == 5
+    assert used["shift"].functions == {"apply", "numeric"} and used["shift"].symbolic_functions == {"apply"}
+    assert not coverage.traceable(0.5) and not coverage.traceable(np.eye(2)) and not coverage.traceable(Shift)
+
+
+def test_a_traced_object_pickles_traced_and_its_calls_elsewhere_merge_into_the_check():
+    """A chunk of a check run as a cluster task (``fanout``) records its calls there; the check's
+    process adds them, so coverage does not depend on where the chunks ran."""
+    function, instance = coverage.traced("square", square), coverage.traced("shift", Shift(2))
+    assert function == square and hash(function) == hash(square) and {square: 1}[function] == 1
+    elsewhere_function, elsewhere_instance = pickle.loads(pickle.dumps((function, instance)))
+    with coverage.recording((), lambda name: True) as elsewhere:
+        elsewhere_function(np.zeros((5, 2)))
+        elsewhere_instance.apply(9)
+    with coverage.recording(["square", "shift"], lambda name: True) as here:
+        function(np.zeros((1, 3)))
+        coverage.merge_into_current(elsewhere)
+    assert here["square"].calls == 2 and here["square"].largest == {"k[0]": 5, "k[1]": 3}
+    assert here["shift"].functions == {"apply"} and here["shift"].largest == {"k": 9}
+
+
+def test_an_all_sizes_certificate_that_evaluates_its_object_symbolically_stays_all():
+    result = run_claim(toy((("square",), symbolic_certificate)), CTX)
+    assert result.verdict is Verdict.CERTIFIED and result.scope == ALL_SIZES
+    assert result.checks[0].to_json()["coverage"]["square"]["symbolic_calls"] == 2
+
+
+def test_an_all_sizes_certificate_that_never_calls_its_object_certifies_nothing():
+    result = run_claim(toy((("square",), formula_only)), CTX)
+    assert result.verdict is Verdict.SUPPORTED
+    assert "no certifying check evaluated square" in result.checks[0].outcome.summary
+
+
+def test_a_bounded_scope_is_generated_from_the_sizes_that_ran():
+    result = run_claim(toy((("square",), sweep)), CTX)
+    assert result.verdict is Verdict.CERTIFIED and result.scope == "square ran at k ≤ 6"
+    assert result.checks[0].to_json()["stated_scope"] == "k ≤ 5"
+
+
+def test_an_object_of_the_part_that_no_all_sizes_certificate_evaluates_narrows_the_part():
+    """Class 1 of issue 36: the statement is about two objects; the symbolic certificate takes one."""
+    shifted_sweep = lambda s, t: sweep(lambda k: s(t.apply(k) - 2))  # noqa: E731
+    claim = toy((("square",), symbolic_certificate), (("square", "shift"), shifted_sweep),
+                subject={"square": square, "shift": Shift(2)})
+    result = run_claim(claim, CTX)
+    assert result.verdict is Verdict.CERTIFIED and result.scope != ALL_SIZES
+    assert "shift is taken by no all-sizes certificate" in result.covers[0].reason
+    assert "shift ran at k ≤ 6" in result.scope
+
+
+def test_a_code_path_that_runs_elsewhere_but_never_symbolically_narrows_the_part():
+    """Class 3 of issue 36: a two-faced object whose numeric face only a bounded check runs."""
+    def symbolic_face(shift):
+        def run(ctx):
+            return Outcome(Verdict.CERTIFIED, "symbolic face", scope=ALL_SIZES) if shift.apply(n) == n + 2 else \
+                Outcome(Verdict.REFUTED, "no", counterexample={})
+        return Check("symbolic face", "symbolic", run)
+
+    def numeric_face(shift):
+        return exhaustive_sweep("numeric face", lambda ctx: range(8),
+                                lambda k: None if shift.numeric(k) == k + 2 else f"k = {k}",
+                                bound=lambda ctx: "k ≤ 7", certifies=True)
+
+    two_faced = run_claim(toy((("shift",), symbolic_face), (("shift",), numeric_face), subject={"shift": Shift(2)}),
+                          CTX)
+    assert two_faced.scope == "shift ran at k ≤ 7"
+    assert "shift's numeric runs in the claim but never at symbolic sizes" in two_faced.covers[0].reason
+    assert coverage.matrix([check.to_json() for check in two_faced.checks]) == [
+        {"object": "shift", "cells": {"symbolic face": "symbolic", "numeric face": "at k ≤ 7"}}]
+
+
+def test_parts_declare_the_objects_their_statement_is_about():
+    claim = toy((("square",), symbolic_certificate), subject={"square": square, "shift": Shift(1)},
+                parts={"statement": ("square", "shift")})
+    result = run_claim(claim, CTX)
+    assert result.verdict is Verdict.SUPPORTED and "no certifying check evaluated shift" in result.covers[0].reason

@@ -1,0 +1,470 @@
+"""Object coverage: which objects of a claim's subject each check ran, how, and at what sizes.
+
+A certificate speaks for the objects it evaluated, at the sizes it evaluated them: a broken
+object that no certifying check ever called, or called only at small sizes, leaves the
+certificate standing. So the runner measures instead of trusting. Every object of a claim's
+subject that can be traced is wrapped (``traced``) before the checks are built from it, and
+each call made while a check runs is recorded in that check's ``CheckCoverage``:
+
+- *symbolic* when an argument holds a sympy expression with free symbols (a size, a
+  parameter or a matrix entry as a symbol), so the call stands for every value of them;
+- *concrete* otherwise, with its sizes: each int argument by value, each array or matrix
+  by its dimensions, each other sequence by its length, kept as the largest per parameter.
+
+Which functions of an object ran is recorded too: the object itself, or each method of an
+instance (the code paths of a two-faced object are its methods).
+
+``apply_rule`` then decides, part by part, what the certifying checks cover (issue 36):
+
+1. A part certified for all sizes has every object of the part (``Claim.parts``, else the
+   objects its checks take) called symbolically inside one of its all-sizes certificates, and
+   every function of such an object that runs anywhere in the claim runs symbolically there.
+   A constant, or an object that cannot be traced, counts when the certificate takes it.
+2. A part that does not meet rule 1, or whose certificates are bounded, is certified for the
+   sizes its certifying checks actually ran its objects at: its scope is generated from the
+   recorded calls (``"detbool ran at A ≤ 4×4"``), never typed. The check's own words for
+   its range stay in the result as its stated range.
+3. A part with an object that no certifying check of it evaluated at all is not certified.
+
+Objects are wrapped by delegation: a function by a function, an instance of a class of the
+claim's own code by a copy whose class is a traced subclass (so ``isinstance`` and attribute
+reads are unchanged). Numbers, strings, arrays, sympy and library objects are not wrapped: a
+check that takes them reads them whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .verdicts import ALL_SIZES, Outcome, Verdict
+
+# Classes from these packages are read whole, never traced: their instances are data (arrays,
+# expressions, numbers) or library machinery whose identity other code relies on.
+_LIBRARY_ROOTS = frozenset({"builtins", "numpy", "sympy", "torch", "scipy", "fractions", "decimal", "flint",
+                            "collections", "enum", "functools", "mpmath", "hypothesis", "matplotlib", "typing"})
+
+
+@dataclass
+class ObjectUse:
+    """How one check used one object of the subject."""
+
+    traced: bool = True
+    calls: int = 0
+    symbolic_calls: int = 0
+    # parameter (or "A[0]" for an array's first dimension, "len(xs)" for a sequence) → largest value
+    largest: dict[str, int] = field(default_factory=dict)
+    functions: set[str] = field(default_factory=set)
+    symbolic_functions: set[str] = field(default_factory=set)
+
+    def record(self, function: str, symbolic: bool, sizes: Mapping[str, int]) -> None:
+        self.calls += 1
+        self.functions.add(function)
+        if symbolic:
+            self.symbolic_calls += 1
+            self.symbolic_functions.add(function)
+            return
+        for name, value in sizes.items():
+            if value > self.largest.get(name, -1):
+                self.largest[name] = value
+
+    def merge(self, other: ObjectUse) -> None:
+        """Add the calls of ``other`` (the same object's, recorded in another process)."""
+        self.calls += other.calls
+        self.symbolic_calls += other.symbolic_calls
+        self.functions |= other.functions
+        self.symbolic_functions |= other.symbolic_functions
+        for name, value in other.largest.items():
+            self.largest[name] = max(value, self.largest.get(name, value))
+
+    @property
+    def concrete_calls(self) -> int:
+        return self.calls - self.symbolic_calls
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.traced:
+            return {"traced": False}
+        return {"calls": self.calls, "symbolic_calls": self.symbolic_calls,
+                "largest": dict(sorted(self.largest.items())), "functions": sorted(self.functions),
+                **({"symbolic_functions": sorted(self.symbolic_functions)} if self.symbolic_functions else {})}
+
+
+class CheckCoverage(dict):
+    """Object name → ``ObjectUse`` for one check run: every object the check takes, called or not."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: use.to_json() for name, use in sorted(self.items())}
+
+
+_RECORDING: ContextVar[CheckCoverage | None] = ContextVar("theorems_object_coverage", default=None)
+
+
+def merge_into_current(recorded: CheckCoverage) -> None:
+    """Add calls recorded elsewhere (a chunk of the check run as a task of the cluster,
+    ``fanout``) to the check recording here, so that coverage never depends on where chunks ran."""
+    current = _RECORDING.get()
+    if current is None:
+        return
+    for name, use in recorded.items():
+        current.setdefault(name, ObjectUse()).merge(use)
+
+
+@contextlib.contextmanager
+def recording(takes: Iterable[str], traceable: Callable[[str], bool]) -> Iterator[CheckCoverage]:
+    """Record the calls of traced objects made inside the block: every object of ``takes`` gets
+    an entry, marked untraced where ``traceable(name)`` is false (a constant, a library object)."""
+    coverage = CheckCoverage({name: ObjectUse(traced=traceable(name)) for name in takes})
+    token = _RECORDING.set(coverage)
+    try:
+        yield coverage
+    finally:
+        _RECORDING.reset(token)
+
+
+# --- what a call's arguments say ------------------------------------------------------------
+
+def _symbolic(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, sympy.Basic):
+        return bool(value.free_symbols)
+    if isinstance(value, sympy.MatrixBase):
+        return bool(value.free_symbols)
+    if depth > 2:
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype == object and any(_symbolic(entry, depth + 1) for entry in value.flat)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_symbolic(entry, depth + 1) for entry in value)
+    if isinstance(value, dict):
+        return any(_symbolic(entry, depth + 1) for entry in value.values())
+    return False
+
+
+def _shape(value: Any) -> tuple[int, ...] | None:
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(d, int | np.integer) for d in shape):
+        return tuple(int(d) for d in shape)
+    if callable(getattr(value, "nrows", None)) and callable(getattr(value, "ncols", None)):  # python-flint
+        return int(value.nrows()), int(value.ncols())
+    if hasattr(shape, "__iter__"):  # torch.Size
+        with contextlib.suppress(TypeError, ValueError):
+            return tuple(int(d) for d in shape)
+    return None
+
+
+def _sizes(name: str, value: Any, into: dict[str, int]) -> None:
+    if isinstance(value, bool | np.bool_):
+        return
+    if isinstance(value, int | np.integer):
+        into[name] = int(value)
+        return
+    shape = _shape(value)
+    if shape is not None:
+        for axis, extent in enumerate(shape):
+            into[f"{name}[{axis}]"] = extent
+        return
+    if isinstance(value, tuple) and value and all(isinstance(v, int | np.integer) and not isinstance(v, bool)
+                                                  for v in value):
+        for position, entry in enumerate(value):
+            into[f"{name}[{position}]"] = int(entry)
+        return
+    if isinstance(value, list | tuple) and value:
+        into[f"len({name})"] = len(value)
+
+
+def _parameter_names(function: Callable) -> list[str]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _recorder(object_name: str, function_name: str, function: Callable) -> Callable:
+    """``function`` wrapped to record each call made while a check records."""
+    names = _parameter_names(function)
+
+    def record(*args, **kwargs):
+        coverage = _RECORDING.get()
+        if coverage is not None:
+            use = coverage.get(object_name)
+            if use is None:  # called from a check that does not take it (through another object)
+                use = coverage[object_name] = ObjectUse()
+            symbolic = _symbolic(args) or _symbolic(kwargs)
+            sizes: dict[str, int] = {}
+            if not symbolic:
+                for position, value in enumerate(args):
+                    _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
+                for key, value in kwargs.items():
+                    _sizes(key, value, sizes)
+            use.record(function_name, symbolic, sizes)
+        return function(*args, **kwargs)
+
+    return record
+
+
+# --- wrapping the subject's objects ---------------------------------------------------------
+
+def _library(cls: type) -> bool:
+    return cls.__module__.split(".", 1)[0] in _LIBRARY_ROOTS
+
+
+def _own_methods(cls: type) -> dict[str, Callable]:
+    """The methods an instance's class (and its non-library bases) defines, ``__call__`` included."""
+    methods: dict[str, Callable] = {}
+    for base in reversed(cls.__mro__):
+        if base is object or _library(base):
+            continue
+        for name, value in vars(base).items():
+            if inspect.isfunction(value) and (not name.startswith("__") or name == "__call__"):
+                methods[name] = value
+    return methods
+
+
+def traceable(value: Any) -> bool:
+    """Whether ``traced`` can wrap ``value``: a function (or other callable of the claim's code),
+    or an instance of a class of the claim's code with methods of its own."""
+    if inspect.isclass(value) or isinstance(value, TracedFunction):
+        return False
+    if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
+        return True
+    # (an instance is traced as a copy of another class: only plain objects copy that way)
+    cls = type(value)
+    return cls.__new__ is object.__new__ and not _library(cls) and bool(_own_methods(cls))
+
+
+_TRACED_CLASSES: dict[tuple[type, str], type] = {}
+
+
+def _traced_class(cls: type, object_name: str) -> type:
+    """A subclass of ``cls`` whose own methods record their calls as functions of ``object_name``.
+    It pickles as the plain instance traced again where it is unpickled (``fanout``)."""
+    key = (cls, object_name)
+    if key not in _TRACED_CLASSES:
+        def reduce_ex(self, protocol):
+            return traced, (object_name, _as_class(self, cls))
+
+        namespace = {name: _wrap_method(object_name, name, method) for name, method in _own_methods(cls).items()}
+        namespace["__reduce_ex__"] = reduce_ex
+        namespace["__module__"] = cls.__module__
+        _TRACED_CLASSES[key] = type(cls.__name__, (cls,), namespace)
+    return _TRACED_CLASSES[key]
+
+
+def _as_class(instance: Any, cls: type) -> Any:
+    """A shallow copy of ``instance`` whose class is ``cls`` (its attributes, or its slots)."""
+    plain = object.__new__(cls)
+    if hasattr(instance, "__dict__"):
+        plain.__dict__.update(vars(instance))
+    for base in cls.__mro__:
+        for slot in getattr(base, "__slots__", ()):
+            if hasattr(instance, slot):
+                object.__setattr__(plain, slot, getattr(instance, slot))
+    return plain
+
+
+def _wrap_method(object_name: str, method_name: str, method: Callable) -> Callable:
+    recorded = _recorder(object_name, method_name, method)
+    return functools.wraps(method)(recorded)
+
+
+class TracedFunction:
+    """A function of the subject, recording its calls: it compares, hashes and pickles as the
+    function itself, so a table keyed by the object still finds it (and a check that looks its
+    object up instead of calling it shows as one that never evaluated it)."""
+
+    __slots__ = ("__wrapped__", "_name", "_recorded")
+
+    def __init__(self, name: str, function: Callable):
+        self.__wrapped__, self._name = function, name
+        plain = function.func if isinstance(function, functools.partial) else function
+        self._recorded = _recorder(name, getattr(plain, "__name__", name), function)
+
+    def __call__(self, *args, **kwargs):
+        return self._recorded(*args, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.__wrapped__, attribute)
+
+    def __eq__(self, other: object) -> bool:
+        return self.__wrapped__ == (other.__wrapped__ if isinstance(other, TracedFunction) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
+
+    def __reduce__(self):  # traced in the process that unpickles it too (``fanout``)
+        return TracedFunction, (self._name, self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+
+def traced(name: str, value: Any) -> Any:
+    """``value`` wrapped so that its calls are recorded as uses of the subject's object ``name``
+    (``value`` itself where it is not ``traceable``)."""
+    if not traceable(value):
+        return value
+    if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
+        return TracedFunction(name, value)
+    return _as_class(value, _traced_class(type(value), name))
+
+
+def traced_subject(subject: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: traced(name, value) for name, value in subject.items()}
+
+
+# --- the rule ------------------------------------------------------------------------------
+
+@dataclass
+class PartCover:
+    """What the rule decided for one part: its scope (None: the part is not certified by what ran)
+    and why, when it differs from what the checks stated."""
+
+    part: str
+    objects: tuple[str, ...]
+    stated: list[str]
+    scope: str | None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.part, "objects": list(self.objects), "stated": self.stated, "scope": self.scope,
+                **({"reason": self.reason} if self.reason else {})}
+
+
+def _merged_largest(uses: Iterable[ObjectUse]) -> dict[str, int]:
+    largest: dict[str, int] = {}
+    for use in uses:
+        for name, value in use.largest.items():
+            largest[name] = max(value, largest.get(name, value))
+    return largest
+
+
+def _extents(largest: Mapping[str, int]) -> str:
+    """``{"A[0]": 4, "A[1]": 3, "d": 2}`` as ``"A ≤ 4×3, d ≤ 2"``: each dimension's largest value."""
+    grouped: dict[str, dict[int, int]] = {}
+    for key, value in largest.items():
+        base, bracket, axis = key.partition("[")
+        grouped.setdefault(base, {})[int(axis[:-1]) if bracket else -1] = value
+    pieces = []
+    for base, axes in sorted(grouped.items()):
+        scalar = axes.pop(-1, None)
+        if scalar is not None:
+            pieces.append(f"{base} ≤ {scalar}")
+        if axes:
+            pieces.append(f"{base} ≤ {'×'.join(str(axes[axis]) for axis in sorted(axes))}")
+    return ", ".join(pieces)
+
+
+def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage]) -> str:
+    """The sizes certifying checks ran each object at, from their recorded calls, largest per
+    argument: ``"detbool ran at A ≤ 4×4"``, "; " between objects. It says where the objects ran,
+    not that every smaller instance did: the checks' own words for their cases stay beside it."""
+    pieces = []
+    for name in objects:
+        uses = [coverage[name] for coverage in coverages if name in coverage and coverage[name].traced]
+        concrete = [use for use in uses if use.concrete_calls]
+        if concrete:
+            sizes = _extents(_merged_largest(concrete))
+            pieces.append(f"{name} ran at {sizes}" if sizes else f"{name} ran at points without a size")
+    return "; ".join(pieces)
+
+
+def _uncovered_all_sizes(objects: tuple[str, ...], all_sizes: list[tuple[Any, CheckCoverage]],
+                         everywhere: Mapping[str, set[str]]) -> list[str]:
+    """Why the all-sizes certificates of a part do not cover its objects (empty: they do)."""
+    reasons = []
+    for name in objects:
+        uses = [(check, coverage[name]) for check, coverage in all_sizes if name in coverage]
+        if not uses:
+            reasons.append(f"{name} is taken by no all-sizes certificate of the part")
+            continue
+        if not any(use.traced for _, use in uses):
+            continue  # a constant, or an object read whole: taking it is evaluating it
+        symbolic = set().union(*(use.symbolic_functions for _, use in uses))
+        if not symbolic:
+            reasons.append(f"{name} is never evaluated at symbolic sizes by an all-sizes certificate")
+            continue
+        unproved = sorted(everywhere.get(name, set()) - symbolic)
+        if unproved:
+            reasons.append(f"{name}'s {', '.join(unproved)} runs in the claim but never at symbolic sizes")
+    return reasons
+
+
+def apply_rule(results: list, parts: Mapping[str, tuple[str, ...]]) -> list[PartCover]:
+    """Rewrite the scopes of the certified outcomes of ``results`` (``runner.CheckResult``s with
+    their ``coverage``) by the rule of the module docstring, part by part; ``parts`` maps a part
+    to the objects its statement is about (missing parts: the objects their checks take).
+    Returns what was decided for each certified part."""
+    everywhere: dict[str, set[str]] = {}
+    for result in results:
+        for name, use in result.coverage.items():
+            everywhere.setdefault(name, set()).update(use.functions)
+    by_part: dict[str, list] = {}
+    for result in results:
+        by_part.setdefault(result.check.part, []).append(result)
+    decided = []
+    for part, members in by_part.items():
+        certifying = [r for r in members if not r.check.corroborating and r.outcome.verdict is Verdict.CERTIFIED]
+        if not certifying:
+            continue
+        objects = tuple(parts.get(part) or dict.fromkeys(name for r in members for name in r.check.takes))
+        stated = list(dict.fromkeys(r.outcome.scope for r in certifying))
+        all_sizes = [(r.check, r.coverage) for r in certifying if r.outcome.scope == ALL_SIZES]
+        reasons = _uncovered_all_sizes(objects, all_sizes, everywhere) if all_sizes else []
+        if all_sizes and not reasons:
+            decided.append(PartCover(part, objects, stated, ALL_SIZES))
+            continue
+        coverages = [r.coverage for r in certifying]
+        unevaluated = [name for name in objects
+                       if not any(name in c and (c[name].calls or not c[name].traced) for c in coverages)]
+        if unevaluated:
+            cover = PartCover(part, objects, stated, None, "no certifying check evaluated "
+                              + ", ".join(unevaluated) + ("; " + "; ".join(reasons) if reasons else ""))
+        else:
+            scope = derived_scope(objects, coverages) or "; ".join(s for s in stated if s != ALL_SIZES)
+            cover = PartCover(part, objects, stated, scope or None, "; ".join(reasons))
+        for result in certifying:
+            result.outcome = _narrowed(result.outcome, cover)
+        decided.append(cover)
+    return decided
+
+
+def _narrowed(outcome: Outcome, cover: PartCover) -> Outcome:
+    if cover.scope is None:
+        return Outcome(Verdict.SUPPORTED, f"{outcome.summary} [not certified: {cover.reason}]", outcome.evidence,
+                       figures=outcome.figures)
+    summary = outcome.summary if not cover.reason else f"{outcome.summary} [narrowed: {cover.reason}]"
+    return Outcome(outcome.verdict, summary, outcome.evidence, outcome.counterexample, outcome.certificate,
+                   outcome.figures, cover.scope, outcome.relies_on)
+
+
+
+def cell(use: Mapping[str, Any] | None) -> str:
+    """One object × check cell of the coverage matrix, from an ``ObjectUse.to_json()``: how the
+    check used the object."""
+    if use is None:
+        return ""
+    if not use.get("traced", True):
+        return "taken whole"
+    if not use["calls"]:
+        return "not called"
+    concrete = use["calls"] - use["symbolic_calls"]
+    at = f"at {_extents(use['largest']) or 'points without a size'}" if concrete else ""
+    if use["symbolic_calls"]:
+        return "symbolic" + (f"; {at}" if at else "")
+    return at
+
+
+def matrix(checks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The object × check matrix of a claim from its checks' records (``CheckResult.to_json()``):
+    a row per object that some check took, a cell per check (``cell``)."""
+    objects = list(dict.fromkeys(name for check in checks for name in check.get("coverage", {})))
+    return [{"object": name, "cells": {check["check"]: cell(check.get("coverage", {}).get(name)) for check in checks}}
+            for name in objects]
