@@ -477,3 +477,26 @@ def matrix(checks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     objects = list(dict.fromkeys(name for check in checks for name in check.get("coverage", {})))
     return [{"object": name, "cells": {check["check"]: cell(check.get("coverage", {}).get(name)) for check in checks}}
             for name in objects]
+
+
+def cached(function: Callable | None = None, *, maxsize: int | None = None) -> Callable:
+    """``functools.lru_cache`` for claim code, keeping coverage a function of the seed: the calls of
+    subject objects made while a value is computed are kept with it and counted again at every
+    hit, so a check that finds its value cached (another check, an earlier run in this process)
+    records the same calls as one that computed it. ``@cached`` or ``@cached(maxsize=N)``."""
+    def decorate(compute: Callable) -> Callable:
+        @functools.lru_cache(maxsize=maxsize)
+        def with_calls(*args, **kwargs):
+            with recording((), lambda name: True) as used:
+                return compute(*args, **kwargs), used
+
+        @functools.wraps(compute)
+        def replayed(*args, **kwargs):
+            value, used = with_calls(*args, **kwargs)
+            merge_into_current(used)
+            return value
+
+        replayed.cache_clear, replayed.cache_info = with_calls.cache_clear, with_calls.cache_info
+        return replayed
+
+    return decorate if function is None else decorate(function)

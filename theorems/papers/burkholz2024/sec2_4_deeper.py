@@ -34,13 +34,14 @@ from __future__ import annotations
 import itertools
 import zlib
 from dataclasses import dataclass
-from functools import cache, lru_cache, partial
+from functools import cache, partial
 
 import numpy as np
 import torch
 
 from ...engine.checks import SCHWARTZ_ZIPPEL, search_beyond_sweep
 from ...engine.context import Context
+from ...engine.coverage import cached
 from ...engine.registry import Broken, Check, Claim, Erratum, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
@@ -594,7 +595,7 @@ def exact_rank(config, rng) -> int:
     return cm.rank(jacobian(weights, gammas))
 
 
-@lru_cache(maxsize=1)  # the search's judge decides a configuration, then labels it: one decision serves both
+@cached(maxsize=1)  # the search's judge decides a configuration, then labels it: one decision serves both
 def decide_beyond(config, seed: int) -> dict:
     """``decide`` at 3 points mod p, then, if deficient there without a rank bound, at MORE_POINTS more, then
     over Q at EXACT_POINTS integer points: 'full' (a nonzero maximal minor: generic full rank), 'unreachable'

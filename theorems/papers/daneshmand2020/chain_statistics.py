@@ -34,6 +34,7 @@ from matplotlib.ticker import LogLocator, ScalarFormatter
 
 from theorems.engine.checks import exhaustive_sweep, symbolic_identity
 from theorems.engine.context import Context, seeded_int
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import bn_chain, stats
@@ -193,7 +194,7 @@ def linear_design(ctx: Context) -> LinearDesign:
     )
 
 
-@functools.lru_cache(maxsize=256)
+@cached(maxsize=256)
 def _linear_batch(seed: int, device: str, d: int, gamma: float, design: LinearDesign, look: int,
                   show_progress: bool = False) -> SpectralObservables[np.ndarray]:
     """The chains a look adds (look 1: the design's chains), each batch from its own seed."""

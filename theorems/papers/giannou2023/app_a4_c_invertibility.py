@@ -25,6 +25,7 @@ from theorems.engine.checks import (
     to_jsonable,
 )
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
@@ -216,7 +217,7 @@ def law_with_atom_at_zero(law: str, u, zero_probability: float):
     return sympy.Piecewise((0, u < mass), (quantile_law(law, (u - mass) / (1 - mass)), True))
 
 
-@functools.cache
+@cached
 def _lambdified(entry_law, law: str):
     return sympy.lambdify(_U, entry_law(law, _U), modules=["scipy", "numpy"])
 
@@ -1479,7 +1480,7 @@ _VAR, _EPS = sympy.symbols("var epsilon", positive=True)
 _FEATURE = sympy.Symbol("i", integer=True, nonnegative=True)
 
 
-@functools.cache
+@cached
 def _scale_values(scale):
     return sympy.lambdify((_VAR, _EPS), scale(_VAR, _EPS), modules="numpy")
 

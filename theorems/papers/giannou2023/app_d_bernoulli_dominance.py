@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, partial
+from functools import partial
 
 import flint
 import matplotlib.figure
@@ -25,6 +25,7 @@ from scipy import optimize
 
 from theorems.engine.checks import decide_in_chunks, property_search, search_beyond_sweep, to_jsonable
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths.boolean_determinant import detbool, detbool_stack, permanent_term_counts
@@ -680,7 +681,7 @@ def _object_vector(values) -> np.ndarray:
     return vector
 
 
-@cache
+@cached
 def zero_indicator(d: int) -> np.ndarray:
     """[DetBool = 0] for every d²×d² 0/1 mask, indexed by its d² column patterns (bit r = row r)."""
     n = d * d

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -23,6 +22,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact
@@ -229,7 +229,7 @@ class FirstColumnRecursion:
         return sympy.sympify(getattr(self, name)(*arguments))
 
 
-@cache
+@cached
 def _lambdified_rules(definition: FirstColumnRecursion):
     """The rules of ``definition`` as numpy functions of integer arrays, lambdified from the expressions they
     give at symbolic arguments, and its row range last_row(n) at a symbolic n."""

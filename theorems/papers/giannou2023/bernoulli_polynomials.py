@@ -22,7 +22,7 @@ from __future__ import annotations
 import copyreg
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, partial
+from functools import partial
 from itertools import pairwise
 from math import comb
 
@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 from scipy.sparse.csgraph import connected_components
 
+from theorems.engine.coverage import cached
 from theorems.engine.fanout import chunks_of, map_chunks
 from theorems.maths import exact
 
@@ -115,7 +116,7 @@ def histograms(row_masks: np.ndarray, columns: int) -> np.ndarray:
     return np.bincount(cells, minlength=graphs * width).reshape(graphs, width)
 
 
-@cache
+@cached
 def _basis(rows: int, columns: int) -> np.ndarray:
     """Row a·(columns+1)+b: the coefficients of p^a (1 − p)^(rows − a + b), ascending."""
     degree = rows + columns
@@ -334,7 +335,7 @@ def _distinct_in(d: int, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return table[first], chunk[first]
 
 
-@cache
+@cached
 def enumerate_left_sides(d: int) -> Enumeration:
     """Every distinct (|S|, left side) over all S ⊆ {0, …, d²−1}, smallest |S| first. The masks
     are reduced in chunks (cluster tasks where the claim runs on one: ``engine.fanout``), merged

@@ -29,7 +29,6 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cache
 from statistics import NormalDist
 
 import flint
@@ -44,6 +43,7 @@ from scipy.stats import quantile_test
 
 from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context, seeded_rng
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, stats
@@ -165,7 +165,7 @@ def _integer_determinants(stack: np.ndarray) -> np.ndarray:
     return det
 
 
-@cache
+@cached
 def exhaustive_counts(n: int) -> dict[str, tuple[int, ...]]:
     """Over all 2^(n²) n×n 0/1 matrices: how many of each weight have a zero row, a zero row
     or column, are singular, and are singular with no zero row or column."""
@@ -182,7 +182,7 @@ def exhaustive_counts(n: int) -> dict[str, tuple[int, ...]]:
     return {name: tuple(np.bincount(weight[mask], minlength=n * n + 1).tolist()) for name, mask in events.items()}
 
 
-@cache
+@cached
 def khatri_rao_zero_column_counts(d: int) -> tuple[int, ...]:
     """Over all pairs of d×d² 0/1 masks (d ≤ 2): how many of each total weight make M1⊙M2
     have a zero column, with the product formed entry by entry from its definition."""
@@ -215,7 +215,7 @@ def hypothesis_margin(n: int, rho) -> flint.arb:
         return n * r + r.log()
 
 
-@cache
+@cached
 def hypothesis_boundary(n: int) -> tuple[Fraction, Fraction]:
     """Rationals (below, above) bracketing the smallest ρ with nρ ≥ log(1/ρ), both verified
     in ball arithmetic: the hypothesis fails at ``below`` and holds at ``above``."""
@@ -277,7 +277,7 @@ class SingularitySample:
         return self.counts[event]
 
 
-@cache
+@cached
 def singularity_sample(seed: int, n: int, rho: float, trials: int) -> SingularitySample:
     """Draws and decides exactly; cached and seeded by (seed, n, ρ) alone, so claims that
     study the same density (thm10 and remark11 at ρ = log n/n) read the same matrices."""
@@ -929,7 +929,7 @@ class ThresholdTrials:
     redraws: int  # evaluation points beyond the first that the mod-p certificates needed
 
 
-@cache
+@cached
 def threshold_trial(seed: int, d: int, trial: int, device: str | None = None) -> tuple[float, float, int]:
     """One trial: (critical keep-probability, last-zero-column bound, redraws), the critical
     value certified on both sides (below it M1⊙M2 has no perfect matching; at it the
@@ -975,7 +975,7 @@ SQRT_SCALING = ScalingStatement("√(log d/d)", Fraction(1, 2), Fraction(1, 2))
 LOG_SCALING = ScalingStatement("log d/d", Fraction(1), Fraction(1))
 
 
-@cache
+@cached
 def necessary_keep_probability(d: int) -> tuple[float, float]:
     """Floats (below, above) bracketing the p where P(M1⊙M2 has a zero column) = 1/d, verified
     in ball arithmetic: every p ≤ below fails with probability > 1/d."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache, partial
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -35,6 +35,7 @@ from sympy.simplify.simplify import factor_sum
 
 from theorems.engine.checks import search_beyond_sweep, to_jsonable
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, stats
@@ -497,13 +498,13 @@ def hadamard_square_of_first(a, b):
     return hadamard(a, a)
 
 
-@cache
+@cached
 def gram_identity_holds(c0: int, c2: int, c1: int) -> bool:
     lhs, rhs = column_gram_sides(c0, c2, c1, hadamard)
     return all(sympy.expand(entry) == 0 for entry in lhs - rhs)
 
 
-@cache
+@cached
 def columns_orthogonal(c0: int, c2: int, c1: int) -> tuple[bool | None, str, dict | None]:
     """Whether the columns of M are orthogonal for every pair of orthogonal layers of this size,
     how that is known, and (when not) the exact witness.

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 
 import numpy as np
 import sympy
@@ -36,6 +36,7 @@ from scipy import stats as scipy_stats
 
 from theorems.engine.checks import symbolic_identity
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import features, stats
@@ -80,7 +81,7 @@ ASPECT = Aspect("λ = max(c0c2/c1, c1/(c0c2))", lambda n, c1: max(n / c1, c1 / n
 ASPECT_10_PERCENT_HIGH = Aspect("λ = 1.1·max(c0c2/c1, c1/(c0c2))", lambda n, c1: 1.1 * max(n / c1, c1 / n))
 
 
-@cache
+@cached
 def _theta_integral(a2: sympy.Expr, b2: sympy.Expr) -> sympy.Expr:
     """∫₀^π r² sin²θ / (c − r cos θ) dθ with c ± r = b², a²: by u = tan(θ/2) the integral of a
     rational function over [0, ∞), which sympy integrates exactly (and quickly)."""

@@ -15,7 +15,6 @@ target entry's square, orders of magnitude above it.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 
 from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_sizes_identity
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, features, index_sums
@@ -56,7 +56,7 @@ def range_facts(m: np.ndarray) -> RangeFacts:
     return _range_facts(m.dtype.str, m.shape, m.tobytes())
 
 
-@functools.lru_cache(maxsize=4096)
+@cached(maxsize=4096)
 def _range_facts(dtype: str, shape: tuple[int, int], data: bytes) -> RangeFacts:
     m = np.frombuffer(data, dtype=dtype).reshape(shape)
     projector = exact.fmpq_matrix(m) * features.pinv_exact(m)

@@ -34,7 +34,7 @@ import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from functools import cache, partial
+from functools import partial
 
 import flint
 import numpy as np
@@ -43,6 +43,7 @@ from matplotlib.figure import Figure
 
 from theorems.engine.checks import exhaustive_sweep, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import matchings, stats
@@ -53,7 +54,7 @@ P = sympy.Symbol("p")
 # --- target patterns ---------------------------------------------------------------------
 
 
-@cache
+@cached
 def target_patterns(c2: int, c0: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """Every c2×c0 0/1 support pattern up to a permutation of its rows (rows sorted)."""
     rows = list(itertools.product((0, 1), repeat=c0))
@@ -74,7 +75,7 @@ def sizes_scope(ctx: Context) -> str:
     return "; ".join(f"c2 = {c2}: c0 ≤ {c0}" for c2, c0 in sorted(widest.items()))
 
 
-@cache
+@cached
 def matching_polynomial(pattern) -> sympy.Poly:
     target = np.array(pattern, dtype=np.int64)
     c2, c0 = target.shape
@@ -342,7 +343,7 @@ def disjoint_cases(ctx: Context) -> list:
     return sorted(cases, key=lambda pattern: (len(pattern) * len(pattern[0]), pattern))
 
 
-@cache
+@cached
 def cover_polynomial(pattern) -> sympy.Expr:
     target = np.array(pattern, dtype=np.int64)
     c2, c0 = target.shape

@@ -29,7 +29,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from functools import cache, partial
+from functools import partial
 
 import flint
 import numpy as np
@@ -37,6 +37,7 @@ import sympy
 
 from theorems.engine.checks import search_beyond_sweep
 from theorems.engine.context import Context
+from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
 from theorems.maths import exact, matchings, stats
@@ -67,7 +68,7 @@ def _canonical(columns: tuple[int, ...], rows: int) -> tuple[int, ...]:
                for order in itertools.permutations(range(rows)))
 
 
-@cache
+@cached
 def targets_with_degrees(degrees: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every target with these row degrees up to row and column permutations, as its sorted nonzero
     columns (bitmasks over the rows); zero columns change no matching probability."""
@@ -99,7 +100,7 @@ def supports(columns: tuple[int, ...], rows: int) -> list[list[int]]:
     return [[j for j, column in enumerate(columns) if column >> i & 1] for i in range(rows)]
 
 
-@cache
+@cached
 def match_polynomial(columns: tuple[int, ...], rows: int) -> flint.fmpz_poly:
     """P(match) into ``rows`` Bern(p) feature rows as an integer polynomial in p (exact). Empty target rows fit
     every feature row and take the ones left over, so only the others enter the programme."""
@@ -412,7 +413,7 @@ class MatchCurve:
         return k
 
 
-@cache
+@cached
 def match_curve(c2: int, d: int, p: Fraction) -> MatchCurve:
     return MatchCurve(c2, d, p)
 
