@@ -46,7 +46,8 @@ def test_unpermuted_witness_fails_exactly_where_the_single_reduction_reading_sai
 
 
 def test_symbolic_cramer_detects_an_adapted_target():
-    outcome = kr.symbolic_cramer(kr.nonzero_diagonal, kr.target_chosen_after_b)(Context("quick", 0, "cpu"))
+    check = kr.symbolic_cramer(kr.nonzero_diagonal, kr.target_chosen_after_b, kr.quantile_law)
+    outcome = check(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["row"] == 2
 
 
@@ -103,9 +104,43 @@ def test_lemma6_witness_index_identity(rule, witness, vanishes):
 
 
 @pytest.mark.parametrize("form", list(kr.REMARK5_FORMS))
-def test_remark5_reduction_vanishes_only_for_the_random_model(form):
-    assert kr.reduction_difference(form, kr.four_factors)()[0] == 0
-    assert kr.reduction_difference(form, kr.four_factors_zero_column_in_d)()[0] != 0
+def test_remark5_reduction_vanishes_at_the_generic_point_of_the_random_model(form):
+    factors, shapes, reason = kr.generic_factors(kr.four_factors, kr.REMARK5_FACTORS)
+    assert reason is None and kr.remark5_shapes_differ(shapes) is None
+    assert kr.reduction_difference(form, factors)()[0] == 0
+
+
+@pytest.mark.parametrize("model, reason", [
+    (kr.four_factors_zero_column_in_d, "D[i, j]"),
+    (kr.four_factors_c_from_a, "C[i, j] = a[Mod(i, n), j]"),
+])
+def test_remark5_generic_point_refuses_dependent_or_degenerate_factors(model, reason):
+    assert reason in kr.generic_factors(model, kr.REMARK5_FACTORS)[2]
+
+
+@pytest.mark.parametrize("model, reason", [
+    (kr.independent_factors, None),
+    (kr.repeated_factor, "A and B are one family of entries, not independent"),
+    (kr.rank_deficient_first_factor, "A[i, j] = Sum("),
+])
+def test_lemma6_generic_point_reads_independence_off_the_model(model, reason):
+    found = kr.generic_factors(model, ("A", "B"))[2]
+    assert found == reason if reason is None else found.startswith(reason)
+
+
+def test_a_model_that_branches_on_its_sizes_has_no_generic_point():
+    def gated(n, m, fill):
+        a, b = kr.independent_factors(n, m, fill)
+        return (a, a) if n * m > 144 else (a, b)
+
+    assert "cannot be evaluated at symbolic n, m" in kr.generic_factors(gated, ("A", "B"))[2]
+
+
+@pytest.mark.parametrize("law", kr.FLOAT_LAWS)
+def test_laws_are_read_exactly_for_atoms(law):
+    assert kr.law_atoms(kr.quantile_law, law) == ([], [])
+    atom = functools.partial(kr.law_with_atom_at_zero, zero_probability=0.05)
+    assert kr.law_atoms(atom, law) == ([(0, kr.sympy.Rational(1, 20))], [])
 
 
 def test_lemma8_symbolic_sizes_are_every_size_up_to_four():
@@ -143,8 +178,15 @@ def test_exact_gamma_zeros_tells_a_singular_b_from_a_zero_entry():
 
 
 def test_law_with_an_atom_zeroes_about_that_fraction_of_entries():
-    entries = kr.law_with_atom_at_zero("lognormal", np.random.default_rng(0), (200, 100), 0.05)
+    atom = functools.partial(kr.law_with_atom_at_zero, zero_probability=0.05)
+    entries = kr.draw_from(atom, "lognormal", np.random.default_rng(0), (200, 100))
     assert 0.04 < np.mean(entries == 0) < 0.06
+
+
+@pytest.mark.parametrize("law, mean, spread", [("gaussian", 0.0, 1.0), ("uniform", 0.0, 3**-0.5)])
+def test_float_draws_follow_the_law_expression(law, mean, spread):
+    entries = kr.draw_law(law, np.random.default_rng(0), 100_000)
+    assert abs(entries.mean() - mean) < 0.02 and abs(entries.std() - spread) < 0.02
 
 
 def test_one_exactly_singular_float_draw_refutes_lemma6():
@@ -152,14 +194,62 @@ def test_one_exactly_singular_float_draw_refutes_lemma6():
     # (at 1 − 1e−9 the Clopper–Pearson lower bound after one event is 0).
     calls = []
 
-    def zero_column_once(law, rng, shape):
-        entries = kr.draw_law(law, rng, shape)
+    def zero_column_once(n, m, fill):
+        a, b = kr.independent_factors(n, m, fill)
         if not calls:
-            entries[..., 0] = 0
-        calls.append(shape)
-        return entries
+            a[..., 0] = 0
+        calls.append((n, m))
+        return a, b
 
-    outcome = kr.float_singular_statistics(kr.independent_factors, kr.khatri_rao_entries,
-                                           zero_column_once)(Context("quick", 0, "cpu"))
+    outcome = kr.float_singular_statistics(zero_column_once, kr.khatri_rao_entries,
+                                           kr.quantile_law)(Context("quick", 0, "cpu"))
     assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["exactly_singular_draws"] == 1
     assert outcome.evidence["detectable_rate"]["power"] == 0.9
+
+
+def test_prop1_fold_is_read_per_feature_at_symbolic_width():
+    run = kr.prop1_per_feature
+    context = Context("quick", 0, "cpu")
+    assert run(kr.folded_batchnorm(-1), kr.normalization_scale)(context).verdict is Verdict.CERTIFIED
+
+    def first_feature_scale(gamma, mu, s, beta):  # every feature scaled by feature 0's s: mixes features
+        scale = gamma / s[0]
+        return scale, beta - scale * mu
+
+    def mixing_past_three_features(gamma, mu, s, beta):  # a fold gated on the width has no symbolic reading
+        scale = gamma / s
+        return scale, beta - scale * (np.roll(mu, -1) if len(mu) > 3 else mu)
+
+    outcome = run(first_feature_scale, kr.normalization_scale)(context)
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["d_out"] == 2
+    outcome = run(mixing_past_three_features, kr.normalization_scale)(context)
+    assert outcome.verdict is Verdict.INCONCLUSIVE and "symbolic width" in outcome.summary
+
+
+def test_scale_values_evaluate_the_scale_expression():
+    values = kr.scale_values(kr.normalization_scale, np.array([1.0, 3.0]), 1.0)
+    assert np.allclose(values, [2**0.5, 2.0])
+
+
+@pytest.mark.parametrize("law_expression, law, atoms, decided", [
+    (lambda law, u: kr.sympy.Max(kr.quantile_law(law, u), 0), "uniform", [(0, kr.sympy.Rational(1, 2))], True),
+    (lambda law, u: kr.quantile_law(law, u) * kr.sympy.Heaviside(u - kr.sympy.Rational(1, 20)), "gaussian",
+     [(0, kr.sympy.Rational(1, 20))], True),
+    (lambda law, u: kr.sympy.Abs(kr.quantile_law(law, u)), "uniform", [], True),
+    (lambda law, u: kr.sympy.Integer(3), "cauchy", [(3, 1)], True),
+    # sympy cannot solve erfinv(2u − 1) ≤ 0 for u: undecided, so no all-sizes certificate (never 'no atom')
+    (lambda law, u: kr.sympy.Max(kr.quantile_law(law, u), 0), "gaussian", [], False),
+])
+def test_atoms_behind_non_analytic_functions_are_found_or_left_undecided(law_expression, law, atoms, decided):
+    found, undecided = kr.law_atoms(law_expression, law)
+    assert found == atoms and (not undecided) is decided
+
+
+def test_symbolic_cramer_finds_a_nonzero_d_the_diagonal_model_makes_singular():
+    def shifted(diagonal):  # D's first entry shifted by 1: zero at d_0 = −1, a nonzero D
+        return [diagonal[0] + 1, *diagonal[1:]]
+
+    outcome = kr.symbolic_cramer(shifted, kr.fixed_target, kr.quantile_law)(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.REFUTED and outcome.counterexample["D"] == "-1, 1"
+    squared = kr.symbolic_cramer(lambda diagonal: [d**2 for d in diagonal], kr.fixed_target, kr.quantile_law)
+    assert squared(Context("quick", 0, "cpu")).verdict is Verdict.CERTIFIED

@@ -8,6 +8,8 @@ import sympy
 from scipy import sparse
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from theorems.engine.context import Context
+from theorems.engine.verdicts import Verdict
 from theorems.maths import exact
 from theorems.maths.boolean_determinant import (
     detbool,
@@ -32,6 +34,8 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     Q_WEIGHTS,
     ROW,
     SHORT_ROW_RANGE,
+    SIZE,
+    FirstColumnRecursion,
     _disagreement,
     _verified_detbool,
     all_masks,
@@ -39,7 +43,11 @@ from theorems.papers.giannou2023.app_d_sparse_inverse import (
     batch_detbool,
     bernoulli_mask,
     decide_det_polynomial,
+    def8_induction,
+    def8_search,
+    detbool_value,
     expanded_determinant,
+    first_column_values,
     ignoring_last_row,
     induction_step,
     lemma9_statement,
@@ -170,10 +178,11 @@ def test_broken_detbools_are_broken():
 def test_definition_8_as_data_is_the_printed_recursion(n):
     # The recursion object, evaluated on a batch, against the literal recursion and the permanent.
     masks = all_masks(n, n)
-    values = DEFINITION_8.evaluate(masks)
+    values = first_column_values(DEFINITION_8, masks)
     assert values.tolist() == [detbool_recursive(m) for m in masks]
     assert (values == (permanent_term_counts(masks) > 0)).all()
-    assert [DEFINITION_8(m) for m in masks[:: max(1, len(masks) // 50)]] == values[:: max(1, len(masks) // 50)].tolist()
+    sampled = slice(None, None, max(1, len(masks) // 50))
+    assert [detbool_value(DEFINITION_8, m) for m in masks[sampled]] == values[sampled].tolist()
 
 
 @pytest.mark.parametrize("n", [5, 7, 9])
@@ -182,15 +191,15 @@ def test_definition_8_bottom_up_equals_the_literal_recursion_past_the_sweep(n):
     rng = np.random.default_rng(n)
     masks = rng.random((60, n, n)) < rng.random((60, 1, 1))
     masks[:10] = anti_identity(n)  # the only perfect matching uses the last row of column 0
-    assert DEFINITION_8.evaluate(masks).tolist() == [detbool_recursive(m) for m in masks]
-    assert [DEFINITION_8(m) for m in masks[::6]] == [detbool(m) for m in masks[::6]]
+    assert first_column_values(DEFINITION_8, masks).tolist() == [detbool_recursive(m) for m in masks]
+    assert [detbool_value(DEFINITION_8, m) for m in masks[::6]] == [detbool(m) for m in masks[::6]]
 
 
 def test_audit_mutant_is_one_for_every_n_from_two():
     # The audit's mutant: Definition 8 at n = 1, 1 above; the induction's combine table catches it.
-    assert ONE_ABOVE_SIZE_ONE.evaluate(all_masks(1, 1)).tolist() == [0, 1]
+    assert first_column_values(ONE_ABOVE_SIZE_ONE, all_masks(1, 1)).tolist() == [0, 1]
     for n in (2, 3):
-        assert (ONE_ABOVE_SIZE_ONE.evaluate(all_masks(n, n)) == 1).all()
+        assert (first_column_values(ONE_ABOVE_SIZE_ONE, all_masks(n, n)) == 1).all()
     lhs, rhs = induction_step(ONE_ABOVE_SIZE_ONE)("combine")
     assert lhs != rhs
     for case in ("base", "term", "combine", "classes", "relabelling"):
@@ -199,24 +208,52 @@ def test_audit_mutant_is_one_for_every_n_from_two():
 
 
 def test_short_row_range_misses_the_reversed_identity_and_has_n_minus_1_classes():
-    assert SHORT_ROW_RANGE(anti_identity(5)) == 0 and DEFINITION_8(anti_identity(5)) == 1
+    assert detbool_value(SHORT_ROW_RANGE, anti_identity(5)) == 0 and detbool_value(DEFINITION_8, anti_identity(5)) == 1
     lhs, rhs = induction_step(SHORT_ROW_RANGE)("classes")
     assert sympy.simplify(lhs[0] - rhs[0]) == -1
 
 
 def test_a_row_range_past_the_last_row_is_rejected():
-    past = DEFINITION_8.__class__("rows 0, …, n", lambda b: b, lambda n: n, np.multiply, np.maximum, 0)
+    past = FirstColumnRecursion("rows 0, …, n", lambda b: b, lambda n: n, lambda b, v: b * v, sympy.Max, 0)
     with pytest.raises(ValueError, match="does not exist"):
-        past(np.ones((2, 2), dtype=bool))
+        detbool_value(past, np.ones((2, 2), dtype=bool))
+
+
+# An evaluation that differs from Definition 8 only past n = 9 (where Lemma 9 once switched to another DetBool): the
+# last row of the expansion dropped for n ≥ 10. Not a declared variant of def8, since its exhaustive check (n ≤ 4)
+# rightly certifies it there; the induction and the search's pinned 12×12 mask refute it.
+LAST_ROW_DROPPED_PAST_9 = FirstColumnRecursion(
+    "max over rows 0, …, n − 1, the last row dropped past n = 9", lambda b: b,
+    lambda n: sympy.Piecewise((n - 1, n <= 9), (n - 2, True)), lambda b, v: b * v, sympy.Max, 0)
+
+
+def test_an_evaluation_that_differs_past_nine_is_refuted_by_the_induction_and_at_twelve():
+    for n in (5, 9):
+        masks = np.random.default_rng(n).random((40, n, n)) < 0.5
+        assert (first_column_values(LAST_ROW_DROPPED_PAST_9, masks) == first_column_values(DEFINITION_8, masks)).all()
+    lhs, rhs = induction_step(LAST_ROW_DROPPED_PAST_9)("classes")
+    assert sympy.expand(lhs[0] - rhs[0]).subs(SIZE, 10) == -1
+    context = Context("quick", 0, "cpu")
+    induction = def8_induction(LAST_ROW_DROPPED_PAST_9).run(context)
+    assert induction.verdict is Verdict.REFUTED and "classes" in induction.summary
+    search = def8_search(LAST_ROW_DROPPED_PAST_9).run(context)
+    assert search.verdict is Verdict.REFUTED and len(search.counterexample["configuration"]["mask"]) == 12
+
+
+def test_rules_that_branch_on_the_size_in_python_get_no_all_sizes_certificate():
+    gated = FirstColumnRecursion("gated", lambda b: b, lambda n: n - 1 if n <= 9 else n - 2, lambda b, v: b * v,
+                                 sympy.Max, 0)
+    outcome = def8_induction(gated).run(Context("quick", 0, "cpu"))
+    assert outcome.verdict is Verdict.INCONCLUSIVE and "symbolic arguments" in outcome.summary
 
 
 def test_def8_pinned_masks_have_verified_values():
-    assert [_verified_detbool(mask) for _, mask in DEF8_PINNED] == [0, 0, 1]
+    assert [_verified_detbool(mask) for _, mask in DEF8_PINNED] == [0, 0, 1, 1]
 
 
 def test_batch_detbool_agrees_with_one_at_a_time():
     masks = all_masks(2, 2)
-    assert batch_detbool(DEFINITION_8, masks) == batch_detbool(lambda m: DEFINITION_8(m), masks)
+    assert batch_detbool(DEFINITION_8, masks) == batch_detbool(lambda m: detbool_value(DEFINITION_8, m), masks)
 
 
 def test_symbolic_product_matches_scipy_at_a_point():
@@ -268,7 +305,7 @@ def test_large_masks_reach_8192_and_are_capped_by_memory(monkeypatch):
     assert si.def8_large_sizes(Context("large", 0, "cpu"))[-1] == 8192
     monkeypatch.setattr(resources, "available_memory_bytes", lambda device: si.MASK_BYTES_PER_ENTRY * 8192**2)
     with resources.measured("cpu") as usage:
-        assert si.def8_large_sizes(Context("large", 0, "cpu", "giannou2023.def8", "large masks"))[-1] == 4096
+        assert si.def8_large_sizes(Context("large", 0, "cpu", "giannou2023.def8.matching", "large masks"))[-1] == 4096
     assert usage["capped"][0]["used"] == 4096
 
 

@@ -1,5 +1,6 @@
 """Unit tests of the giannou2023 App. E experiment."""
 
+import numpy as np
 import torch
 
 from theorems.papers.giannou2023 import app_e_experiments as ae
@@ -37,11 +38,17 @@ def test_sparse_sources_fall_back_to_the_pseudo_inverse_and_p_one_is_exact():
     g = ae.teacher(3, torch.Generator().manual_seed(1))
     _, exact = ae.source_of(g, seed=0, radius=10.0, p=1.0)
     assert exact
-    # a scalar output keeps ≈ p·d entries of its 1 × d frozen row: singular, so the pseudo-inverse is used
+    # at 5% the hidden layer's Khatri–Rao system has no perfect matching: singular, so the pseudo-inverse is used
     source, exact = ae.source_of(g, seed=0, radius=10.0, p=0.05)
     assert not exact and not any(isinstance(m, torch.nn.Linear) and m.weight.requires_grad for m in source.modules())
     row = ae.experiment(3, seed=0, samples=100, steps=5, p=0.05)
     assert row["p"] == 0.05 and not row["f2_exact"] and row["f2_construction_teacher"] > 1e-6
+
+
+def test_the_hidden_layers_are_sparsified_and_the_scalar_output_row_kept_dense():
+    mask = ae.hidden_layers_mask(ae.cm.Draws(0), 0.2)
+    assert (mask(np.ones((1, 50))) == 1).all()
+    assert 0.1 < (mask(np.ones((4, 50))) != 0).mean() < 0.3
 
 
 def test_figure_has_one_panel_per_keep_probability():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable
 
 import flint
 import numpy as np
@@ -23,7 +22,6 @@ from theorems.engine.checks import (
     property_search,
     search_beyond_sweep,
     symbolic_identity,
-    symbolic_sizes_identity,
     to_jsonable,
 )
 from theorems.engine.context import Context
@@ -46,26 +44,38 @@ from theorems.papers.giannou2023.app_a_linear_algebra import (
 # --- Lemma 6 (main text Lemma 2): random Khatri–Rao products are invertible ------------
 
 
-def independent_factors(n: int, m: int, fill: Callable[[tuple[int, int], str], np.ndarray]):
-    """The random model of Lemma 6: independent A ∈ n×nm and B ∈ m×nm, each filled by ``fill(shape, name)``."""
+def independent_factors(n, m, fill):
+    """The random model of Lemma 6: independent A ∈ n×nm and B ∈ m×nm, each filled by ``fill(shape, name)``
+    (random integer points for a concrete draw, free symbol families for the generic point)."""
     return fill((n, n * m), "a"), fill((m, n * m), "b")
 
 
-def repeated_factor(n: int, m: int, fill):
+def repeated_factor(n, m, fill):
     """Broken (independence dropped): B = A, with A ∈ n×n², so the product is A ⊙ A."""
     a = fill((n, n * n), "a")
     return a, a
 
 
-def rank_deficient_first_factor(n: int, m: int, fill):
+_K = sympy.Symbol("k", integer=True, nonnegative=True)
+
+
+def factor_product(left, right, inner):
+    """left · right (inner dimension ``inner``): exactly for the arrays of a concrete draw, as a sum of
+    entries for the free families of the generic point."""
+    if isinstance(left, np.ndarray):
+        return exact_matmul(left.astype(object), right.astype(object))
+    return product_entries(left, right, _K, inner)
+
+
+def rank_deficient_first_factor(n, m, fill):
     """Broken (continuous distribution dropped): A = UV of rank n − 1."""
     a, b = independent_factors(n, m, fill)
-    if n > 1:
-        a = exact_matmul(fill((n, n - 1), "u").astype(object), fill((n - 1, n * m), "v").astype(object))
+    if n != 1:  # structural: a symbolic n is not 1
+        a = factor_product(fill((n, n - 1), "u"), fill((n - 1, n * m), "v"), n - 1)
     return a, b
 
 
-def factor_with_extra_row(n: int, m: int, fill):
+def factor_with_extra_row(n, m, fill):
     """Broken (off by one): B with m + 1 rows, so A ⊙ B is not square."""
     return fill((n, n * m), "a"), fill((m + 1, n * m), "b")
 
@@ -125,9 +135,13 @@ def lemma6_scope(ctx: Context) -> str:
 
 _N, _M = sympy.symbols("n m", integer=True, positive=True)
 _I, _I2, _Q, _R = sympy.symbols("i i' q r", integer=True, nonnegative=True)
-NONZERO_POLYNOMIAL = ("a polynomial that is nonzero at one point is not the zero polynomial, and the zero set of a "
-                      "nonzero polynomial is Lebesgue-null, so it has probability 0 under continuous independent "
-                      "entries (R. Caron and T. Traynor, 'The zero set of a polynomial', 2005; the paper's Lemma 5)")
+NONZERO_POLYNOMIAL = ("a nonzero polynomial vanishes with probability 0 at independent entries whose laws have no "
+                      "atoms (induction on the variables with Fubini: in the last variable it has finitely many roots "
+                      "wherever a coefficient, itself a nonzero polynomial, does not vanish); with densities this is "
+                      "R. Caron and T. Traynor, 'The zero set of a polynomial', 2005, the paper's Lemma 5")
+ANALYTIC_LEVEL_SETS = ("a real-analytic function not constant on an interval takes each value on a countable set "
+                       "only, so Q(U), U uniform, puts no mass on any value where Q's pieces are analytic and "
+                       "non-constant (identity theorem; the laws' pieces are elementary functions of u)")
 
 
 def witness_general_difference(khatri_rao_rule, witness):
@@ -169,11 +183,241 @@ def witness_concrete_check(khatri_rao_rule, witness) -> Check:
                              relies_on=(NONZERO_POLYNOMIAL,))
 
 
-def witness_sizes_check(khatri_rao_rule, witness) -> Check:
-    return symbolic_sizes_identity("proof witness: A⊙B = I for symbolic n, m (index identity)",
-                                   witness_general_difference(khatri_rao_rule, witness), WITNESS_CASES,
-                                   witness_sides(khatri_rao_rule, witness), describe_size, part="statement",
-                                   relies_on=(NONZERO_POLYNOMIAL,))
+# --- The random model and the entry law, read by the all-sizes certificate -----------------
+#
+# det(A⊙B) is a polynomial in the model's entries. It vanishes with probability 0 when the entries are
+# independent free variables, each of a law without atoms, and the polynomial is nonzero at one point of the
+# model. The generic-point check reads all three off the objects: each law at a symbolic uniform u (its
+# quantile expression), the model at symbolic n, m with every fill a family of free symbols, and the witness
+# given to those free entries. The float draws lambdify the same law expressions.
+
+FLOAT_LAWS = ("gaussian", "uniform", "cauchy", "lognormal")
+_U = sympy.Symbol("u", real=True)
+_J = sympy.Symbol("j", integer=True, nonnegative=True)
+_QUANTILES = {
+    "gaussian": lambda u: sympy.sqrt(2) * sympy.erfinv(2 * u - 1),
+    "uniform": lambda u: 2 * u - 1,
+    "cauchy": lambda u: sympy.tan(sympy.pi * (u - sympy.Rational(1, 2))),
+    "lognormal": lambda u: sympy.exp(sympy.sqrt(2) * sympy.erfinv(2 * u - 1)),
+}
+
+
+def quantile_law(law: str, u):
+    """The entry law ``law`` as its quantile function at u: Q(U) has the law for U uniform on (0, 1).
+    A sympy expression in u, read exactly by ``law_atoms`` and lambdified for float draws (``draw_from``)."""
+    return _QUANTILES[law](u)
+
+
+def law_with_atom_at_zero(law: str, u, zero_probability: float):
+    """Broken (continuous distribution dropped): ``law`` with an atom of mass ``zero_probability`` at 0 (X = 0
+    for u below it, ``law`` rescaled above), a sparse factor such as pruned weights give. A⊙B is then singular
+    on the draws whose zeros leave no perfect matching in its support (a zero column of A or B, say)."""
+    mass = sympy.nsimplify(zero_probability)
+    return sympy.Piecewise((0, u < mass), (quantile_law(law, (u - mass) / (1 - mass)), True))
+
+
+@functools.cache
+def _lambdified(entry_law, law: str):
+    return sympy.lambdify(_U, entry_law(law, _U), modules=["scipy", "numpy"])
+
+
+def draw_from(entry_law, law: str, rng: np.random.Generator, shape) -> np.ndarray:
+    """Float draws of ``law`` by ``entry_law``: its expression in u, lambdified, at uniforms in (0, 1) (the
+    midpoints of 2^52 cells, never 0 or 1), so the float path is the expression the certificate reads."""
+    uniforms = (rng.integers(0, 1 << 52, size=shape) + 0.5) / (1 << 52)
+    return np.broadcast_to(_lambdified(entry_law, law)(uniforms), uniforms.shape).astype(float)
+
+
+def draw_law(law: str, rng: np.random.Generator, shape) -> np.ndarray:
+    """Float draws of the genuine ``law``."""
+    return draw_from(quantile_law, law, rng, shape)
+
+
+def _components(region: sympy.Set) -> tuple[sympy.Set, ...]:
+    return region.args if isinstance(region, sympy.Union) else (region,)
+
+
+# Functions that are not analytic where they switch: rewritten as Piecewise first, and a piece that still holds one
+# is left undecided.
+NON_ANALYTIC = (sympy.Heaviside, sympy.Abs, sympy.sign, sympy.floor, sympy.ceiling, sympy.Max, sympy.Min, sympy.Mod,
+                sympy.frac, sympy.DiracDelta, sympy.Piecewise)
+
+
+def law_atoms(entry_law, law: str) -> tuple[list[tuple[sympy.Expr, sympy.Expr]], list[str]]:
+    """The atoms of X = entry_law(law, u), u uniform on (0, 1), read exactly off the expression, rewritten as one
+    Piecewise (Heaviside, Abs, Max, … become pieces), piece by piece (the first true condition wins): a piece free
+    of u on a u-interval of positive length is an atom at its value of (at least) that length; an analytic piece
+    whose derivative is nonzero at the interval's midpoint is non-constant there, so its level sets are null.
+    Returns the atoms (value, mass) and the pieces neither reading decides (a condition sympy cannot solve for u,
+    a piece with a non-analytic function left, a derivative not decided nonzero)."""
+    expression = sympy.piecewise_fold(sympy.sympify(entry_law(law, _U)).rewrite(sympy.Piecewise))
+    pieces = expression.args if isinstance(expression, sympy.Piecewise) else ((expression, sympy.true),)
+    remaining, atoms, undecided = sympy.Interval.open(0, 1), [], []
+    for value, condition in pieces:
+        try:
+            region = remaining.intersect(sympy.sympify(condition).as_set())
+        except (NotImplementedError, TypeError, ValueError):  # sympy's ways of not solving an inequality for u
+            region = None
+        if region is None or not all(isinstance(part, sympy.Interval | sympy.FiniteSet) or part.is_empty
+                                     for part in _components(region)):
+            undecided.append(f"{value} where {condition}")
+            break
+        remaining = remaining - region
+        for interval in _components(region):
+            if interval.is_empty or interval.measure == 0:
+                continue
+            if _U not in value.free_symbols:
+                atoms.append((value, interval.measure))
+            elif value.has(*NON_ANALYTIC):
+                undecided.append(f"{value} for u in {interval}")
+            else:
+                slope = sympy.diff(value, _U).subs(_U, (interval.inf + interval.sup) / 2)
+                if slope.is_zero is not False and slope.evalf(30).is_zero is not False:
+                    undecided.append(f"{value} for u in {interval}")
+    return atoms, undecided
+
+
+def atom_counterexample(law: str, value: sympy.Expr, mass: sympy.Expr) -> dict:
+    """The explicit case an atom of the entry law gives: at 0, n = m = 1 (A⊙B = [a·b]); elsewhere n = 1, m = 2,
+    every entry equal to it (A⊙B = value²·J has rank 1)."""
+    if value == 0:
+        return {"law": law, "atom": "0", "mass": str(mass), "n": 1, "m": 1,
+                "event": "a = 0 or b = 0, so A⊙B = [a·b] = [0]", "probability": str(1 - (1 - mass) ** 2)}
+    return {"law": law, "atom": str(value), "mass": str(mass), "n": 1, "m": 2,
+            "event": f"all 6 entries of A and B equal {value}, so A⊙B = ({value})²·J has rank 1",
+            "probability_at_least": str(mass**6)}
+
+
+def read_laws(entry_law) -> tuple[dict[str, str], Outcome | None]:
+    """Every law of FLOAT_LAWS read by ``law_atoms``: the laws' evidence, and the outcome that ends the check where
+    one has an atom (refuted at its explicit case) or is undecided (inconclusive), else None."""
+    laws = {}
+    for law in FLOAT_LAWS:
+        atoms, undecided = law_atoms(entry_law, law)
+        if atoms:
+            case = atom_counterexample(law, *atoms[0])
+            return laws, Outcome(Verdict.REFUTED, f"the {law} law has an atom of mass {case['mass']} at "
+                                 f"{case['atom']}: at n = {case['n']}, m = {case['m']}, {case['event']}",
+                                 {"laws": laws}, counterexample=case)
+        if undecided:
+            return laws, Outcome(Verdict.INCONCLUSIVE, f"the {law} law: no atom decided on {undecided[0]}",
+                                 {"laws": laws})
+        laws[law] = f"Q(u) = {entry_law(law, _U)}, no atom"
+    return laws, None
+
+
+class FreeFamily(Entries):
+    """A fill of the generic point: the factor whose entry (i, j) is the free symbol name[i, j]."""
+
+    def __init__(self, name: str, shape):
+        self.base, self.shape = sympy.IndexedBase(name), tuple(shape)
+        super().__init__(lambda i, j: self.base[i, j])
+
+
+def generic_factors(random_factors, names: tuple[str, ...]) -> tuple[list, list, str | None]:
+    """The model at symbolic n, m, every ``fill(shape, name)`` a fresh FreeFamily: its factors, their shapes,
+    and None when they are independent families of free entries (entry (i, j) of each is its own family's
+    symbol at (i, j), no family shared), else why not. A model that branches on its sizes has no generic point."""
+    families: dict[sympy.IndexedBase, FreeFamily] = {}
+
+    def fill(shape, name):
+        family = FreeFamily(name if sympy.IndexedBase(name) not in families else f"{name}{len(families)}", shape)
+        families[family.base] = family
+        return family
+
+    try:
+        factors = list(random_factors(_N, _M, fill))
+        entries = [factor[_I, _J] for factor in factors]
+    except Exception as error:  # whatever a model raises at symbolic sizes: no generic point to read
+        return [], [], f"the model cannot be evaluated at symbolic n, m ({type(error).__name__}: {error})"
+    if len(factors) != len(names):
+        return factors, [], f"the model gives {len(factors)} factors, not {len(names)}"
+    for name, entry in zip(names, entries, strict=True):
+        if not (isinstance(entry, sympy.Indexed) and entry.base in families and entry.indices == (_I, _J)):
+            return factors, [], f"{name}[i, j] = {entry} is not a free entry of its own"
+    bases = [entry.base for entry in entries]
+    shared = [name for name, base in zip(names, bases, strict=True) if bases.count(base) > 1]
+    if shared:
+        return factors, [], f"{' and '.join(shared)} are one family of entries, not independent"
+    return factors, [families[base].shape for base in bases], None
+
+
+def at_witness(factors, witness):
+    """A witness read through the model: the model's factors with the witness's values given to their free
+    entries (a point of the model, since its entries are free)."""
+
+    def through(n, m):
+        values = dict(zip((factor[_I, _J].base for factor in factors), witness(n, m), strict=True))
+
+        def entry(factor):
+            return lambda x, y: factor[x, y].replace(lambda e: isinstance(e, sympy.Indexed) and e.base in values,
+                                                     lambda e: values[e.base](*e.indices))
+
+        return tuple(entry(factor) for factor in factors)
+
+    return through
+
+
+def concrete_refutation(khatri_rao_rule, witness, random_factors, ctx: Context) -> Outcome | None:
+    """Where the generic point does not certify: the first size n, m ≤ 4 (smallest first) at which A ⊙ B of the
+    model is not square or its determinant vanishes identically (decided as the certificates decide), or the
+    witness's product is not the identity; None if there is none."""
+    point = random_point(random_factors, khatri_rao_rule)
+    for n, m in WITNESS_CASES:
+        rng = ctx.rng("generic point", n, m)
+        matrix = point(rng, (n, m))
+        where = {"n": n, "m": m}
+        if matrix.shape[0] != matrix.shape[1]:
+            return Outcome(Verdict.REFUTED, f"{describe_size((n, m))}: A⊙B of the model is "
+                           f"{matrix.shape[0]}×{matrix.shape[1]}, never invertible",
+                           counterexample={**where, "shape": list(matrix.shape)})
+        if exact.nonzero_det_residue(matrix) is None:
+            found = exact.refute_identically_zero(functools.partial(point, rng, (n, m)), 2 * n * m)
+            if isinstance(found, exact.Refutation):
+                return Outcome(Verdict.REFUTED, f"{describe_size((n, m))}: det(A⊙B) vanishes identically on the "
+                               "model", counterexample={**where, **found.as_dict()})
+        product, identity = witness_sides(khatri_rao_rule, witness)((n, m))
+        if product.shape != identity.shape or product != identity:
+            return Outcome(Verdict.REFUTED, f"{describe_size((n, m))}: the witness's A⊙B is not the identity",
+                           counterexample={**where, "witness_product": to_jsonable(np.array(product.tolist()))})
+    return None
+
+
+def generic_point(khatri_rao_rule, witness, random_factors, entry_law):
+    """Lemma 6 for every n, m, read off all four objects: every law atomless (``law_atoms``), the model's factors
+    independent families of free entries with A⊙B square (``generic_factors``), and the witness, given to those
+    entries, making A⊙B = I (``witness_general_difference``). An atom refutes at its explicit case; otherwise,
+    failing a step, the smallest concrete size that refutes (``concrete_refutation``), or inconclusive."""
+
+    def run(ctx: Context) -> Outcome:
+        laws, ended = read_laws(entry_law)
+        if ended is not None:
+            return ended
+        factors, shapes, reason = generic_factors(random_factors, ("A", "B"))
+        evidence = {"laws": laws, "model": reason or {"A": str(shapes[0]), "B": str(shapes[1])}}
+        if reason is None and (sympy.simplify(shapes[0][0] * shapes[1][0] - shapes[0][1]) != 0
+                               or sympy.simplify(shapes[0][1] - shapes[1][1]) != 0):
+            reason = f"A⊙B is {shapes[0][0] * shapes[1][0]}×{shapes[0][1]}, not square for all n, m"
+        if reason is None:
+            difference, found = witness_general_difference(khatri_rao_rule, at_witness(factors, witness))()
+            evidence.update(found, difference=str(difference))
+            if difference == 0:
+                return Outcome(Verdict.CERTIFIED, "atomless laws, independent free entries, and the witness at "
+                               "symbolic n, m gives A⊙B = I", evidence, scope=ALL_SIZES,
+                               relies_on=(NONZERO_POLYNOMIAL, ANALYTIC_LEVEL_SETS))
+            reason = "the witness, given to the model's entries, does not reduce to the identity"
+        refuted = concrete_refutation(khatri_rao_rule, witness, random_factors, ctx)
+        if refuted is not None:
+            refuted.evidence = {**evidence, "generic_point": reason}
+            return refuted
+        return Outcome(Verdict.INCONCLUSIVE, f"no generic point: {reason}", evidence)
+
+    return run
+
+
+def generic_point_check(khatri_rao_rule, witness, random_factors, entry_law) -> Check:
+    return Check("generic point of the random model for symbolic n, m (laws, model, witness)", "symbolic",
+                 generic_point(khatri_rao_rule, witness, random_factors, entry_law), "statement")
 
 
 def random_point(random_factors, khatri_rao_rule):
@@ -201,28 +445,6 @@ def lemma6_float(random_factors, khatri_rao_rule, entry_law) -> Check:
                  float_singular_statistics(random_factors, khatri_rao_rule, entry_law), corroborating=True)
 
 
-FLOAT_LAWS = ("gaussian", "uniform", "cauchy", "lognormal")
-
-
-def draw_law(law: str, rng: np.random.Generator, shape) -> np.ndarray:
-    if law == "gaussian":
-        return rng.standard_normal(shape)
-    if law == "uniform":
-        return rng.uniform(-1.0, 1.0, shape)
-    if law == "cauchy":
-        return rng.standard_cauchy(shape)
-    if law == "lognormal":
-        return rng.lognormal(0.0, 1.0, shape)
-    raise ValueError(f"unknown law {law!r}")
-
-
-def law_with_atom_at_zero(law: str, rng: np.random.Generator, shape, zero_probability: float) -> np.ndarray:
-    """Broken (continuous distribution dropped): ``law`` with an atom of mass ``zero_probability`` at 0, a
-    sparse factor such as pruned weights give. A⊙B is then singular on the draws whose zeros leave no
-    perfect matching in its support (a zero column of A or B, say): a small fraction of draws."""
-    return draw_law(law, rng, shape) * (rng.random(shape) >= zero_probability)
-
-
 # Atom masses of the near-miss laws: each makes the float statistics' event rate about three times the
 # rate they detect at ci (Lemma 6: ≈ 0.0055 exactly singular draws against 0.0019; Lemma 8: ≈ 0.0033
 # draws with B singular or a zero γ entry against 0.00096), nearly all of it at the smallest size.
@@ -232,7 +454,7 @@ LEMMA6_ATOM, LEMMA8_ATOM = 0.05, 0.02
 def _draw_factor(entry_law, law: str, rng: np.random.Generator, shape, name: str) -> np.ndarray:
     """``fill(shape, name)`` of a random model with every factor drawn by ``entry_law`` from ``law``
     (bound to ``entry_law``, ``law`` and ``rng`` by functools.partial)."""
-    return entry_law(law, rng, shape)
+    return draw_from(entry_law, law, rng, shape)
 
 
 def exact_khatri_rao_rank(khatri_rao_rule, a: np.ndarray, b: np.ndarray) -> int:
@@ -295,47 +517,60 @@ register(
         source="App. A.4, Lemma 6 (main text Lemma 2)",
         hypotheses=("A ∈ R^{n×nm}, B ∈ R^{m×nm} with independent entries from continuous distributions",),
         subject={"khatri_rao": khatri_rao_entries, "witness": block_witness, "random_factors": independent_factors,
-                 "entry_law": draw_law},
+                 "entry_law": quantile_law},
         checks=(takes("khatri_rao", "witness", build=witness_concrete_check),
-                takes("khatri_rao", "witness", build=witness_sizes_check),
+                takes("khatri_rao", "witness", "random_factors", "entry_law", build=generic_point_check),
                 takes("random_factors", "khatri_rao", build=lemma6_certificates),
                 takes("random_factors", "khatri_rao", "entry_law", build=lemma6_float)),
         broken=(
             Broken("B = A: A⊙A, identically singular for n ≥ 2 (independence of the factors dropped)",
                    replaces={"random_factors": repeated_factor},
-                   refuted_by="the certificate's size n = 2, m = 1, always visited (rows 2 and 3 of A⊙A coincide), "
-                   "and every float draw at n = m = 2, exactly singular"),
+                   refuted_by="the size n = 2, m = 1, always visited by the certificates and by the generic-point "
+                   "check (B's entries are A's family, not independent): rows 2 and 3 of A⊙A coincide; and every float "
+                   "draw at n = m = 2, exactly singular"),
             Broken("A of rank n − 1 (the continuous-distribution hypothesis dropped: A = UV)",
                    replaces={"random_factors": rank_deficient_first_factor},
-                   refuted_by="the certificate's size n = 2, m = 1, always visited: rank(A⊙B) ≤ rank A · rank B < 2 "
+                   refuted_by="the size n = 2, m = 1, always visited by the certificates and by the generic-point "
+                   "check (A's entries are sums Σ_k u[i, k]·v[k, j], not free): rank(A⊙B) ≤ rank A · rank B < 2 "
                    "(float statistics cannot see it: a float UV is only approximately rank-deficient)"),
             Broken("B with m + 1 rows: A⊙B not square (off by one)", replaces={"random_factors": factor_with_extra_row},
-                   refuted_by="the certificate's first size n = m = 1: A⊙B is 2×1"),
+                   refuted_by="the first size n = m = 1 of the certificates and of the generic-point check (A⊙B is "
+                   "n(m + 1)×nm at symbolic n, m): A⊙B is 2×1"),
             # The realistic slip in the witness: n and m confused in A's block width.
             Broken("witness A with blocks n wide instead of m", replaces={"witness": witness_blocks_n_wide},
                    refuted_by="the fixed size n = 1, m = 2 of both witness checks (the symbolic-size entry does not "
                    "reduce to δ(i, q)·δ(i', r) and falls to it): A = [1 0], so column 2 of A⊙B is zero"),
             Broken("the column-wise Kronecker sum A[⌊ρ/m⌋, j] + B[ρ mod m, j] for the Khatri–Rao product",
                    replaces={"khatri_rao": kronecker_sum_entries},
-                   refuted_by="the witness checks' first size n = m = 1 (1 + 1 ≠ 1) and the certificate's size "
+                   refuted_by="the witness checks' first size n = m = 1 (1 + 1 ≠ 1; the generic point's entry does "
+                   "not reduce to the identity and falls to it) and the certificate's size "
                    "n = m = 2, always visited: the rows a_i + b_k satisfy (a_0 + b_0) − (a_0 + b_1) − (a_1 + b_0) "
                    "+ (a_1 + b_1) = 0, so det ≡ 0"),
-            # The near-miss of the float statistics: singular on a few draws only, about three times the rate
-            # they detect (the certificates take the model, not the law, and are not asked about it).
+            # The near-miss of the law: every draw continuous but for a small atom, singular on a few draws only,
+            # about three times the rate the float statistics detect; the generic-point check reads it exactly.
             Broken(f"entries zero with probability {LEMMA6_ATOM} (a sparse factor: the continuous-distribution "
                    "hypothesis dropped)",
                    replaces={"entry_law": functools.partial(law_with_atom_at_zero, zero_probability=LEMMA6_ATOM)},
-                   refuted_by="the float statistics' cells n = 2, m = 3 (ci; n = m = 2 at quick), every law: about "
+                   refuted_by="the generic-point check, exactly: the Gaussian law's expression is 0 for u < 1/20, an "
+                   "atom of mass 1/20 at 0, so at n = m = 1 A⊙B = [a·b] = [0] with probability 39/400; and the "
+                   "float statistics' cells n = 2, m = 3 (ci; n = m = 2 at quick), every law: about "
                    "1.6% of their draws (2% at n = m = 2) have a zero column of A or B, so A ⊙ B is exactly "
                    "singular; about 6.6 such draws expected among the 1200 at ci, 9.8 among 800 at quick"),
         ),
-        notes="det(A⊙B) is a polynomial of degree 2nm in the entries; it is nonzero, so A⊙B is invertible with "
-        "probability 1 (Lemma 5, cited), as soon as it is nonzero at one point. The proof's witness is that point "
-        "for every n, m: the Khatri–Rao entry rule under test, evaluated at the witness's entries for symbolic n, m, "
-        "gives δ(i, q)·δ(i', r) at (i·m + i', q·m + r), the identity, so det = 1 (scope all). The concrete "
-        "witnesses (n, m ≤ 4) and Schwartz–Zippel certificates at random points of the random model (one nonzero "
-        "value modulo 2^61 − 1) check the same rule on listed sizes. Float statistics only corroborate: they can "
-        "refute (exactly singular draws) but cannot certify.",
+        notes="det(A⊙B) is a polynomial of degree 2nm in the model's entries; when they are independent, of laws "
+        "without atoms, it vanishes with probability 0 (cited) as soon as it is nonzero at one point of the model. "
+        "The generic-point check reads all of this off the objects for symbolic n, m: each of the four laws at a "
+        "symbolic uniform u (its quantile expression Q(u): a piece constant in u on an interval is an atom, a piece "
+        "with nonzero derivative is atomless, decided exactly), the random model evaluated at symbolic n, m with "
+        "every factor a family of free symbols (its A and B must be independent families of free entries, A⊙B "
+        "square), and the proof's witness given to those free entries: the Khatri–Rao entry rule under test then "
+        "gives δ(i, q)·δ(i', r) at (i·m + i', q·m + r), the identity, so det = 1 (scope all). A law with an atom "
+        "refutes at its explicit case; a model that is not free entries at symbolic sizes gets no all-sizes "
+        "certificate (the check then looks for a size n, m ≤ 4 where det(A⊙B) vanishes identically on the model). "
+        "The float draws lambdify the same law expressions. The concrete witnesses (n, m ≤ 4) and Schwartz–Zippel "
+        "certificates at random points of the random model (one nonzero value modulo 2^61 − 1) check the same rule on "
+        "listed sizes. Float statistics only corroborate: they can refute (exactly singular draws) but cannot "
+        "certify.",
     )
 )
 
@@ -362,6 +597,21 @@ def four_factors_zero_column_in_d(n, m, fill):
     """Broken (the 'random D' hypothesis dropped): D has a zero column."""
     a, b, c, d = four_factors(n, m, fill)
     return a, b, c, last_column_zeroed(d, n * m)
+
+
+def rows_of_first_factor(a, n, m):
+    """C ∈ m×nm with row k the row k mod n of A: indexed rows of a concrete draw, an entry function at the
+    generic point."""
+    if isinstance(a, np.ndarray):
+        return a[np.arange(m) % n]
+    return Entries(lambda k, j: a[sympy.Mod(k, n), j])
+
+
+def four_factors_c_from_a(n, m, fill):
+    """Broken (A and C dependent): C drawn from A's entries, its row k being row k mod n of A (the same
+    random row reused, as when two normalization layers share their weights)."""
+    a, b, _, d = four_factors(n, m, fill)
+    return a, b, rows_of_first_factor(a, n, m), d
 
 
 REMARK5_FORMS = {"(AB)⊙(CD)": 4, "A⊙(CD)": 3}  # form: degree of det per unit of nm
@@ -411,19 +661,27 @@ def ranges_decided(expr):
     return decide_ranges(expr.replace(lambda e: isinstance(e, Relational), lambda rel: rel.subs(COLUMN_IN_RANGE)))
 
 
-def identity_fill(shape, name):
-    """Symbolic A, C and B = D = I: the specialization of the reduction to Lemma 6."""
-    return Entries(delta) if name in ("b", "d") else sympy.IndexedBase(name)
+REMARK5_FACTORS = ("A", "B", "C", "D")
 
 
-def reduction_difference(form: str, random_factors):
-    """(product of ``form``) − A ⊙ C at B = D = I, entry (i·m + i', q·m + r), for symbolic n, m, with the
-    factors the random model gives under that specialization."""
+def remark5_shapes_differ(shapes) -> str | None:
+    """Why the model's factors are not A ∈ n×nm, B, D ∈ nm×nm, C ∈ m×nm for all n, m (None when they are)."""
+    size = _N * _M
+    stated = ((_N, size), (size, size), (_M, size), (size, size))
+    for name, shape, wanted in zip(REMARK5_FACTORS, shapes, stated, strict=True):
+        if any(sympy.simplify(x - y) != 0 for x, y in zip(shape, wanted, strict=True)):
+            return f"{name} is {shape[0]}×{shape[1]}, not {wanted[0]}×{wanted[1]}"
+    return None
+
+
+def reduction_difference(form: str, factors):
+    """(product of ``form``) − A ⊙ C at B = D = I, entry (i·m + i', q·m + r), for symbolic n, m, with A and C the
+    model's (free) factors: B = D = I is a point of the model where B and D are free families of entries."""
 
     def difference():
-        a, b, c, d = random_factors(_N, _M, identity_fill)
+        a, _, c, _ = factors
         inner = iter((_u, _v))
-        left, right = remark5_product(form, (a, b, c, d),
+        left, right = remark5_product(form, (a, Entries(delta), c, Entries(delta)),
                                       lambda x, y: product_entries(x, y, next(inner), _N * _M))
         row, column = _I * _M + _I2, _Q * _M + _R
         specialized = ranges_decided(khatri_rao_entries(left, right, _N, _M, row, column).doit())
@@ -434,23 +692,41 @@ def reduction_difference(form: str, random_factors):
     return difference
 
 
-def remark5_reduction_sides(form: str, random_factors):
-    def build(case):
-        n, m = case
-        symbols = {"a": symbols_matrix("a", n, n * m), "c": symbols_matrix("c", m, n * m)}
-        factors = random_factors(n, m, lambda shape, name: symbols.get(name, np.eye(n * m, dtype=int).astype(object)))
-        specialized = khatri_rao_matrix(khatri_rao_entries, *remark5_product(form, factors, exact_matmul))
-        return sympy.Matrix(specialized), sympy.Matrix(khatri_rao_matrix(khatri_rao_entries, factors[0], factors[2]))
+def remark5_generic_point(form: str, random_factors):
+    """Remark 5 for every n, m, read off the model at symbolic n, m: its four factors independent families of
+    free entries of the stated shapes (``generic_factors``), and the product of ``form`` at B = D = I equal to
+    A ⊙ C entry by entry (``reduction_difference``), whose determinant Lemma 6 proves nonzero (A and C
+    independent free entries). Failing a step, the smallest size n, m ≤ 4 at which the product's determinant
+    vanishes identically on the model refutes; otherwise inconclusive."""
 
-    return build
+    def run(ctx: Context) -> Outcome:
+        factors, shapes, reason = generic_factors(random_factors, REMARK5_FACTORS)
+        evidence = {"model": reason or {name: str(shape) for name, shape in zip(REMARK5_FACTORS, shapes, strict=True)}}
+        reason = reason or remark5_shapes_differ(shapes)
+        if reason is None:
+            difference, found = reduction_difference(form, factors)()
+            evidence.update(found, difference=str(difference))
+            if difference == 0:
+                return Outcome(Verdict.CERTIFIED, f"independent free entries, and {form} at B = D = I is A⊙C for "
+                               "symbolic n, m", evidence, scope=ALL_SIZES, relies_on=(NONZERO_POLYNOMIAL,))
+            reason = f"{form} at B = D = I is not A⊙C"
+        point = remark5_point(form, random_factors)
+        for n, m in WITNESS_CASES:
+            rng = ctx.rng("generic point", n, m)
+            found = exact.refute_identically_zero(functools.partial(point, rng, (n, m)), REMARK5_FORMS[form] * n * m)
+            if isinstance(found, exact.Refutation):
+                return Outcome(Verdict.REFUTED, f"{describe_size((n, m))}: det({form}) vanishes identically on the "
+                               "model", {**evidence, "generic_point": reason},
+                               counterexample={"n": n, "m": m, **found.as_dict()})
+        return Outcome(Verdict.INCONCLUSIVE, f"no generic point: {reason}", evidence)
+
+    return run
 
 
 def remark5_reduction(form: str):
     def build(random_factors) -> Check:
-        return symbolic_sizes_identity(f"{form} at B = D = I is A⊙C for symbolic n, m (reduction to Lemma 6)",
-                                       reduction_difference(form, random_factors), WITNESS_CASES,
-                                       remark5_reduction_sides(form, random_factors), describe_size, part=form,
-                                       relies_on=(NONZERO_POLYNOMIAL,))
+        return Check(f"{form} at the model's generic point, B = D = I: A⊙C for symbolic n, m (reduction to Lemma 6)",
+                     "symbolic", remark5_generic_point(form, random_factors), form)
 
     return build
 
@@ -465,15 +741,28 @@ register(
                      for build in (remark5_reduction, remark5_certificate)),
         broken=(Broken("D with a zero column (the 'random D' hypothesis dropped)",
                        replaces={"random_factors": four_factors_zero_column_in_d},
-                       refuted_by="the first size n = m = 1, always visited: D = [0], so both products vanish (the "
-                       "reductions keep the factor 1 − δ(j, nm − 1) and fall to the same size)"),),
+                       refuted_by="the first size n = m = 1, always visited by the certificates and by the "
+                       "generic-point checks (whose D has entries d[i, j]·(1 − δ(j, nm − 1)), not free ones): D = [0], "
+                       "so both "
+                       "products vanish"),
+                # The near-miss of independence: every factor random and of the stated shape, only C is not drawn
+                # apart from A (at n ≥ m, C is the first m rows of A, so only the sizes n < m show it).
+                Broken("C's row k drawn as A's row k mod n (A and C dependent)",
+                       replaces={"random_factors": four_factors_c_from_a},
+                       refuted_by="n = 1, m = 2, the second size the certificates and the generic-point checks visit "
+                       "(C[k, j] = a[k mod n, j] is not a free entry of its own): both rows of C are A's row, so "
+                       "rows 1 and 2 of either product coincide and det ≡ 0")),
         depends_on=("giannou2023.lemma6",),
-        notes="Reduction to Lemma 6, checked for symbolic n, m: det((AB)⊙(CD)) and det(A⊙(CD)) are polynomials in all "
-        "the factors' entries; at B = D = I (a point of the model's domain) the products are A⊙C, entry by entry "
-        "(sympy sums the Kronecker deltas of the identity factors, the column's range proved from the sizes' "
-        "slacks), and det(A⊙C) ≢ 0 for all n, m is Lemma 6, so both polynomials are nonzero and vanish with "
-        "probability 0 (scope: Lemma 6's). Certified directly besides, without the reduction: one evaluation modulo "
-        "2^61 − 1 of each determinant (degree 4nm, 3nm) for n, m ≤ 5 (ci).",
+        notes="Reduction to Lemma 6, checked for symbolic n, m on the model itself: evaluated at symbolic n, m with "
+        "every factor a family of free symbols, the model must give four independent families of free entries of "
+        "the stated shapes (so every point, B = D = I among them, is one of its values, and A and C are independent "
+        "free entries); det((AB)⊙(CD)) and det(A⊙(CD)) are polynomials in those entries, and at B = D = I the "
+        "products are A⊙C entry by entry (sympy sums the Kronecker deltas of the identity factors, the column's "
+        "range proved from the sizes' slacks); det(A⊙C) ≢ 0 for all n, m is Lemma 6, so both polynomials are nonzero "
+        "and vanish with probability 0 (scope: Lemma 6's). A model that is not free entries at symbolic sizes gets no "
+        "all-sizes certificate: the check then looks for a size n, m ≤ 4 where the determinant vanishes identically "
+        "on the model (refuted) and is otherwise inconclusive. Certified directly besides, without the reduction: one "
+        "evaluation modulo 2^61 − 1 of each determinant (degree 4nm, 3nm) for n, m ≤ 5 (ci).",
     )
 )
 
@@ -743,7 +1032,7 @@ def float_gamma_statistics(target_model, entry_law):
             for n, m in sizes:
                 rng = ctx.rng(law, n, m)
                 size = n * m
-                a, c = entry_law(law, rng, (draws, n, size)), entry_law(law, rng, (draws, m, size))
+                a, c = (draw_from(entry_law, law, rng, (draws, rows, size)) for rows in (n, m))
                 diagonal = (10.0 ** rng.uniform(-8, 8, size=(draws, 1, size))
                             * rng.choice([-1.0, 1.0], size=(draws, 1, size)))
                 unscaled = np.stack([khatri_rao(a[k], c[k]) for k in range(draws)])
@@ -794,6 +1083,27 @@ def cramer_numerators(n: int, m: int, diagonal_model, target_model):
         yield i, sympy.expand(replaced.det(method="berkowitz")), list(a.ravel()) + list(c.ravel()), list(w), target
 
 
+def nonzero_diagonal_made_singular(diagonal, symbols) -> dict | None:
+    """A nonzero D (values of the symbols d_j, all nonzero) at which an entry of the model's diagonal vanishes,
+    read off the entries at symbolic d_j: None when every entry is a nonzero constant times a product of powers of
+    the d_j (nonzero whenever they are), or is 0 (a zero column, which the numerators refute). Solved for the first
+    free d_j with the others at 1."""
+    for position, entry in enumerate(diagonal):
+        entry = sympy.factor(sympy.sympify(entry))
+        factors = entry.as_coeff_mul()[1]
+        if entry == 0 or all(f in symbols or (f.is_Pow and f.base in symbols and f.exp.is_positive) for f in factors):
+            continue
+        free = sorted(entry.free_symbols & set(symbols), key=str)
+        point = {symbol: sympy.Integer(1) for symbol in symbols}
+        roots = [root for root in sympy.solve(entry.subs({s: 1 for s in free[1:]}), free[0]) if root.is_real
+                 and root != 0] if free else []
+        if roots:
+            point[free[0]] = roots[0]
+            return {"entry": position, "D": ", ".join(str(point[symbol]) for symbol in symbols),
+                    "model_entry": str(entry)}
+    return None
+
+
 def symbolic_diagonal(size: int) -> list:
     return list(sympy.symbols(f"d_0:{size}"))
 
@@ -822,17 +1132,27 @@ def target_chosen_after_b(targets, first_column_of_b):
 LEMMA8_SYMBOLIC_SIZES = ((1, 2), (2, 1), (1, 3), (3, 1), (1, 4), (2, 2), (4, 1))
 
 
-def symbolic_cramer(diagonal_model, target_model):
+def symbolic_cramer(diagonal_model, target_model, entry_law):
     """Lemma 8 in full for the smallest sizes, as polynomial algebra: for every row i,
     det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C) with polynomials R_r
     linearly independent over Q (rank of their coefficient matrix = nm). Then for every fixed
     nonzero D and every fixed w* ≠ 0 the numerator of γ_i is a nonzero polynomial in (A, C),
-    so it vanishes with probability 0 (Lemma 5)."""
+    so it vanishes with probability 0 under A, C's laws, each read for atoms first (``read_laws``)."""
 
     def run(ctx: Context) -> Outcome:
+        laws, ended = read_laws(entry_law)
+        if ended is not None:
+            return ended
         certified = []
         for n, m in LEMMA8_SYMBOLIC_SIZES:
-            diagonal_symbols = [x for x in diagonal_model(symbolic_diagonal(n * m)) if x.is_Symbol]
+            symbols = symbolic_diagonal(n * m)
+            diagonal = diagonal_model(symbols)
+            zero = nonzero_diagonal_made_singular(diagonal, symbols)
+            if zero is not None:
+                return Outcome(Verdict.REFUTED, f"n={n}, m={m}: the diagonal model makes entry {zero['entry'] + 1} of "
+                               f"D zero at the nonzero D = diag({zero['D']}), so B has a zero column",
+                               {"certified": certified}, counterexample={"n": n, "m": m, **zero})
+            diagonal_symbols = [x for x in diagonal if x.is_Symbol]
             for i, numerator, entries, w, target in cramer_numerators(n, m, diagonal_model, target_model):
                 where = {"n": n, "m": m, "row": i + 1}
                 if numerator == 0:
@@ -857,16 +1177,16 @@ def symbolic_cramer(diagonal_model, target_model):
         return Outcome(Verdict.CERTIFIED,
                        f"every row i and every w* ≠ 0, sizes {[(c['n'], c['m']) for c in certified]}: "
                        "det(B with column i replaced by w*) = ∏_{j≠i} d_j · Σ_r w*_r R_r(A, C), R_r independent",
-                       {"sizes": certified, "method": "sympy: exact determinant, division by ∏_{j≠i} d_j, rank of the "
-                        "cofactors' coefficient matrix over Q"},
-                       scope="2 ≤ n·m ≤ 4")
+                       {"sizes": certified, "laws": laws, "method": "sympy: exact determinant, division by ∏_{j≠i} "
+                        "d_j, rank of the cofactors' coefficient matrix over Q"},
+                       scope="2 ≤ n·m ≤ 4", relies_on=(NONZERO_POLYNOMIAL, ANALYTIC_LEVEL_SETS))
 
     return run
 
 
-def symbolic_cramer_check(diagonal_model, target_model) -> Check:
+def symbolic_cramer_check(diagonal_model, target_model, entry_law) -> Check:
     return Check("every w* ≠ 0, smallest sizes (exact symbolic determinant)", "symbolic",
-                 symbolic_cramer(diagonal_model, target_model), "statement")
+                 symbolic_cramer(diagonal_model, target_model, entry_law), "statement")
 
 
 UNIT_AND_ADVERSARIAL = "unit and adversarial w*"
@@ -894,8 +1214,8 @@ register(
         hypotheses=("A ∈ R^{n×nm}, C ∈ R^{m×nm} random", "D ∈ R^{nm×nm} fixed diagonal with nonzero entries",
                     "w* ≠ 0 fixed before A, C are drawn (each fixed target, almost surely in the draw)",
                     "B = (AD) ⊙ C"),
-        subject={"diagonal": nonzero_diagonal, "target": fixed_target, "entry_law": draw_law},
-        checks=(takes("diagonal", "target", build=symbolic_cramer_check),
+        subject={"diagonal": nonzero_diagonal, "target": fixed_target, "entry_law": quantile_law},
+        checks=(takes("diagonal", "target", "entry_law", build=symbolic_cramer_check),
                 takes("diagonal", "target", build=gamma_check),
                 takes("diagonal", "target", build=gamma_beyond_sweep),
                 takes("diagonal", build=cofactor_check),
@@ -915,7 +1235,9 @@ register(
             Broken(f"A, C with entries zero with probability {LEMMA8_ATOM} (a sparse factor: the continuous "
                    "distribution of Lemma 6 dropped)",
                    replaces={"entry_law": functools.partial(law_with_atom_at_zero, zero_probability=LEMMA8_ATOM)},
-                   refuted_by="the float statistics' cells n = m = 2 (quick and ci), every law: about 1% of their "
+                   refuted_by="the symbolic check, exactly: the Gaussian law's expression is 0 for u < 1/50, an atom "
+                   "of mass 1/50 at 0 (at n = m = 1, B = [a·d·c] = [0] with probability 99/2500); and the float "
+                   "statistics' cells n = m = 2 (quick and ci), every law: about 1% of their "
                    "draws have a zero column of A or C (B singular) or a zero cofactor (γ_i = 0), re-solved exactly; "
                    "about 7.8 such draws expected among the 800 at n = m = 2"),
         ),
@@ -1119,6 +1441,12 @@ register(
 
 
 # --- Proposition 1: BatchNorm is an affine layer -----------------------------------------
+#
+# The statement is per feature: feature i of BatchNorm, γ_i(t_i − µ_i)/s_i + β_i with t_i = ⟨W_i, x⟩ and
+# s_i = √(var_i + eps) (torch.nn.BatchNorm1d's definition), equals Γ'_i t_i + β'_i. The fold is evaluated at
+# symbolic width on vectors whose entry i is feature i's symbol (``FeatureVector``); the scale is evaluated at
+# one feature's symbolic statistics, and the float search evaluates that same expression (lambdified), so it
+# never sees two features at once.
 
 
 def folded_batchnorm(sign: int = -1):
@@ -1131,26 +1459,166 @@ def folded_batchnorm(sign: int = -1):
     return fold
 
 
-def prop1_symbolic_sides(fold):
-    """Both sides for d_out × d_in symbolic W, x; or, for the case "per feature", one feature
-    with t = ⟨W_i, x⟩ a symbol: every entry of both sides depends on W and x only through its
-    t_i, so that case proves the identity for every d_out and d_in."""
+def fold_mixing_features(gamma, mu, s, beta):
+    """Broken: feature i's shift takes the mean of feature i + 1 (µ rolled by one, an off-by-one over features)."""
+    scale = gamma / s
+    return scale, beta - scale * np.roll(mu, -1)
+
+
+def normalization_scale(var, eps):
+    """BatchNorm's scale s = √(var + eps), for one feature's variance (a sympy expression)."""
+    return sympy.sqrt(var + eps)
+
+
+def scale_without_eps(var, eps):
+    """Broken: s = √var, BatchNorm's eps left out of the folded scale."""
+    return sympy.sqrt(var)
+
+
+_VAR, _EPS = sympy.symbols("var epsilon", positive=True)
+_FEATURE = sympy.Symbol("i", integer=True, nonnegative=True)
+
+
+@functools.cache
+def _scale_values(scale):
+    return sympy.lambdify((_VAR, _EPS), scale(_VAR, _EPS), modules="numpy")
+
+
+def scale_values(scale, var: np.ndarray, eps: float) -> np.ndarray:
+    """The scale at float statistics, feature by feature: the expression ``scale`` gives at one feature's symbolic
+    variance and eps, lambdified."""
+    return np.broadcast_to(_scale_values(scale)(var, eps), np.shape(var)).astype(float)
+
+
+class FeatureVector(sympy.Basic):
+    """A vector of symbolic width, the sympy Lambda of its entry at feature i (so a call given vectors is a
+    call at symbolic arguments). Arithmetic is entry by entry; numpy conversion, numpy functions and len() are
+    refused, since there is no width to give them."""
+
+    __array_ufunc__ = None  # numpy defers to the reflected operators below instead of converting
+
+    @classmethod
+    def of(cls, entry) -> FeatureVector:
+        """The vector whose entry at feature f is ``entry(f)``."""
+        feature = sympy.Dummy("f", integer=True, nonnegative=True)
+        return cls(sympy.Lambda(feature, entry(feature)))
+
+    def __getitem__(self, feature):
+        return self.args[0](feature)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("a vector of symbolic width has no array form")
+
+    def __len__(self):
+        raise TypeError("a vector of symbolic width has no length")
+
+    def _entrywise(self, other, operation) -> FeatureVector:
+        other_entry = other.__getitem__ if isinstance(other, FeatureVector) else lambda feature: other
+        return FeatureVector.of(lambda feature: operation(self[feature], other_entry(feature)))
+
+    def __add__(self, other):
+        return self._entrywise(other, lambda x, y: x + y)
+
+    def __radd__(self, other):
+        return self._entrywise(other, lambda x, y: y + x)
+
+    def __sub__(self, other):
+        return self._entrywise(other, lambda x, y: x - y)
+
+    def __rsub__(self, other):
+        return self._entrywise(other, lambda x, y: y - x)
+
+    def __mul__(self, other):
+        return self._entrywise(other, lambda x, y: x * y)
+
+    def __rmul__(self, other):
+        return self._entrywise(other, lambda x, y: y * x)
+
+    def __truediv__(self, other):
+        return self._entrywise(other, lambda x, y: x / y)
+
+    def __rtruediv__(self, other):
+        return self._entrywise(other, lambda x, y: y / x)
+
+    def __neg__(self):
+        return FeatureVector.of(lambda feature: -self[feature])
+
+
+def feature_symbols(name: str) -> FeatureVector:
+    """The vector whose entry i is the symbol name[i]."""
+    base = sympy.IndexedBase(name)
+    return FeatureVector.of(lambda feature: base[feature])
+
+
+def batchnorm_feature(gamma, mu, var, beta, t):
+    """Feature i of BatchNorm as torch defines it: γ_i(t_i − µ_i)/√(var_i + eps) + β_i."""
+    return gamma * (t - mu) / sympy.sqrt(var + _EPS) + beta
+
+
+def prop1_concrete_sides(fold, scale):
+    """Both sides for d_out × d_in symbolic W, x: BatchNorm of Wx, and Γ'Wx + β' from the fold, s from the scale
+    at each feature's symbolic statistics."""
 
     def build(case):
-        if case == "per feature":
-            gamma, mu, beta, t = (np.array([sympy.Symbol(name)]) for name in ("g", "mu", "beta", "t"))
-            s = np.array([sympy.Symbol("s", positive=True)])
-            scale, shift = fold(gamma, mu, s, beta)
-            return sympy.Matrix(gamma * (t - mu) / s + beta), sympy.Matrix(scale * t + shift)
         d_out, d_in = case
-        gamma, mu, beta = (np.array(sympy.symbols(f"{name}_0:{d_out}"), dtype=object) for name in ("g", "mu", "beta"))
-        s = np.array(sympy.symbols(f"s_0:{d_out}", positive=True), dtype=object)
+        gamma, mu, beta, var = (np.array(sympy.symbols(f"{name}_0:{d_out}"), dtype=object)
+                                for name in ("g", "mu", "beta", "var"))
+        s = np.array([scale(v, _EPS) for v in var], dtype=object)
         w, x = symbols_matrix("w", d_out, d_in), symbols_matrix("x", d_in, 1)[:, 0]
-        scale, shift = fold(gamma, mu, s, beta)
-        lhs = gamma * (w.dot(x) - mu) / s + beta
-        return sympy.Matrix(lhs), sympy.Matrix(scale * w.dot(x) + shift)
+        folded_scale, shift = fold(gamma, mu, s, beta)
+        t = w.dot(x)
+        lhs = [batchnorm_feature(*entries, t_i) for *entries, t_i in zip(gamma, mu, var, beta, t, strict=True)]
+        return sympy.Matrix(lhs), sympy.Matrix(folded_scale * t + shift)
 
     return build
+
+
+PROP1_CASES = [(1, 1), (2, 2), (3, 2)]
+
+
+def prop1_per_feature(fold, scale):
+    """Proposition 1 for every width d_out (and d_in, which enters only through t_i = ⟨W_i, x⟩): the fold on
+    FeatureVectors, s_i the scale at feature i's symbolic statistics. Its outputs at a symbolic feature i must read
+    feature i's symbols only (no feature mixed in) and give γ_i(t_i − µ_i)/√(var_i + eps) + β_i = Γ'_i t_i + β'_i.
+    Failing that, the first of d_out × d_in = 1×1, 2×2, 3×2 (symbolic entries) whose sides differ refutes;
+    otherwise inconclusive."""
+
+    def run(ctx: Context) -> Outcome:
+        gamma, mu, beta, var, t = (feature_symbols(name) for name in ("gamma", "mu", "beta", "var", "t"))
+        evidence = {"bn_feature": "γ_i(t_i − µ_i)/√(var_i + eps) + β_i (torch.nn.BatchNorm1d)",
+                    "concrete_cases": [f"d_out={d_out}, d_in={d_in}" for d_out, d_in in PROP1_CASES]}
+        try:
+            s = FeatureVector.of(lambda i: scale(var[i], _EPS))
+            folded_scale, shift = fold(gamma, mu, s, beta)
+            entries = folded_scale[_FEATURE], shift[_FEATURE]
+            reason = None
+        except Exception as error:  # whatever a fold raises at symbolic width: it has no per-feature reading
+            reason = f"the fold cannot be evaluated at symbolic width ({type(error).__name__}: {error})"
+        if reason is None:
+            evidence["folded"] = {"scale_i": str(entries[0]), "shift_i": str(entries[1])}
+            mixed = sorted({str(atom) for entry in entries for atom in sympy.sympify(entry).atoms(sympy.Indexed)
+                            if atom.indices != (_FEATURE,)})
+            if mixed:
+                reason = f"feature i's fold reads {', '.join(mixed)}"
+        if reason is None:
+            lhs = batchnorm_feature(gamma[_FEATURE], mu[_FEATURE], var[_FEATURE], beta[_FEATURE], t[_FEATURE])
+            difference = sympy.simplify(lhs - (entries[0] * t[_FEATURE] + entries[1]))
+            evidence["difference"] = str(difference)
+            if difference == 0:
+                return Outcome(Verdict.CERTIFIED, "feature i of BatchNorm equals Γ'_i t_i + β'_i for a symbolic "
+                               "feature i, reading feature i only", evidence, scope=ALL_SIZES)
+            reason = "BatchNorm's feature i and the folded layer's differ"
+        sides = prop1_concrete_sides(fold, scale)
+        for case in PROP1_CASES:
+            lhs, rhs = sides(case)
+            nonzero = [str(e) for e in (lhs - rhs).applyfunc(sympy.simplify) if e != 0]
+            if nonzero:
+                return Outcome(Verdict.REFUTED, f"d_out={case[0]}, d_in={case[1]}: BatchNorm and Γ'Wx + β' differ "
+                               f"({reason})", evidence,
+                               counterexample={"d_out": case[0], "d_in": case[1], "nonzero": nonzero[:3]})
+        return Outcome(Verdict.INCONCLUSIVE, f"no per-feature reading: {reason}", evidence)
+
+    return run
 
 
 @st.composite
@@ -1170,16 +1638,6 @@ def batchnorm_layers(draw):
         "var": rng.uniform(1e-3, 1e3, d_out) * scale**2,
         "law": law,
     }
-
-
-def normalization_scale(var, eps):
-    """BatchNorm's scale s = √(var + eps)."""
-    return np.sqrt(var + eps)
-
-
-def scale_without_eps(var, eps):
-    """Broken: s = √var, BatchNorm's eps left out of the folded scale."""
-    return np.sqrt(var)
 
 
 def batchnorm_statement(fold, normalization):
@@ -1204,7 +1662,7 @@ def batchnorm_statement(fold, normalization):
             mu, var = pre.mean(axis=0), pre.var(axis=0)
         else:
             mu, var = layer["mu"], layer["var"]
-        s = normalization(var, norm.eps)
+        s = scale_values(normalization, var, norm.eps)
         scale, shift = fold(layer["gamma"], mu, s, layer["beta"])
         folded = pre * scale + shift
         magnitude = np.abs(pre * scale) + np.abs(scale * mu) + np.abs(layer["beta"]) + np.abs(scale) * np.sqrt(var)
@@ -1224,10 +1682,9 @@ PINNED_LAYER = {"mode": "eval", "W": np.array([[1.0]]), "x": np.array([[1.0], [2
                 "beta": np.array([0.0]), "mu": np.array([1.0]), "var": np.array([1.0]), "law": "gaussian"}
 
 
-def prop1_symbolic(fold) -> Check:
-    return symbolic_identity("Γ(Wx−µ)/s+β = Γ'Wx+β' (symbolic)", lambda ctx: [(1, 1), "per feature", (2, 2), (3, 2)],
-                             prop1_symbolic_sides(fold), scope=ALL_SIZES,
-                             describe_case=lambda c: c if isinstance(c, str) else "d_out={}, d_in={}".format(*c))
+def prop1_symbolic(fold, scale) -> Check:
+    return Check("Γ(Wx−µ)/s+β = Γ'Wx+β' per feature, symbolic width", "symbolic", prop1_per_feature(fold, scale),
+                 "statement")
 
 
 def prop1_search(fold, scale) -> Check:
@@ -1244,16 +1701,29 @@ register(
         source="App. B, Proposition 1",
         hypotheses=("Γ, s, µ, β per-feature (s > 0)", "statistics fixed (eval) or of the current batch (train)"),
         subject={"fold": folded_batchnorm(-1), "scale": normalization_scale},
-        checks=(takes("fold", build=prop1_symbolic), takes("fold", "scale", build=prop1_search)),
+        checks=(takes("fold", "scale", build=prop1_symbolic), takes("fold", "scale", build=prop1_search)),
         broken=(
             Broken("β' = β + Γ'µ (sign flipped)", replaces={"fold": folded_batchnorm(+1)},
-                   refuted_by="the first symbolic case d_out = d_in = 1 and the pinned layer PINNED_LAYER (µ = 1)"),
+                   refuted_by="the symbolic check (feature i's sides differ by 2γ_iµ_i/s_i, then its first concrete "
+                   "case d_out = d_in = 1) and the pinned layer PINNED_LAYER (µ = 1)"),
             Broken("s = √var: BatchNorm's eps left out of the folded scale", replaces={"scale": scale_without_eps},
-                   refuted_by="the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance of about 1e−12)"),
+                   refuted_by="the symbolic check (feature i's sides differ where eps ≠ 0, then its first concrete "
+                   "case d_out = d_in = 1) and the pinned layer PINNED_LAYER (var = 1: error 5e−6 against a tolerance "
+                   "of about 1e−12)"),
+            # The near-miss of 'feature by feature': right on every single feature, wrong as soon as two are folded.
+            Broken("feature i's shift takes feature i + 1's mean (µ rolled by one)",
+                   replaces={"fold": fold_mixing_features},
+                   refuted_by="the symbolic check: np.roll has no symbolic width, and the concrete case d_out = 2, "
+                   "d_in = 2 (the second, always visited) has β'_0 = β_0 − γ_0µ_1/s_0"),
         ),
-        notes="Certified as a rational-function identity (s ≠ 0) for every width: the identity acts feature by "
-        "feature and sees W, x only through t_i = ⟨W_i, x⟩, so the per-feature case with t symbolic covers all "
-        "d_out, d_in (the concrete cases check the vectorized code); the float search runs PyTorch's own BatchNorm1d "
-        "(s = √(var + eps)) in both modes, so the suite's notion of BatchNorm is the library's.",
+        notes="Certified per feature for every width: the fold is evaluated on vectors of symbolic width whose entry i "
+        "is feature i's symbol, and its outputs at a symbolic feature i must read feature i's γ, µ, s, β only and "
+        "satisfy γ_i(t_i − µ_i)/s_i + β_i = Γ'_i t_i + β'_i with s_i the scale under test at feature i's symbolic "
+        "variance and eps, and BatchNorm's feature i as torch defines it (s_i = √(var_i + eps)); W and x enter only "
+        "through t_i = ⟨W_i, x⟩, so this covers every d_out and d_in. A fold that cannot be evaluated at symbolic "
+        "width, or mixes features, falls to the concrete cases d_out × d_in = 1×1, 2×2, 3×2 with symbolic entries "
+        "(refuted where they differ, else inconclusive). The float search runs PyTorch's own BatchNorm1d in both "
+        "modes against the fold with the same scale expression, lambdified, so the suite's notion of BatchNorm is "
+        "the library's.",
     )
 )
