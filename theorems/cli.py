@@ -3,7 +3,8 @@
 Exit codes (also in --help and the README):
   0  success (for ``check`` and ``report``, whatever the verdicts are)
   1  ``gate``: some verdict differs from the manifest, or a claim breaks the erratum or
-     mutation rule (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
+     mutation rule, or (``--package``) a generated mutant survives within its certified scope
+     (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
   2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
      report folder, ``--device cuda`` without a GPU, a claims module that cannot be imported
      or defines a malformed claim
@@ -49,7 +50,8 @@ REPORTS_FOLDER = Path("reports")
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
   1  gate: a verdict differs from the manifest, or a claim breaks the erratum
-     or mutation rule; meta: a claim breaks the mutation rule
+     or mutation rule, or (--package) a generated mutant survives within its
+     certified scope; meta: a claim breaks the mutation rule
   2  bad input: unknown or unimplemented claim id, bad option value,
      unwritable report folder, --device cuda without a GPU, a claims module
      that cannot be imported or defines a malformed claim
