@@ -156,3 +156,23 @@ def test_parts_declare_the_objects_their_statement_is_about():
                 parts={"statement": ("square", "shift")})
     result = run_claim(claim, CTX)
     assert result.verdict is Verdict.SUPPORTED and "no certifying check evaluated shift" in result.covers[0].reason
+
+
+def test_a_declaration_may_leave_out_a_hypothesis_but_never_what_a_certificate_takes():
+    """A corroborating check of the hypothesis takes an object the statement is not about; the
+    certificate's own objects count whatever the declaration says."""
+    def hypothesis_check(shift):
+        return Check("hypothesis", "randomized", lambda ctx: Outcome(Verdict.SUPPORTED, "checked in floats"),
+                     corroborating=True)
+
+    subject = {"square": square, "shift": Shift(1)}
+    undeclared = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject),
+                           CTX)
+    assert undeclared.verdict is Verdict.SUPPORTED  # shift, taken by a check of the part, was never certified
+    declared = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject,
+                             parts={"statement": ("shift",)}), CTX)
+    assert declared.verdict is Verdict.SUPPORTED  # square is still an object: its certificate takes it...
+    assert declared.covers[0].objects == ("shift", "square")  # ...and shift is declared
+    only_square = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject,
+                                parts={"statement": ("square",)}), CTX)
+    assert only_square.verdict is Verdict.CERTIFIED and only_square.scope == ALL_SIZES

@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -134,3 +135,16 @@ def test_feature_singular_values_match_the_svd_of_m(c0, c2, c1):
     assert np.allclose(features.feature_singular_values(w1, w2), expected, rtol=0, atol=1e-12 * expected[0])
     with pytest.raises(ValueError, match="c0·c2"):
         features.feature_singular_values(rng.standard_normal((13, 3)), rng.standard_normal((4, 13)))
+
+
+def test_one_definition_gives_the_same_entries_at_symbolic_and_integer_sizes():
+    n, m = sympy.symbols("n m", integer=True, positive=True)
+    def entry(r, c):
+        return features.indicator(features.divide(r, 2)[1], c)
+
+    general = features.indexed_matrix(n, m, entry)
+    concrete = features.indexed_matrix(5, 3, entry)
+    assert concrete.shape == (5, 3) and concrete.dtype == np.int64
+    assert all(general.lamda(r, c) == concrete[r, c] for r in range(5) for c in range(3))
+    assert (features.indexed_vector(4, lambda k: 3 * k) == [0, 3, 6, 9]).all()
+    assert features.indexed_vector(n, lambda k: 3 * k)[2, 0] == 6

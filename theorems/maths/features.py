@@ -20,6 +20,7 @@ from functools import cache
 import flint
 import numpy as np
 import sympy
+from sympy.matrices.expressions.matexpr import MatrixElement
 
 from . import exact, index_sums
 from .khatri_rao import khatri_rao
@@ -90,23 +91,61 @@ def divide(k, size):
     return divmod(k, size)
 
 
+def indexed_matrix(rows, cols, entry) -> np.ndarray | sympy.FunctionMatrix:
+    """The rows × cols matrix whose entry (r, c) is ``entry(r, c)``: one definition, evaluated two ways.
+    At symbolic sizes a ``sympy.FunctionMatrix`` (``entry`` applied to nonnegative integer dummies), so
+    that a check evaluates the construction itself at every size at once; at integer sizes a numpy
+    array (``entry`` applied once to the broadcast index grids, so it is written with operations that
+    act on sympy expressions and numpy arrays alike: ``divide``, ``indicator``, indexing)."""
+    if is_symbolic(rows, cols):
+        r, c = (sympy.Dummy(name, integer=True, nonnegative=True) for name in "rc")
+        return sympy.FunctionMatrix(rows, cols, sympy.Lambda((r, c), entry(r, c)))
+    rows, cols = _check_size(rows, "rows"), _check_size(cols, "cols")
+    values = np.asarray(entry(np.arange(rows)[:, None], np.arange(cols)[None, :]))
+    return np.broadcast_to(values, (rows, cols)).copy()
+
+
+def indexed_vector(length, entry) -> np.ndarray | sympy.FunctionMatrix:
+    """The vector whose entry k is ``entry(k)``, as ``indexed_matrix``: at symbolic sizes a length × 1
+    ``sympy.FunctionMatrix`` (entry k at [k, 0]), at integer sizes a 1-D numpy array."""
+    column = indexed_matrix(length, 1, lambda k, _: entry(k))
+    return column if is_symbolic(length) else column[:, 0]
+
+
+def instantiated(matrix: sympy.FunctionMatrix, sizes: dict, factors: dict | None = None) -> np.ndarray:
+    """A matrix of symbolic shape (``indexed_matrix``) at integer values of its size symbols (``sizes``), each
+    entry of a matrix symbol named in ``factors`` replaced by that explicit matrix's entry: the object array
+    of its entries, each computed from the entry formula itself. Compared with the same construction
+    evaluated at integer sizes, it tells whether the object that runs is the one a proof at symbolic sizes
+    reads."""
+    factors = {name: np.asarray(value) for name, value in (factors or {}).items()}
+    formula = matrix.lamda.expr.xreplace(sizes)
+    indices = matrix.lamda.variables
+
+    def entry(r: int, c: int):
+        value = sympy.sympify(formula.xreplace(dict(zip(indices, (r, c), strict=True))))
+        return value.xreplace({element: sympy.sympify(factors[element.parent.name][int(element.i), int(element.j)])
+                               for element in value.atoms(MatrixElement)
+                               if element.parent.name in factors})
+
+    rows, cols = (int(sympy.sympify(size).xreplace(sizes)) for size in matrix.shape)
+    return np.array([[entry(r, c) for c in range(cols)] for r in range(rows)], dtype=object)
+
+
+def indicator(a, b):
+    """[a = b]: a Kronecker delta for sympy expressions, a 0/1 int64 array for numpy index grids."""
+    if is_symbolic(a, b):
+        return sympy.KroneckerDelta(a, b)
+    return (np.asarray(a) == np.asarray(b)).astype(np.int64)
+
+
 def layers_from_links(c0, c2, c1, link) -> tuple:
     """The 0/1 layers whose feature k links input j to output i, (i, j) = link(k):
-    w⁽¹⁾_{kj} = [j = link(k)[1]], w⁽²⁾_{ik} = [i = link(k)[0]]. Integer sizes give int64 arrays;
-    sympy sizes give ``sympy.FunctionMatrix`` layers of symbolic shape with Kronecker-delta entries,
-    so that a check can evaluate the construction itself at every size at once."""
-    if is_symbolic(c0, c2, c1):
-        k, j, i = (sympy.Dummy(name, integer=True, nonnegative=True) for name in "kji")
-        return (sympy.FunctionMatrix(c1, c0, sympy.Lambda((k, j), sympy.KroneckerDelta(j, link(k)[1]))),
-                sympy.FunctionMatrix(c2, c1, sympy.Lambda((i, k), sympy.KroneckerDelta(i, link(k)[0]))))
-    c0, c2, c1 = _check_size(c0, "c0"), _check_size(c2, "c2"), _check_size(c1, "c1")
-    w1 = np.zeros((c1, c0), dtype=np.int64)
-    w2 = np.zeros((c2, c1), dtype=np.int64)
-    for k in range(c1):
-        i, j = link(k)
-        w1[k, j] = 1
-        w2[i, k] = 1
-    return w1, w2
+    w⁽¹⁾_{kj} = [j = link(k)[1]], w⁽²⁾_{ik} = [i = link(k)[0]] (``indexed_matrix``: int64 arrays at
+    integer sizes, ``sympy.FunctionMatrix`` layers of symbolic shape with Kronecker-delta entries at
+    symbolic sizes, both from this one definition)."""
+    return (indexed_matrix(c1, c0, lambda k, j: indicator(j, link(k)[1])),
+            indexed_matrix(c2, c1, lambda i, k: indicator(i, link(k)[0])))
 
 
 def id_cond(c0, c2) -> tuple:
@@ -135,23 +174,18 @@ def id_cond_minimal(c0: int, c2: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ortho_cond_layers(u1, u2) -> tuple:
-    """Layers whose features are m_{(ij)(qd)} = u⁽²⁾_{iq} u⁽¹⁾_{dj}, feature (q, d) at q·c0 + d:
-    W⁽¹⁾ = 1_{c2} ⊗ U⁽¹⁾ (row (q, d) is row d of U⁽¹⁾), W⁽²⁾ = U⁽²⁾ ⊗ 1ᵀ_{c0}; M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ.
-    Square sympy matrix symbols of symbolic orders give ``sympy.FunctionMatrix`` layers (row
-    (q, d) of W⁽¹⁾ is row (k mod c0) of U⁽¹⁾, column k of W⁽²⁾ is column ⌊k / c0⌋ of U⁽²⁾)."""
-    if isinstance(u1, sympy.MatrixExpr) and isinstance(u2, sympy.MatrixExpr):
-        c0, c2 = u1.shape[0], u2.shape[0]
-        k, j, i = (sympy.Dummy(name, integer=True, nonnegative=True) for name in "kji")
-        return (sympy.FunctionMatrix(c0 * c2, c0, sympy.Lambda((k, j), u1[divide(k, c0)[1], j])),
-                sympy.FunctionMatrix(c2, c0 * c2, sympy.Lambda((i, k), u2[i, divide(k, c0)[0]])))
-    u1, u2 = np.asarray(u1), np.asarray(u2)
+    """Layers whose features are m_{(ij)(qd)} = u⁽²⁾_{iq} u⁽¹⁾_{dj}, feature (q, d) at k = q·c0 + d:
+    row k of W⁽¹⁾ is row k mod c0 of U⁽¹⁾ (W⁽¹⁾ = 1_{c2} ⊗ U⁽¹⁾), column k of W⁽²⁾ is column ⌊k / c0⌋ of
+    U⁽²⁾ (W⁽²⁾ = U⁽²⁾ ⊗ 1ᵀ_{c0}); M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ. One definition (``indexed_matrix``): square sympy
+    matrix expressions of symbolic orders give ``sympy.FunctionMatrix`` layers, square arrays the
+    same entries as arrays of their dtype."""
+    u1, u2 = (u if isinstance(u, sympy.MatrixExpr) and is_symbolic(*u.shape) else np.asarray(u) for u in (u1, u2))
     for name, u in (("U1", u1), ("U2", u2)):
-        if u.ndim != 2 or u.shape[0] != u.shape[1] or u.size == 0:
+        if len(u.shape) != 2 or u.shape[0] != u.shape[1] or 0 in u.shape:
             raise ValueError(f"{name} must be a non-empty square matrix, got shape {u.shape}")
     c0, c2 = u1.shape[0], u2.shape[0]
-    ones_column = np.ones((c2, 1), dtype=np.int64)
-    ones_row = np.ones((1, c0), dtype=np.int64)
-    return np.kron(ones_column, u1), np.kron(u2, ones_row)
+    return (indexed_matrix(c0 * c2, c0, lambda k, j: u1[divide(k, c0)[1], j]),
+            indexed_matrix(c2, c0 * c2, lambda i, k: u2[i, divide(k, c0)[0]]))
 
 
 def haar_orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:

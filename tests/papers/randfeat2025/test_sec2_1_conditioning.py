@@ -3,6 +3,8 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
+import sympy
 
 from theorems.papers.randfeat2025 import sec2_1_conditioning as cd
 
@@ -89,3 +91,29 @@ def test_scanned_comparisons_put_the_peak_above_every_width_and_the_grid_falling
     pairs = cd._descent_comparisons(kappa, 16, [8, 12, 16, 20, 32])
     assert (16, 15) in pairs and (16, 17) in pairs and (12, 8) in pairs and (20, 32) in pairs
     assert cd.one_past_interpolation_point(4, 4) == 17
+
+
+def test_the_excluded_case_c0_c2_1_has_no_peak_and_is_never_scanned():
+    from theorems.engine.context import Context
+    from theorems.engine.vocabulary import Device
+
+    rng = np.random.default_rng(6)
+    for family in cd.DENSE_FAMILIES:
+        assert np.allclose([cd.kappas(family, rng, 1, c1, 1, 3) for c1 in (1, 2, 5)], 1.0)
+    with pytest.raises(ValueError, match="one row"):
+        cd.scan_family(Context("quick", 0, Device.CPU), "he_normal", 1, 1, 1, 10, 1)
+    assert all(c0 * c2 >= 2 for c0, c2 in cd.descent_sizes(Context("large", 0, Device.CPU)))
+
+
+def test_the_gram_certificate_evaluates_the_product_at_symbolic_sizes():
+    from theorems.engine.context import Context
+    from theorems.engine.vocabulary import Device
+
+    ctx = Context("quick", 0, Device.CPU)
+    assert cd.gram_identity_check(cd.hadamard).run(ctx).scope == "all"
+    for wrong in (cd.matrix_product, cd.hadamard_square_of_first):
+        assert cd.gram_identity_check(wrong).run(ctx).verdict.value == "refuted"
+    x, y, n = sympy.symbols("x y n", integer=True)
+    f = sympy.Function("f")
+    assert cd.canonical_sums(sympy.Sum(f(x), (x, 0, n))) == cd.canonical_sums(sympy.Sum(f(y), (y, 0, n)))
+    assert cd.canonical_sums(sympy.Sum(f(x), (x, 0, n))) != cd.canonical_sums(sympy.Sum(f(y), (y, 1, n)))

@@ -61,3 +61,20 @@ def test_ortho_cond_construction_is_a_kronecker_product_at_symbolic_orders():
     rng = np.random.default_rng(0)
     assert sf.orthocond_failure(features.ortho_cond_layers, rng, 2, 3) is None
     assert sf.orthocond_failure(sf.interleaved_ortho_layers, rng, 2, 2) is not None
+
+
+def test_ortho_cond_at_integer_orders_is_its_symbolic_evaluation_and_a_two_faced_one_is_not():
+    assert sf.integer_orders_failure(features.ortho_cond_layers, 2, 3) is None
+    assert sf.integer_orders_failure(sf.two_faced_ortho_layers, 8, 8) is None
+    found = sf.integer_orders_failure(sf.two_faced_ortho_layers, 11, 11)
+    assert found["layer"] == "W2" and not found["MtM_is_I"]
+    # symbolically the two-faced construction is the genuine one: only the integer orders can tell
+    assert sf.kronecker_entries(sf.two_faced_ortho_layers)
+
+
+def test_the_id_cond_map_at_integer_sizes_is_its_symbolic_evaluation_and_a_two_faced_one_is_not():
+    assert sf.untied_size(features.id_cond) is None
+    assert sf.untied_size(sf.two_faced_id_cond) == (11, 11)
+    steps = sf.symbolic_links(sf.two_faced_id_cond)
+    assert [name for name, proved in steps.items() if not proved] == [list(steps)[-1]]
+    assert "M is not I" in sf.id_cond_failure(sf.two_faced_id_cond, 11, 11)

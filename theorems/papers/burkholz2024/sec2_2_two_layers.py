@@ -1289,6 +1289,10 @@ register(Claim(
                 "c1 ≥ c2·c0·dim(k2, k1) − c2 + 1, a requirement: one channel fewer does not suffice",
                 "identity activation after the first source layer"),
     subject={"width": paper_width, "construction": pivot_construction, "activation": None},
+    # The activation is the hypothesis (the identity between the layers), not an object the statement is
+    # about: the exact certificates compute with the identity, and the float check refutes a network that
+    # drops the hypothesis (ReLU, hardtanh) over the statement's domain.
+    parts={WHOLE_STATEMENT: ("width", "construction")},
     checks=thm22_checks(),
     broken=(Broken("first source layer one channel short (c1 = c2c0·dim − c2)", replaces={"width": one_short_width},
                    refuted_by="the first exact instance (c0 = c2 = 1: c1 = 0; the construction fails and the "
@@ -1372,6 +1376,10 @@ register(Claim(
     hypotheses=("source tensors random", "every target, almost surely in the draw: one draw with T of full row "
                 "rank serves every target (T does not depend on it)", "Δk ≥ 0 per axis", "c1 ≥ c2·c0·dim(k2, k1)"),
     subject={"width": maximum_width, "construction": full_construction, "activation": None},
+    # The activation is the hypothesis (the identity between the layers), not an object the statement is
+    # about: the exact certificates compute with the identity, and the float check refutes a network that
+    # drops the hypothesis (ReLU, hardtanh) over the statement's domain.
+    parts={WHOLE_STATEMENT: ("width", "construction")},
     checks=thm23_checks(),
     broken=(Broken("first source layer one channel short (c1 = c2c0·dim − 1)",
                    replaces={"width": maximum_width_one_short},

@@ -11,18 +11,20 @@ The certificate is the paper's proof with the sizes symbolic: Eq. 6 and the bije
 parameterization is the identity of flat vectors, and training reduces to it. Exact rational
 training at every c0, c2 ≤ 3 and sympy at fixed sizes corroborate; float64 runs corroborate only.
 
-A parameterization under test is a feature family with a claimed correspondence between
-γ⁽¹⁾ and W: ``to_weight`` (γ⁽¹⁾ ↦ W) and ``pair`` (feature k ↦ the flat index of the weight
-whose gradient ∂L/∂γ⁽¹⁾_k should equal). The near-misses are column-major flattening, a
-nonlinearity between W⁽¹⁾ and W⁽²⁾, Ortho cond features (well conditioned too, but
-∇γ = Mᵀ∇W is not ∇W coordinatewise: SGD trajectories still coincide since MMᵀ = I, Adam's do
-not), and the minimal ID cond variant with γ⁽²⁾ trained.
+The objects under test are the feature layers, what sits between W⁽¹⁾ and W⁽²⁾ (nothing but the
+scale), and the claimed correspondence between γ⁽¹⁾ and W: ``to_weight`` (γ⁽¹⁾ ↦ W) and ``pair``
+(feature k ↦ the flat index of the weight whose gradient ∂L/∂γ⁽¹⁾_k should equal). The all-sizes
+certificate evaluates each of them at symbolic sizes. The near-misses are column-major flattening,
+a transposed or index-dropping ``to_weight``, a ``pair`` off by one, a nonlinearity between W⁽¹⁾ and
+W⁽²⁾, Ortho cond features (well conditioned too, but ∇γ = Mᵀ∇W is not ∇W coordinatewise: SGD
+trajectories still coincide since MMᵀ = I, Adam's do not), and the minimal ID cond variant with
+γ⁽²⁾ trained.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 import flint
@@ -33,55 +35,64 @@ from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.maths import exact, features, index_sums
-from theorems.papers.randfeat2025.sec3_features import DIVISION_WITH_REMAINDER, duplicated_first_feature, symbolic_links
+from theorems.papers.randfeat2025.sec3_features import (
+    C0,
+    C2,
+    DIVISION_WITH_REMAINDER,
+    SYMBOLIC_EVALUATION_FAILURES,
+    TIED_SIZES,
+    duplicated_first_feature,
+    symbolic_links,
+)
 
 
 @dataclass(frozen=True)
 class Parameterization:
-    """Student layers and the claimed correspondence with the original weights."""
+    """The objects of the claim's subject that make one correspondence, as the checks read them: the
+    student's frozen layers, the claimed map γ⁽¹⁾ ↦ W and pairing of gradients, and what sits between
+    W⁽¹⁾ and W⁽²⁾. ``to_weight`` and ``pair`` take integer or symbolic sizes (``features.indexed_matrix``)."""
 
-    label: str
-    layers: Callable[[int, int], tuple[np.ndarray, np.ndarray]]
-    to_weight: Callable[[np.ndarray, int, int], np.ndarray]  # γ⁽¹⁾ (object or float) ↦ W (c2×c0)
-    pair: Callable[[int, int], np.ndarray]  # pair[k] = flat index i·c0 + j of the weight matched with γ⁽¹⁾_k
-    # the claimed feature of w_ij as an index expression (symbolic sizes), where there is one
-    feature_of: Callable | None = None
-    # a nonlinearity between W⁽¹⁾ and W⁽²⁾ (None: the theorem's layer)
-    between: Callable | None = None
+    layers: Callable[[int, int], tuple]
+    to_weight: Callable  # (γ⁽¹⁾, c0, c2) ↦ W (c2×c0); γ⁽¹⁾ an array, or a sympy IndexedBase at symbolic sizes
+    pair: Callable  # (c0, c2) ↦ pair[k] = flat index i·c0 + j of the weight matched with γ⁽¹⁾_k
+    between: Callable = None  # σ between W⁽¹⁾ and W⁽²⁾ (None: the float networks, which have none)
 
 
-def _row_major_weight(gamma1, c0, c2):
-    return np.asarray(gamma1).reshape(c2, c0)
+def row_major_weight(gamma1, c0, c2):
+    """W with w_ij = γ⁽¹⁾ at k_ij = i·c0 + j (``features.id_cond_index``): the feature ID cond gives w_ij."""
+    return features.indexed_matrix(c2, c0, lambda i, j: gamma1[features.id_cond_index(i, j, c0)])
 
 
-def _row_major_pair(c0, c2):
-    return np.arange(c0 * c2)
+def row_major_pair(c0, c2):
+    """Feature k is matched with the weight at flat index k = i·c0 + j."""
+    return features.indexed_vector(c0 * c2, lambda k: k)
 
 
-def _row_major_feature(i, j, c0, c2):
-    """k_ij = i·c0 + j: the feature of w_ij (0-based; the paper's (i − 1)c0 + j)."""
-    return i * c0 + j
+def no_nonlinearity(u):
+    """The theorem's layer: nothing between W⁽¹⁾ and W⁽²⁾ but the scale γ⁽¹⁾."""
+    return u
 
 
-def _column_major_feature(i, j, c0, c2):
-    return j * c2 + i
+def column_major_weight(gamma1, c0, c2):
+    """W read column-major, w_ij = γ⁽¹⁾_{j·c2 + i}: the transpose of the layers' placement."""
+    return features.indexed_matrix(c2, c0, lambda i, j: gamma1[j * c2 + i])
 
 
-ID_COND = Parameterization("ID cond, k_ij = i·c0 + j", features.id_cond, _row_major_weight, _row_major_pair,
-                           _row_major_feature)
+def column_major_pair(c0, c2):
+    def flat_index(j, i):
+        return i * c0 + j
+
+    return features.indexed_vector(c0 * c2, lambda k: flat_index(*features.divide(k, c2)))
 
 
-def _column_major_weight(gamma1, c0, c2):
-    return np.asarray(gamma1).reshape(c0, c2).T
+def dropped_factor_weight(gamma1, c0, c2):
+    """w_ij = γ⁽¹⁾_{i + j}: the factor c0 of k_ij = i·c0 + j dropped (right whenever c0 = 1 or c2 = 1)."""
+    return features.indexed_matrix(c2, c0, lambda i, j: gamma1[i + j])
 
 
-def _column_major_pair(c0, c2):
-    j, i = np.divmod(np.arange(c0 * c2), c2)
-    return i * c0 + j
-
-
-COLUMN_MAJOR = Parameterization("ID cond read with k_ij = j·c2 + i (column-major)", features.id_cond,
-                                _column_major_weight, _column_major_pair, _column_major_feature)
+def shifted_pair(c0, c2):
+    """Off by one index: feature k matched with the weight at flat index k + 1 (mod c0c2)."""
+    return features.indexed_vector(c0 * c2, lambda k: (k + 1) % (c0 * c2))
 
 
 def _rational_rotation(n: int) -> np.ndarray:
@@ -91,23 +102,20 @@ def _rational_rotation(n: int) -> np.ndarray:
     return features.cayley_orthogonal(upper - upper.T)
 
 
-def _ortho_layers(c0, c2):
+def ortho_layers(c0, c2):
     return features.ortho_cond_layers(_rational_rotation(c0), _rational_rotation(c2))
 
 
-def _ortho_weight(gamma1, c0, c2):
-    m = features.feature_matrix(*_ortho_layers(c0, c2))
+def ortho_weight(gamma1, c0, c2):
+    """W = vec⁻¹(Mγ⁽¹⁾) for the Ortho cond layers (``ortho_layers``)."""
+    m = features.feature_matrix(*ortho_layers(c0, c2))
     gamma1 = np.asarray(gamma1)
     if gamma1.dtype != object:
         m = m.astype(float)
     return m.dot(gamma1).reshape(c2, c0)
 
 
-ORTHO_COND = Parameterization("Ortho cond (rational orthogonal U⁽¹⁾, U⁽²⁾), W = vec⁻¹(Mγ⁽¹⁾)", _ortho_layers,
-                              _ortho_weight, _row_major_pair)
-
-
-def _minimal_weight(gamma1, c0, c2):
+def minimal_weight(gamma1, c0, c2):
     gamma1 = np.asarray(gamma1)
     w = np.empty((c2, c0), dtype=gamma1.dtype)
     w[:, 0] = gamma1[0]
@@ -115,36 +123,24 @@ def _minimal_weight(gamma1, c0, c2):
     return w
 
 
-def _minimal_pair(c0, c2):
+def minimal_pair(c0, c2):
     rest = np.array([i * c0 + j for i in range(c2) for j in range(1, c0)], dtype=np.int64)
     return np.concatenate([[0], rest])
 
 
-MINIMAL = Parameterization("minimal ID cond (γ⁽¹⁾_{k₁} shared by input 1)", features.id_cond_minimal,
-                           _minimal_weight, _minimal_pair)
-
-
-
 # --- every size: the parameterization is the identity ------------------------------------
 
-KD = sympy.KroneckerDelta
-GAMMA1 = sympy.Function("γ1")  # γ⁽¹⁾ as a function of the flat feature index
-GRAD_W = sympy.Function("G")  # ∂L/∂w as a function of the flat weight index i·c0 + j
+GAMMA1 = sympy.IndexedBase("γ1")  # γ⁽¹⁾ indexed by the flat feature index
+GRAD_W = sympy.IndexedBase("G")  # ∂L/∂w indexed by the flat weight index i·c0 + j
 GAMMA2 = sympy.Symbol("γ2_i")
 
 # The near-miss of the broken variant: a nonlinearity between W⁽¹⁾ and W⁽²⁾, identity plus a bend.
 BETWEEN_ACTIVATION = "σ(u) = u + u²/2"
 
 
-def _between(u):
+def bent_between(u):
     return u + u * u / 2
 
-
-def _between_derivative(u):
-    return 1 + u
-
-
-BETWEEN = replace(ID_COND, label=f"ID cond with {BETWEEN_ACTIVATION} between W⁽¹⁾ and W⁽²⁾", between=_between)
 
 @dataclass(frozen=True)
 class _Step:
@@ -155,34 +151,65 @@ class _Step:
     indices: tuple = ()
 
 
+def _evaluated(evaluate):
+    """``evaluate()``, or None where the object cannot be evaluated at symbolic sizes (such a step is unproved)."""
+    try:
+        return evaluate()
+    except SYMBOLIC_EVALUATION_FAILURES:
+        return None
+
+
 def _all_sizes_steps(parameterization: Parameterization) -> list[_Step]:
-    """The proof of App. A.2.1 with the layers evaluated at symbolic sizes (``sec3_features.symbolic_links``:
-    c0 = j' + 1 + r_j, c2 = i' + 1 + r_i, feature k = i'·c0 + j' links exactly input j' to output i'),
-    against the claimed correspondence ``feature_of`` and the nonlinearity between the layers."""
+    """The proof of App. A.2.1 with every object evaluated at symbolic sizes: the layers
+    (``sec3_features.symbolic_links``: c0 = j' + 1 + r_j, c2 = i' + 1 + r_i, feature k = i'·c0 + j' links
+    exactly input j' to output i'), the nonlinearity between them, and the claimed correspondence —
+    ``to_weight`` on a symbolic γ⁽¹⁾ at the entry (i, j), ``pair`` at the feature k_ij."""
     links = symbolic_links(parameterization.layers)
     steps = [_Step(f"the layers at symbolic sizes: {name}", proved) for name, proved in links.items()]
     i, j, r_i, r_j = index_sums.nonnegative_integers("i j r_i r_j")
     c0, c2 = j + 1 + r_j, i + 1 + r_i
-    claimed = None if parameterization.feature_of is None else parameterization.feature_of(i, j, c0, c2)
+    feature = i * c0 + j
+    between = parameterization.between
     # The layer on the input e_j, output i: γ⁽²⁾_i Σ_k w⁽²⁾_ik σ(γ⁽¹⁾_k w⁽¹⁾_kj). By the links only the c0
     # features i·c0 + j' of row i have w⁽²⁾_ik = 1, and of these w⁽¹⁾_kj = δ(j', j): one term σ(γ⁽¹⁾_{i·c0+j})
     # and c0 − 1 terms σ(0).
-    activation = parameterization.between or (lambda u: u)
-    student = GAMMA2 * (activation(GAMMA1(i * c0 + j)) + (c0 - 1) * activation(sympy.Integer(0)))
-    if claimed is None:
-        steps.append(_Step("a feature index k_ij claimed for each weight w_ij", False))
-        return steps
-    difference = sympy.expand(student - GAMMA2 * GAMMA1(claimed))
-    steps.append(_Step("layer(e_j)_i = γ⁽²⁾_i w_ij with w_ij = γ⁽¹⁾ at the claimed feature of (i, j)",
-                       all(links.values()) and difference == 0, difference, (i, j, r_i, r_j)))
+    student = GAMMA2 * (between(GAMMA1[feature]) + (c0 - 1) * between(sympy.Integer(0)))
+    weight = _evaluated(lambda: parameterization.to_weight(GAMMA1, c0, c2)[i, j])
+    layer_gap = None if weight is None else sympy.expand(student - GAMMA2 * weight)
+    steps.append(_Step("layer(e_j)_i = γ⁽²⁾_i·w_ij with W = to_weight(γ⁽¹⁾) at symbolic sizes",
+                       all(links.values()) and layer_gap == 0, layer_gap, (i, j, r_i, r_j)))
     # Agreement on the basis e_j is agreement everywhere only for a layer linear in its input.
-    steps.append(_Step("the layer is linear in its input (W⁽¹⁾, diag γ⁽¹⁾, W⁽²⁾, diag γ⁽²⁾)",
-                       parameterization.between is None))
-    # Chain rule through the linear map γ⁽¹⁾ ↦ W (Jacobian M = I by the links): the gradient of the feature
-    # claimed for w_qd is ∂L/∂w at its own flat index, which must be q·c0 + d.
-    steps.append(_Step("∂L/∂γ⁽¹⁾ at the claimed feature of (q, d) = Σ_ij m_(ij)k ∂L/∂w_ij = ∂L/∂w_qd",
-                       all(links.values()) and sympy.expand(claimed - (i * c0 + j)) == 0))
+    u, v, a, b = sympy.symbols("u v a b")
+    bend = _evaluated(lambda: sympy.expand(between(a * u + b * v) - a * between(u) - b * between(v)))
+    steps.append(_Step("σ between W⁽¹⁾ and W⁽²⁾ is linear, σ(au + bv) = aσ(u) + bσ(v): the layer is linear in "
+                       "its input", bend == 0))
+    # Chain rule through the linear map γ⁽¹⁾ ↦ W (Jacobian M = I by the links): ∂L/∂γ⁽¹⁾ at feature k_ij is
+    # ∂L/∂w at the flat index i·c0 + j, which pair must name.
+    paired = _evaluated(lambda: index_sums.with_remainder_below(parameterization.pair(c0, c2)[feature, 0], c0, j))
+    gradient_gap = None if paired is None else sympy.expand(GRAD_W[feature] - GRAD_W[paired])
+    steps.append(_Step("∂L/∂γ⁽¹⁾_k = Σ_ij m_(ij)k ∂L/∂w_ij = ∂L/∂w at pair[k], k = k_ij (pair at symbolic sizes)",
+                       all(links.values()) and gradient_gap == 0, gradient_gap, (i, j, r_i, r_j)))
+    steps.append(_Step("to_weight and pair at integer sizes are these instantiated (every size of TIED_SIZES)",
+                       untied_correspondence(parameterization) is None))
     return steps
+
+
+def untied_correspondence(parameterization: Parameterization) -> tuple[int, int] | None:
+    """The first of ``TIED_SIZES`` where ``to_weight`` (on γ⁽¹⁾ = (γ1[0], γ1[1], …)) or ``pair`` evaluated at
+    integer sizes is not its evaluation at the symbolic sizes C0, C2 instantiated (``features.instantiated``),
+    or None: the all-sizes proof is about the correspondence that runs only where the two are one."""
+    general = _evaluated(lambda: (parameterization.to_weight(GAMMA1, C0, C2), parameterization.pair(C0, C2)))
+    for c0, c2 in TIED_SIZES:
+        if general is None:
+            return c0, c2
+        sizes = {C0: c0, C2: c2}
+        gamma1 = np.array([GAMMA1[k] for k in range(c0 * c2)], dtype=object)
+        weight, pair = parameterization.to_weight(gamma1, c0, c2), np.asarray(parameterization.pair(c0, c2))
+        weight_instance, pair_instance = (features.instantiated(side, sizes) for side in general)
+        if weight.shape != weight_instance.shape or not (weight == weight_instance).all() \
+                or pair.shape != pair_instance[:, 0].shape or not (pair == pair_instance[:, 0]).all():
+            return c0, c2
+    return None
 
 
 def _smallest_instance(step: _Step):
@@ -210,9 +237,9 @@ def concrete_failure(parameterization: Parameterization, c0: int, c2: int) -> di
     c1 = w1.shape[0]
     gamma1 = np.array(sympy.symbols(f"g1_0:{c1}"), dtype=object)
     weight = parameterization.to_weight(gamma1, c0, c2)
-    activation = parameterization.between or (lambda u: u)
+    between = parameterization.between
     for j in range(c0):
-        column = w2.astype(object).dot(np.array([activation(g * x) for g, x in zip(gamma1, w1[:, j], strict=True)]))
+        column = w2.astype(object).dot(np.array([between(g * x) for g, x in zip(gamma1, w1[:, j], strict=True)]))
         for i in range(c2):
             gap = sympy.expand(column[i] - weight[i, j])
             if gap != 0:
@@ -239,10 +266,12 @@ TRAINING_INDUCTION = (
     "normalization scales from weight decay (γ⁽¹⁾ would be exempt, W not).")
 
 
-def all_sizes_check(parameterization: Parameterization) -> Check:
-    """The proof of App. A.2.1 for every c0, c2 at once (``_all_sizes_steps``): loss and gradients agree at
-    every point. When a step fails, the smallest size where the parameterization fails exactly
-    (``concrete_failure``) refutes."""
+def all_sizes_check(layers, to_weight, pair, between) -> Check:
+    """The proof of App. A.2.1 for every c0, c2 at once (``_all_sizes_steps``: every object evaluated at
+    symbolic sizes, and tied to what runs at integer sizes): loss and gradients agree at every point. When a
+    step fails, the smallest size where the parameterization fails exactly (``concrete_failure``; c0, c2 ≤ 3,
+    then the size where the integer-size correspondence left the symbolic one) refutes."""
+    parameterization = Parameterization(layers, to_weight, pair, between)
 
     def run(ctx: Context) -> Outcome:
         steps = _all_sizes_steps(parameterization)
@@ -250,9 +279,10 @@ def all_sizes_check(parameterization: Parameterization) -> Check:
         if len(proved) == len(steps):
             return Outcome(Verdict.CERTIFIED, "for every c0, c2 the layer is x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x (M = I): "
                            "losses and gradients agree at every point", {"steps": proved},
-                           certificate={"method": "the layers evaluated at symbolic sizes c0 = j' + 1 + r_j, "
-                                        "c2 = i' + 1 + r_i (indices and slacks nonnegative integers), Kronecker-delta "
-                                        "sums with their range conditions proved (theorems.maths.index_sums)"},
+                           certificate={"method": "the layers, σ, to_weight and pair evaluated at symbolic sizes "
+                                        "c0 = j' + 1 + r_j, c2 = i' + 1 + r_i (indices and slacks nonnegative "
+                                        "integers), Kronecker-delta sums with their range conditions proved "
+                                        "(theorems.maths.index_sums)"},
                            scope=ALL_SIZES, relies_on=(DIVISION_WITH_REMAINDER, CHAIN_RULE))
         for step in steps:
             found = None if step.proved or step.difference is None else _smallest_instance(step)
@@ -261,7 +291,8 @@ def all_sizes_check(parameterization: Parameterization) -> Check:
                                f"(i, j) = ({found['i']}, {found['j']}): student − original = "
                                f"{found['student − original']}", {"proved": proved},
                                counterexample={"step": step.name, **found})
-        for c0, c2 in _small_sizes(3):
+        untied = untied_correspondence(parameterization)
+        for c0, c2 in _small_sizes(3) + ([untied] if untied else []):
             found = concrete_failure(parameterization, c0, c2)
             if found is not None:
                 return Outcome(Verdict.REFUTED, f"not proved at symbolic sizes; at c0 = {c0}, c2 = {c2}: "
@@ -269,7 +300,7 @@ def all_sizes_check(parameterization: Parameterization) -> Check:
         unproved = [s.name for s in steps if not s.proved]
         return Outcome(Verdict.INCONCLUSIVE, f"steps not proved: {'; '.join(unproved)}", {"proved": proved})
 
-    return Check("loss and gradients equal for every c0, c2 (the layers at symbolic sizes)", "symbolic", run,
+    return Check("loss and gradients equal for every c0, c2 (the objects at symbolic sizes)", "symbolic", run,
                  part="loss and gradients")
 
 
@@ -298,8 +329,8 @@ def _symbolic_sides(parameterization: Parameterization, c0: int, c2: int, activa
         out = sum(b[i] * after(layer_output[i]) for i in range(c2))
         return (out - y) ** 2
 
-    activation = parameterization.between or (lambda u: u)
-    features_out = np.array([activation(u) for u in g1 * w1.astype(object).dot(hidden)], dtype=object)
+    between = parameterization.between
+    features_out = np.array([between(u) for u in g1 * w1.astype(object).dot(hidden)], dtype=object)
     student = loss(g2 * w2.astype(object).dot(features_out))
     original = loss(g2 * w.dot(hidden))
     substitution = dict(zip(w.ravel(), parameterization.to_weight(g1, c0, c2).ravel(), strict=True))
@@ -329,16 +360,17 @@ def _first_nonzero_at_point(lhs, rhs) -> tuple[int, sympy.Expr] | None:
     return None
 
 
-def symbolic_check(parameterization: Parameterization) -> Check:
+def symbolic_check(layers, to_weight, pair, between) -> Check:
     """Loss and gradients as sympy expressions: a nonzero difference at a rational point refutes
     (with the point's value); otherwise lhs − rhs must expand to zero (certified)."""
+    parameterization = Parameterization(layers, to_weight, pair, between)
 
     def run(ctx: Context) -> Outcome:
         sizes = ctx.by_profile([(2, 2)], [(2, 2), (3, 2)])
         checked = []
         for c0, c2 in sizes:
             for activation in ("polynomial", "tanh"):
-                case = f"c0 = {c0}, c2 = {c2}, {activation} layers before/after, {parameterization.label}"
+                case = f"c0 = {c0}, c2 = {c2}, {activation} layers before/after"
                 lhs, rhs = _symbolic_sides(parameterization, c0, c2, activation)
                 found = _first_nonzero_at_point(lhs, rhs)
                 if found is None and any(sympy.expand(l - r) != 0 for l, r in zip(lhs[0], rhs[0], strict=True)):
@@ -424,10 +456,25 @@ def _rationals(shape, offset: int) -> np.ndarray:
     return np.array([flint.fmpq(int(v), 4) for v in 2 * ((3 * n + 1) % 4) - 3], dtype=object).reshape(shape)
 
 
-def _loss_and_gradients(params: dict, x, y, layers=None, between=None):
+def _slope(between) -> Callable[[np.ndarray], np.ndarray]:
+    """σ' from σ itself (sympy's derivative at a symbol), entrywise and exact: a flint rational goes
+    through sympy's Rational and back, a sympy value is used as it is."""
+    u = sympy.Dummy("u")
+    derivative = sympy.Lambda(u, sympy.diff(between(u), u))
+
+    def at(value):
+        if not isinstance(value, flint.fmpq):
+            return derivative(value)
+        result = sympy.Rational(derivative(sympy.Rational(int(value.p), int(value.q))))
+        return flint.fmpq(int(result.p), int(result.q))
+
+    return np.vectorize(at, otypes=[object])
+
+
+def _loss_and_gradients(params: dict, x, y, layers=None, between=no_nonlinearity):
     """Exact loss and gradients of x → p(Ax + a) → layer → z²/2 − z → Vz + v, halved mean squared
     error, p(u) = u + u²/4. The layer is the original's z = γ⁽²⁾ ∘ Wh + b or, with ``layers`` =
-    (W⁽¹⁾, W⁽²⁾), the student's z = γ⁽²⁾ ∘ W⁽²⁾σ(γ⁽¹⁾ ∘ W⁽¹⁾h) + b (σ = ``between`` or the identity)."""
+    (W⁽¹⁾, W⁽²⁾), the student's z = γ⁽²⁾ ∘ W⁽²⁾σ(γ⁽¹⁾ ∘ W⁽¹⁾h) + b (σ = ``between``, σ' by ``_slope``)."""
     pre = params["A"].dot(x) + params["a"][:, None]
     h = pre + pre * pre / 4
     if layers is None:
@@ -436,7 +483,7 @@ def _loss_and_gradients(params: dict, x, y, layers=None, between=None):
         w1, w2 = layers
         f = w1.dot(h)
         u = params["gamma1"][:, None] * f
-        g = w2.dot(u if between is None else _between(u))
+        g = w2.dot(between(u))
     z = params["gamma2"][:, None] * g + params["b"][:, None]
     after = z * z / 2 - z
     error = params["V"].dot(after) + params["v"][:, None] - y
@@ -450,7 +497,7 @@ def _loss_and_gradients(params: dict, x, y, layers=None, between=None):
         grads["W"] = dg.dot(h.T)
         dh = params["W"].T.dot(dg)
     else:
-        du = w2.T.dot(dg) * (1 if between is None else _between_derivative(u))
+        du = w2.T.dot(dg) * _slope(between)(u)
         grads["gamma1"] = (du * f).sum(axis=1)
         dh = w1.T.dot(params["gamma1"][:, None] * du)
     dpre = dh * (1 + pre / 2)
@@ -492,10 +539,11 @@ def _first_difference(parameterization, c0, c2, student, original, s_loss, o_los
     return None
 
 
-def exact_training_check(parameterization: Parameterization, optimizers) -> Check:
+def exact_training_check(layers, to_weight, pair, between, optimizers) -> Check:
     """Every c0, c2 ≤ 2 (quick) or 3: exact rational training of the student and the original from
     the same parameters, every parameter trained, polynomial activations before and after; losses,
     gradients and parameters equal (==) at every step, for SGD, momentum and weight decay."""
+    parameterization = Parameterization(layers, to_weight, pair, between)
 
     def run(ctx: Context) -> Outcome:
         largest, steps = ctx.by_profile((2, 2), (3, 3))
@@ -516,7 +564,7 @@ def exact_training_check(parameterization: Parameterization, optimizers) -> Chec
                         case = {"c0": c0, "c2": c2, "optimizer": optimizer.label, "step": step,
                                 "what": found[0], "difference": found[1]}
                         return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}, {optimizer.label}, step {step}: "
-                                       f"{found[0]} differ ({found[1]}; {parameterization.label})",
+                                       f"{found[0]} differ ({found[1]})",
                                        {"runs_equal": runs}, counterexample=case)
                     if step < steps:
                         optimizer.step(student, s_grads, buffers[0])
@@ -538,9 +586,9 @@ def exact_training_check(parameterization: Parameterization, optimizers) -> Chec
 
 
 def _networks(parameterization: Parameterization, c0: int, c2: int, generator):
-    """The same random network twice: the layer as the student (frozen features, γ⁽¹⁾, γ⁽²⁾) and
-    in its original parameterization (W = to_weight(γ⁽¹⁾), γ⁽²⁾), between a tanh layer and a
-    ReLU layer, with identical parameters elsewhere."""
+    """The same random network twice: the layer as the student (frozen features, γ⁽¹⁾, γ⁽²⁾, nothing
+    between W⁽¹⁾ and W⁽²⁾) and in its original parameterization (W = to_weight(γ⁽¹⁾), γ⁽²⁾), between a
+    tanh layer and a ReLU layer, with identical parameters elsewhere."""
     import torch
     from torch import nn
 
@@ -595,7 +643,10 @@ def _compare_gradients(parameterization, student, original, c0, c2) -> tuple[flo
 FLOAT_TOLERANCE = 1e-9
 
 
-def random_point_check(parameterization: Parameterization) -> Check:
+def random_point_check(layers, to_weight, pair) -> Check:
+    """Random float64 networks: loss and every gradient of the student and of the original agree."""
+    parameterization = Parameterization(layers, to_weight, pair)
+
     def run(ctx: Context) -> Outcome:
         import torch
 
@@ -619,7 +670,7 @@ def random_point_check(parameterization: Parameterization) -> Check:
                              "grad_gap": float(f"{grad_gap:.3g}")})
                 if max(loss_gap, grad_gap) > FLOAT_TOLERANCE:
                     return Outcome(Verdict.REFUTED, f"c0 = {c0}, c2 = {c2}: relative loss gap {loss_gap:.3g}, "
-                                   f"gradient gap {grad_gap:.3g} > {FLOAT_TOLERANCE:g} ({parameterization.label})",
+                                   f"gradient gap {grad_gap:.3g} > {FLOAT_TOLERANCE:g}",
                                    {"points": rows}, counterexample=rows[-1])
         worst = max(max(r["loss_gap"], r["grad_gap"]) for r in rows)
         return Outcome(Verdict.SUPPORTED, f"{len(rows)} random networks (tanh before, ReLU after, c0c2 up to "
@@ -630,9 +681,10 @@ def random_point_check(parameterization: Parameterization) -> Check:
                  corroborating=True)
 
 
-def trajectory_check(parameterization: Parameterization) -> Check:
+def trajectory_check(layers, to_weight, pair) -> Check:
     """Full-batch SGD and Adam from the same initialization, every parameter trained: the
     student's effective weight diag(γ⁽²⁾)W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ tracks diag(γ⁽²⁾)W of the original."""
+    parameterization = Parameterization(layers, to_weight, pair)
 
     def run(ctx: Context) -> Outcome:
         import torch
@@ -657,7 +709,7 @@ def trajectory_check(parameterization: Parameterization) -> Check:
                 if gap > FLOAT_TOLERANCE:
                     rows.append({"optimizer": optimizer_name, "step": step, "relative_weight_gap": float(f"{gap:.3g}")})
                     return Outcome(Verdict.REFUTED, f"{optimizer_name}, step {step}: the effective weights differ by "
-                                   f"{gap:.3g} (relative) ({parameterization.label})", {"runs": rows},
+                                   f"{gap:.3g} (relative)", {"runs": rows},
                                    counterexample=rows[-1])
                 if step == steps:
                     break
@@ -724,6 +776,12 @@ def link_removal_check(layers: Callable[[int, int], tuple[np.ndarray, np.ndarray
     return Check("removing any link loses a target", "symbolic", run, part="maximally sparse")
 
 
+# The objects one correspondence is made of (``Parameterization``); the float networks have nothing between
+# W⁽¹⁾ and W⁽²⁾, so they take the rest. The maximal-sparsity part is about the feature map alone
+# ("feature_map", the same features.id_cond): its link-removal decision holds for 0/1 one-link features only.
+CORRESPONDENCE = ("layers", "to_weight", "pair", "between")
+FLOAT_NETWORK = ("layers", "to_weight", "pair")
+
 register(Claim(
     id="randfeat2025.thm3_1",
     source="Sec. 3, Thm 3.1; proof in App. A.2.1",
@@ -736,28 +794,43 @@ register(Claim(
                 "under permutations of its coordinates, with the same hyperparameters on every parameter (SGD, "
                 "momentum, weight decay on every parameter, Adam); not Adafactor, Muon, K-FAC, Shampoo, nor weight "
                 "decay that exempts normalization scales"),
-    subject={"parameterization": ID_COND, "optimizers": EXACT_OPTIMIZERS, "feature_map": features.id_cond},
-    checks=(takes("parameterization", build=all_sizes_check),
-            takes("parameterization", build=symbolic_check),
-            takes("parameterization", "optimizers", build=exact_training_check),
-            takes("parameterization", build=random_point_check),
-            takes("parameterization", build=trajectory_check),
+    subject={"layers": features.id_cond, "to_weight": row_major_weight, "pair": row_major_pair,
+             "between": no_nonlinearity, "optimizers": EXACT_OPTIMIZERS, "feature_map": features.id_cond},
+    checks=(takes(*CORRESPONDENCE, build=all_sizes_check),
+            takes(*CORRESPONDENCE, build=symbolic_check),
+            takes(*CORRESPONDENCE, "optimizers", build=exact_training_check),
+            takes(*FLOAT_NETWORK, build=random_point_check),
+            takes(*FLOAT_NETWORK, build=trajectory_check),
             takes("feature_map", build=link_removal_check)),
     depends_on=("randfeat2025.idcond",),
     broken=(
-        Broken("column-major correspondence k_ij = j·c2 + i", replaces={"parameterization": COLUMN_MAJOR},
+        Broken("column-major correspondence k_ij = j·c2 + i",
+               replaces={"to_weight": column_major_weight, "pair": column_major_pair},
                refuted_by="every case from c0 = c2 = 2 on: w_01 is paired with γ⁽¹⁾_2, which drives w_10 "
                           "(all sizes: (i, j) = (0, 1) at c0 = c2 = 2; exact training: step 0 there)"),
+        Broken("to_weight transposed (read column-major, w_ij = γ⁽¹⁾_{j·c2 + i}), pair kept row-major",
+               replaces={"to_weight": column_major_weight},
+               refuted_by="the all-sizes check at c0 = c2 = 2, (i, j) = (0, 1): layer − γ⁽²⁾w_01 = "
+                          "γ2_i·γ1[1] − γ2_i·γ1[2]; exact training at c0 = c2 = 2, step 0"),
+        Broken("to_weight dropping the factor c0 of k_ij = i·c0 + j (w_ij = γ⁽¹⁾_{i + j})",
+               replaces={"to_weight": dropped_factor_weight},
+               refuted_by="the all-sizes check at c0 = c2 = 2, (i, j) = (1, 0): layer − γ⁽²⁾w_10 = "
+                          "γ2_i·γ1[2] − γ2_i·γ1[1] (right whenever c0 = 1 or c2 = 1); exact training there, step 0"),
+        Broken("pair off by one index: feature k matched with the weight at k + 1 (mod c0c2)",
+               replaces={"pair": shifted_pair},
+               refuted_by="the all-sizes check at c0 = 1, c2 = 2, (i, j) = (0, 0): ∂L/∂γ⁽¹⁾_0 = G[0] is compared "
+                          "with G[1]; exact training at c0 = 1, c2 = 2, step 0"),
         Broken(f"a nonlinearity {BETWEEN_ACTIVATION} between W⁽¹⁾ and W⁽²⁾ keeps the equivalence",
-               replaces={"parameterization": BETWEEN},
+               replaces={"between": bent_between},
                refuted_by="c0 = c2 = 1: the layer maps e_0 to γ⁽²⁾σ(γ⁽¹⁾_0) = γ⁽²⁾(γ⁽¹⁾_0 + γ⁽¹⁾_0²/2), not "
                           "γ⁽²⁾γ⁽¹⁾_0; the fixed rational network at c0 = c2 = 1 has different losses at step 0"),
         Broken("Ortho cond features are equivalent too (same gradients, same Adam run)",
-               replaces={"parameterization": ORTHO_COND},
+               replaces={"layers": ortho_layers, "to_weight": ortho_weight},
                refuted_by="the fixed rational rotations (Cayley transforms of the skew matrix with 1/2 above the "
                           "diagonal) at c0 = 1, c2 = 2 (all sizes: M is no permutation; exact training: step 0): "
                           "∇γ = Mᵀ∇W ≠ ∇W; SGD agrees (MMᵀ = I), Adam does not"),
-        Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too", replaces={"parameterization": MINIMAL},
+        Broken("minimal ID cond with γ⁽²⁾ trained is equivalent too",
+               replaces={"layers": features.id_cond_minimal, "to_weight": minimal_weight, "pair": minimal_pair},
                refuted_by="c0 = 1, c2 = 2, step 0 (exact training) and the all-sizes fallback there: "
                           "∂L/∂γ⁽¹⁾_{k₁} = Σ_i ∂L/∂w_i1 ≠ ∂L/∂w_11"),
         Broken("weight decay that exempts the normalization scales γ⁽¹⁾, γ⁽²⁾ (the common recipe)",
@@ -771,13 +844,17 @@ register(Claim(
                refuted_by="c0 = c2 = 1: removing a link of the duplicate leaves M = [1, 0] of full rank"),
     ),
     general_argument=TRAINING_INDUCTION,
-    notes="Loss and gradients: certified for every c0, c2 — the layers features.id_cond are evaluated at symbolic "
-          "sizes (M = I, one link per feature) and the layer is x ↦ diag(γ⁽²⁾)·vec⁻¹(γ⁽¹⁾)·x, so the parameters and "
-          "gradients are the same flat vectors. Trajectories: exact rational training (every c0, c2 ≤ 3 at ci, SGD, "
-          "momentum, weight decay on every parameter, polynomial activations before and after, every parameter "
-          "trained) gives equal losses, gradients and parameters at every step; the induction to every optimizer of "
-          "the class and every size is the general argument (not machine-checked). The float64 checks corroborate "
-          "only: floats reassociate W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and round-off can grow along a scale-invariant "
-          "direction (Adam with a BatchNorm in the γ⁽²⁾ role drifts to 1.6e-4 relative after 3000 steps). The "
-          "proof's 'γ⁽²⁾ encodes the linear target layer' is read as γ⁽¹⁾ (typo).",
+    notes="Loss and gradients: certified for every c0, c2 — every object is evaluated at symbolic sizes: the "
+          "layers features.id_cond (M = I, one link per feature), σ between them (linear), to_weight on a symbolic "
+          "γ⁽¹⁾ (w_ij = γ⁽¹⁾ at k_ij, matching the layer on e_j) and pair at the feature k_ij (its own flat index), so "
+          "the parameters and gradients are the same flat vectors. The layers, to_weight and pair are one definition "
+          "each, evaluated at symbolic and integer sizes (features.indexed_matrix), and the certificate checks that "
+          "their integer-size values are the symbolic ones instantiated at every c0, c2 ≤ 3 and at (11, 11). "
+          "Trajectories: exact rational training (every c0, c2 ≤ 3 at ci, SGD, momentum, weight decay on every "
+          "parameter, polynomial activations before and after, every parameter trained) gives equal losses, "
+          "gradients and parameters at every step; the induction to every optimizer of the class and every size is "
+          "the general argument (not machine-checked). The float64 checks corroborate only: floats reassociate "
+          "W⁽²⁾diag(γ⁽¹⁾)W⁽¹⁾ against W, and round-off can grow along a scale-invariant direction (Adam with a "
+          "BatchNorm in the γ⁽²⁾ role drifts to 1.6e-4 relative after 3000 steps). The proof's 'γ⁽²⁾ encodes the "
+          "linear target layer' is read as γ⁽¹⁾ (typo).",
 ))

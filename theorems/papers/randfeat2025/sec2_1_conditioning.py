@@ -267,8 +267,11 @@ def _descent_decision(kappa: dict[int, np.ndarray], peak: int, coarse: list[int]
 
 def scan_family(ctx: Context, family: str, c0: int, c2: int, peak: int, first_draws: int, scans: int) -> dict:
     """One family at one size, one of ``scans`` sharing the error budget: the scan, the refinement
-    around the worst rival, the looks."""
+    around the worst rival, the looks. Never at c0 = c2 = 1, which the statements exclude: M is then one
+    row, κ(M) = 1 at every width, and 'peaks at c1 = c0c2' is vacuous."""
     n = c0 * c2
+    if n < 2:
+        raise ValueError(f"c0 = {c0}, c2 = {c2}: M has one row and κ(M) = 1 at every width; no peak to test")
     coarse = sorted({round(g * n) for g in GRID} | {peak})
     widths = set(coarse) | {n + d for d in FINE_OFFSETS if n + d >= 1}
     rng = ctx.rng("descent", family, c0, c2)
@@ -410,12 +413,14 @@ register(Claim(
     id="randfeat2025.double_descent.corrected",
     variant_of="randfeat2025.double_descent",
     label="Sec. 2.1, double descent for dense features",
-    statement="For He normal, He uniform and orthogonal features the condition number κ(M) peaks at the "
-              "interpolation point c1 = c0c2 (a draw there exceeds a draw at any other width with probability > 1/2) "
-              "and falls on both sides of it.",
+    statement="For He normal, He uniform and orthogonal features and every (c0, c2) but c0 = c2 = 1, the "
+              "condition number κ(M) peaks at the interpolation point c1 = c0c2 (a draw there exceeds a draw at any "
+              "other width with probability > 1/2) and falls on both sides of it.",
     source="Sec. 2.1 'Double Descent' and Fig. 2 (b)",
     hypotheses=("He normal/uniform, orthogonal features (dense: M has rank min(c1, c0c2) almost surely)",
                 "c1 around c0c2, several (c0, c2)",
+                "c0c2 ≥ 2: at c0 = c2 = 1, M is a single row, κ(M) = 1 at every width c1, and the statement is "
+                "vacuous there; it is excluded from the statement and the checks",
                 "'κ at a exceeds κ at b': P(κ_a > κ_b) > 1/2 for independent draws (a statement about the "
                 "distribution, not each draw)"),
     subject={"peak": interpolation_point},
@@ -478,12 +483,18 @@ def column_gram_sides(c0: int, c2: int, c1: int, product: Callable) -> tuple[sym
     return m.T * m, product(sympy.Matrix(w2.T.dot(w2)), sympy.Matrix(w1.dot(w1.T)))
 
 
-def hadamard(a: sympy.Matrix, b: sympy.Matrix) -> sympy.Matrix:
-    return a.multiply_elementwise(b)
+def hadamard(a, b):
+    """a ∘ b, entrywise: of explicit matrices (a matrix) or of matrix expressions of symbolic sizes."""
+    return sympy.hadamard_product(a, b)
 
 
-def matrix_product(a: sympy.Matrix, b: sympy.Matrix) -> sympy.Matrix:
+def matrix_product(a, b):
     return a * b
+
+
+def hadamard_square_of_first(a, b):
+    """The near-miss: a ∘ a, the second Gram factor dropped."""
+    return hadamard(a, a)
 
 
 @cache
@@ -683,36 +694,38 @@ def haar_column_check(claimed: Callable[[int, int, int], bool | None]) -> Check:
 
 
 # Symbolic sizes and indices: (MᵀM)_{kl} = Σ_{i<c2, j<c0} m_{(ij)k} m_{(ij)l}, m_{(ij)k} = w⁽²⁾_{ik} w⁽¹⁾_{kj}.
-_I, _J, _K, _L, _N, _C0, _C1, _C2 = sympy.symbols("i j k l n c0 c1 c2", integer=True, nonnegative=True)
-_A, _B = sympy.IndexedBase("a"), sympy.IndexedBase("b")  # W⁽¹⁾ = (a_kj), W⁽²⁾ = (b_ik)
+_I, _J, _K, _L, _C0, _C1, _C2 = sympy.symbols("i j k l c0 c1 c2", integer=True, nonnegative=True)
+_W1, _W2 = sympy.MatrixSymbol("a", _C1, _C0), sympy.MatrixSymbol("b", _C2, _C1)  # W⁽¹⁾ = (a_kj), W⁽²⁾ = (b_ik)
 
 
-def _w2_gram(k, l):
-    return sympy.Sum(_B[_I, k] * _B[_I, l], (_I, 0, _C2 - 1))
-
-
-def _w1_gram(k, l):
-    return sympy.Sum(_A[k, _J] * _A[l, _J], (_J, 0, _C0 - 1))
-
-
-SYMBOLIC_ENTRY = {
-    hadamard: lambda: _w2_gram(_K, _L) * _w1_gram(_K, _L),
-    matrix_product: lambda: sympy.Sum(_w2_gram(_K, _N) * _w1_gram(_N, _L), (_N, 0, _C1 - 1)),
-}
+def canonical_sums(expression, depth: int = 0):
+    """``expression`` with the bound variable of every sum renamed after its nesting depth and place
+    among the sum's limits: sums equal up to the names of their dummies (sympy's matrix entries bring
+    their own) become equal expressions."""
+    if isinstance(expression, sympy.Sum):
+        renamed, limits = {}, []
+        for place, (variable, low, high) in enumerate(expression.limits):
+            renamed[variable] = sympy.Symbol(f"ι{depth}_{place}", integer=True)
+            limits.append((renamed[variable], low.xreplace(renamed), high.xreplace(renamed)))
+        return sympy.Sum(canonical_sums(expression.function.xreplace(renamed), depth + 1), *limits)
+    if not expression.args:
+        return expression
+    return expression.func(*(canonical_sums(argument, depth) for argument in expression.args))
 
 
 def gram_identity_check(product: Callable) -> Check:
     """Every size at once: (MᵀM)_{kl} as a double sum over (i, j) with symbolic bounds c2, c0, summands
-    factored out of the sums (sympy factor_sum: the summand is a function of i times one of j),
-    against the entry of product(W⁽²⁾ᵀW⁽²⁾, W⁽¹⁾W⁽¹⁾ᵀ). When they differ, the smallest concrete size
-    where the generic matrices differ refutes."""
+    factored out of the sums (sympy factor_sum: the summand is a function of i times one of j), against
+    entry (k, l) of product(W⁽²⁾ᵀW⁽²⁾, W⁽¹⁾W⁽¹⁾ᵀ) — the object evaluated on matrix symbols of symbolic
+    sizes. When they differ, the smallest concrete size where the generic matrices differ refutes."""
 
     def run(ctx: Context) -> Outcome:
-        summand = _B[_I, _K] * _A[_K, _J] * _B[_I, _L] * _A[_L, _J]
+        summand = _W2[_I, _K] * _W1[_K, _J] * _W2[_I, _L] * _W1[_L, _J]
         lhs = factor_sum(sympy.Sum(factor_sum(sympy.Sum(summand, (_I, 0, _C2 - 1))), (_J, 0, _C0 - 1)))
-        rhs = SYMBOLIC_ENTRY[product]()
-        evidence = {"MtM_kl": str(lhs), "claimed_kl": str(rhs), "method": "sympy factor_sum with symbolic c0, c2, c1"}
-        if sympy.expand(lhs - rhs) == 0:
+        rhs = product(_W2.T * _W2, _W1 * _W1.T)[_K, _L]
+        evidence = {"MtM_kl": str(lhs), "claimed_kl": str(rhs),
+                    "method": "the product evaluated on MatrixSymbols of symbolic sizes c0, c1, c2; sympy factor_sum"}
+        if sympy.expand(canonical_sums(lhs) - canonical_sums(rhs)) == 0:
             return Outcome(Verdict.CERTIFIED, f"(MᵀM)_kl = {lhs} for symbolic c0, c1, c2", evidence, scope=ALL_SIZES)
         small = itertools.product(range(1, 3), range(1, 3), range(1, 4))  # (c0, c2, c1)
         for size in sorted(small, key=lambda s: (s[0] * s[1] * s[2], s)):
@@ -856,13 +869,19 @@ register(Claim(
             takes("threshold", build=lambda threshold: columns_beyond(below(threshold)))),
     broken=(Broken("the ordinary matrix product for the Hadamard product", replaces={"column_gram": matrix_product},
                    refuted_by="c0 = c2 = 1, c1 = 2 (the first size with c1 > 1): (vvᵀ)(uuᵀ) ≠ (v∘u)(v∘u)ᵀ"),
+            Broken("the W⁽¹⁾W⁽¹⁾ᵀ factor dropped: (W⁽²⁾ᵀW⁽²⁾) ∘ (W⁽²⁾ᵀW⁽²⁾)",
+                   replaces={"column_gram": hadamard_square_of_first},
+                   refuted_by="c0 = c2 = c1 = 1, the first size of the all-sizes check's fallback: (MᵀM)₀₀ = a²b², "
+                              "the claimed product b⁴"),
             Broken("threshold off by one: c1 ≤ max(c0, c2) + 1", replaces={"threshold": max_width_plus_one},
                    refuted_by="c0 = c2 = 1, c1 = 2: (MᵀM)[0, 1] = −144/625 for W⁽¹⁾ = (3/5, 4/5)ᵀ, "
                               "W⁽²⁾ = (4/5, −3/5); every Haar draw; the pinned c0 = c2 = 4, c1 = 5"),
             Broken("threshold c1 ≤ min(c0, c2)", replaces={"threshold": min_width},
                    refuted_by="c0 = 1, c2 = 2, c1 = 2: W⁽²⁾ is square, W⁽²⁾ᵀW⁽²⁾ = I, MᵀM diagonal for every pair; "
                               "the pinned c0 = 4, c2 = 5, c1 = 5")),
-    notes="Certified for every size (scope all). The Gram identity: sums with symbolic bounds c0, c2, c1. The "
+    notes="Certified for every size (scope all). The Gram identity: sums with symbolic bounds c0, c2, c1, against the "
+          "product under test evaluated on matrix symbols of symbolic sizes (its entry (k, l), bound variables "
+          "renamed canonically). The "
           "threshold: '⇐' because one Gram factor is I_{c1}; '⇒' by the block witness W⁽¹⁾ = [[a, 0], [0, I], [0, 0]], "
           "W⁽²⁾ = [[bᵀ, 0, 0], [0, I, 0]] (a = (3/5, 4/5)ᵀ, b = (4/5, −3/5)ᵀ), orthogonal with (MᵀM)₀₁ = −144/625 "
           "whenever c1 > max(c0, c2), checked with sympy block matrices of symbolic sizes. The exact per-size check "

@@ -700,6 +700,10 @@ register(Claim(
             takes("gamma2_width", build=per_target_sweep),
             takes("loses_some_target", build=fixed_draw_check),
             takes("plain_width", "gamma2_width", "loses_some_target", build=corrected_beyond)),
+    # The search past the sweeps takes every object (it searches every part) and is filed under "γ2 trained";
+    # each part's statement is about its own object only.
+    parts={"γ2 = 1": ("plain_width",), "γ2 trained": ("gamma2_width",),
+           "γ2 trained, fixed draw": ("loses_some_target",)},
     depends_on=("randfeat2025.idcond",),
     broken=(Broken("one feature fewer in both widths (c0c2 − 1; c2(c0 − 1))",
                    replaces={"plain_width": _one_fewer(_plain_width), "gamma2_width": _one_fewer(_gamma2_width)},
