@@ -4,7 +4,8 @@ README cannot drift from what runs, then gated by ``theorems gate --package`` an
 pytest plugin, with the right manifest and with a wrong one; and projects that break the
 suite's discipline (a vacuous broken variant, no broken variant, a refutation without an
 erratum, a paper without metadata, a claims module that raises on import, two scopes merged
-in one part), which must fail their gate both ways."""
+in one part, a certificate that a generated mutant passes within its scope), which must fail
+their gate both ways."""
 
 import json
 import os
@@ -63,6 +64,10 @@ def test_a_project_gates_its_own_paper(tmp_path):
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "1 claim checked against claims.toml, 0 differences" in gate.stdout, gate.stdout
     assert "mutation rule (profile ci, seed 2023): 1 claim, 1 broken variant, 0 breaking it" in gate.stdout
+    # Its generated mutants are killed, or agree with center wherever the checks ran it (its scope).
+    assert re.search(r"^generated mutants \(profile ci, seed 2023\): 1 certified claim, \d+ mutants, 0 with a survivor "
+                     r"within the certified scope$", gate.stdout, re.M), gate.stdout
+    assert "warning:" not in gate.stdout
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
 
     # Wrong: a verdict that differs, and an entry that names no claim of the package.
@@ -271,6 +276,52 @@ def test_a_project_that_breaks_the_discipline_fails_its_gate(tmp_path, breach):
         assert line in tests.stdout, tests.stdout
 
 
+# A weak certificate: any shift-invariant function passes it, so that generated mutants of the
+# variance survive it while changing the variance where the check ran it (n ≤ 5).
+WEAK_CLAIM = """
+
+def variance(x):
+    mean = sum(x) / len(x)
+    return sum((value - mean) ** 2 for value in x) / len(x)
+
+
+def shift_invariant(variance):
+    c = sympy.Symbol("c")
+    return symbolic_identity("Var(x + c·1) = Var(x)", lambda ctx: SIZES,
+                             lambda n: (sympy.Matrix([variance(variables(n) + c * sympy.ones(n, 1))]),
+                                        sympy.Matrix([variance(variables(n))])),
+                             scope="n ≤ 5", describe_case=lambda n: f"n = {n}")
+
+
+register(Claim(
+    id="mypaper.lemma3",
+    label="Lemma 3",
+    statement="the variance is shift-invariant: Var(x + c·1) = Var(x)",
+    source="Sec. 2, Lemma 3",
+    hypotheses=("x ∈ ℝⁿ, c ∈ ℝ, n ≥ 2",),
+    subject={"variance": variance},
+    checks=(takes("variance", build=shift_invariant),),
+    broken=(Broken("the second moment", replaces={"variance": lambda x: sum(v ** 2 for v in x) / len(x)},
+                   refuted_by="n = 2"),),
+))
+"""
+
+
+def test_a_certificate_that_a_generated_mutant_passes_within_its_scope_fails_the_gate(tmp_path):
+    broken_project(tmp_path, lambda code: code + WEAK_CLAIM, '"mypaper.lemma3" = "certified"\n')
+    gate, tests = run(tmp_path, GATE), run(tmp_path, "python -m pytest -p no:cacheprovider")
+    assert gate.returncode == 1 and "2 claims checked against claims.toml, 3 differences" in gate.stdout, gate.stdout
+    assert tests.returncode == 1 and "1 failed, 2 passed" in tests.stdout, tests.stdout + tests.stderr
+    breach = "mypaper.lemma3: generated mutant of variance survives within the certified scope: variance, line "
+    mutant = "`(value - mean) ** 2` → `(value - mean) ** 3` (constant): survived: it differs at a call of"
+    for output in (gate.stdout, tests.stdout):
+        lines = [line for line in output.splitlines() if line.startswith(breach)]
+        assert len(lines) == 3 and any(mutant in line for line in lines), output
+        assert all(line.endswith("which did not notice") for line in lines), lines
+    skipped = run(tmp_path, GATE + " mypaper.lemma3 --no-generated")
+    assert skipped.returncode == 0 and "generated mutants" not in skipped.stdout, skipped.stdout
+
+
 def test_a_refuted_claim_with_its_erratum_passes(tmp_path):
     broken_project(tmp_path, with_refuted_claim(ERRATUM), '"mypaper.lemma2" = "refuted"\n')
     gate, tests = run(tmp_path, GATE), run(tmp_path, "python -m pytest -p no:cacheprovider")
@@ -347,6 +398,8 @@ def test_a_project_gets_its_own_report_records_and_html(tmp_path):
     assert "Source: Lovelace, Turing, *Centering, Revisited*, arXiv preprint 2026" in markdown
     page = (folder / "html" / "claims" / "mypaper.lemma1.html").read_text(encoding="utf-8")
     assert "general argument: not machine-checked" in page and (folder / "html" / "index.html").is_file()
+    # Without --mutants, no generated mutants (tests/report/test_mutants.py: with them).
+    assert "generated_mutants" not in document["claims"][0] and "Generated mutants" not in markdown + page
     record = json.loads((folder / "records" / "mypaper.lemma1.json").read_text(encoding="utf-8"))
     assert record["reproduce"]["command"].endswith("mypaper.lemma1.json --package mypaper.claims")
     again = run(tmp_path, "python -m theorems reproduce reports/quick/records/mypaper.lemma1.json "

@@ -58,3 +58,37 @@ def test_theorems_profile_is_the_default_profile_and_the_option_wins(pytester, m
     pytester.makepyfile(test_profile=f"def test_it(theorems_profile):\n    assert theorems_profile == {profile!r}\n")
     result = pytester.runpytest_inprocess(*(["--theorems-profile", option] if option else []), "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
+
+
+def test_the_discipline_fails_a_generated_mutant_that_survives_within_the_certified_scope():
+    """A certificate that reads only the sign of its object: the source mutants of ``twice``
+    that keep the sign survive it, at the very calls it made (not run with --theorems-no-generated)."""
+    from theorems.engine.context import Context
+    from theorems.engine.registry import Broken, Check, Claim, claims, takes
+    from theorems.engine.runner import run_claim
+    from theorems.engine.verdicts import Outcome
+    from theorems.pytest_plugin import check_discipline
+
+    claims()  # the packaged papers' metadata, giannou2023's among them
+
+    def twice(x):
+        return 2 * x
+
+    def positive(twice):
+        def run(ctx):
+            bad = next((x for x in range(1, 6) if twice(x) <= 0), None)
+            return Outcome(Verdict.CERTIFIED, "twice(x) > 0 for x = 1..5", scope="x ≤ 5") if bad is None else \
+                Outcome(Verdict.REFUTED, f"x = {bad}", counterexample={"x": bad})
+        return Check("positive", "certificate", run)
+
+    claim = Claim("giannou2023.toy", "test", (), (takes("twice", build=positive),),
+                  (Broken("negated", replaces={"twice": lambda x: -x}, refuted_by="x = 1"),), label="Toy",
+                  statement="S", subject={"twice": twice})
+    result = run_claim(claim, Context("quick", 1, "cpu"))
+    check_discipline([result], generated=False)
+    with pytest.raises(VerdictMismatch) as raised:
+        check_discipline([result])
+    lines = str(raised.value).splitlines()
+    assert lines and all(line.startswith("giannou2023.toy: generated mutant of twice survives within the certified "
+                                         "scope: ") for line in lines), lines
+    assert len(lines) == 2 and "`2 * x` → `2 / x` (arithmetic)" in lines[0] and "`2 * x` → `3 * x`" in lines[1], lines

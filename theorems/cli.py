@@ -3,7 +3,8 @@
 Exit codes (also in --help and the README):
   0  success (for ``check`` and ``report``, whatever the verdicts are)
   1  ``gate``: some verdict differs from the manifest, or a claim breaks the erratum or
-     mutation rule (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
+     mutation rule, or (``--package``) a generated mutant survives within its certified scope
+     (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
   2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
      report folder, ``--device cuda`` without a GPU, a claims module that cannot be imported
      or defines a malformed claim
@@ -49,7 +50,8 @@ REPORTS_FOLDER = Path("reports")
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
   1  gate: a verdict differs from the manifest, or a claim breaks the erratum
-     or mutation rule; meta: a claim breaks the mutation rule
+     or mutation rule, or (--package) a generated mutant survives within its
+     certified scope; meta: a claim breaks the mutation rule
   2  bad input: unknown or unimplemented claim id, bad option value,
      unwritable report folder, --device cuda without a GPU, a claims module
      that cannot be imported or defines a malformed claim
@@ -374,8 +376,11 @@ def command_report(args) -> int:
     context = _context(args)
     started = time.perf_counter()
     stopped, crashes = None, []
+    # With --mutants, each certified claim's generated mutants run right after it, where it ran.
+    prepare = report.FiguresAndMutants(frozenset(claim.id for claim in selected)) if args.mutants \
+        else report.render_figures
     try:
-        results = _run_claims(selected, context, "claims", args, prepare=report.render_figures)
+        results = _run_claims(selected, context, "claims", args, prepare=prepare)
     except Interrupted as interruption:  # keep what finished: a partial report that says so
         results, stopped = interruption.finished, interruption.signum
     except ClaimsCrashed as crash:  # the same, naming the claims that crashed and why
@@ -387,6 +392,7 @@ def command_report(args) -> int:
            "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
            **({"scheduler": args.scheduler} if args.scheduler else {}),
            **({"claim_packages": args.package} if args.package else {}),
+           **({"generated_mutants": True} if args.mutants else {}),
            **({"interrupted": interrupted} if stopped else {}), **({"crashed": crashes} if crashes else {}),
            **_benchmarks_in(out)}
     try:
@@ -398,6 +404,12 @@ def command_report(args) -> int:
     print(f"wrote {json_path} and {md_path}: {counted(len(results), 'claim')} ({counts}) in {run['seconds']:.0f} s")
     if args.html:
         print(f"wrote the HTML report: {out / 'html' / 'index.html'}")
+    if args.mutants:
+        scored = [result.generated_mutants for result in results if result.generated_mutants is not None]
+        print(f"generated mutants of {counted(len(scored), 'certified claim')}: "
+              f"{sum(len(generated.mutants) for generated in scored)} generated, "
+              f"{sum(len(generated.concerns) for generated in scored)} surviving within the certified scope or not "
+              "shown not to")
     if stopped:
         print(f"theorems: interrupted ({interrupted['signal']}): the report holds the {len(results)} claims that "
               f"finished; {len(not_run)} did not run", file=sys.stderr)
@@ -437,7 +449,8 @@ def command_gate(args) -> int:
         results = _run_claims(selected, context, "gate", args)
         lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
                             {r.claim.id: r.scope for r in results})
-        lines += [line for broken in _discipline([results], args.package).values() for line in broken]
+        lines += [line for broken in _discipline([results], args.package, not args.no_generated).values()
+                  for line in broken]
         for line in lines:
             print(line)
         print(f"gate: {counted(len(results), 'claim')} checked against {path}, {counted(len(lines), 'difference')}")
@@ -453,7 +466,7 @@ def command_gate(args) -> int:
             if line and r.verdict is expected.get(r.claim.id):
                 scope_lines.append(f"seed {seed}: {line}")
                 scope_differing.add(r.claim.id)
-    broken_rules = _discipline(seeded_results, args.package)
+    broken_rules = _discipline(seeded_results, args.package, not args.no_generated)
     lines, differing = seed_agreement(expected, runs)
     for line in lines + scope_lines + [line for broken in broken_rules.values() for line in broken]:
         print(line)
@@ -466,11 +479,13 @@ def command_gate(args) -> int:
     return 1 if differing else 0
 
 
-def _discipline(seeded_results: list[list], packages: list[str] | None) -> dict[str, list[str]]:
+def _discipline(seeded_results: list[list], packages: list[str] | None, generated: bool = True) -> dict[str, list[str]]:
     """The lines of each claim that breaks the erratum rule (at any seed), of the first claim
     of each paper that breaks the paper rule, or, when gating ``packages`` (another project's
-    claims), the mutation rule (at the first seed and the gate's profile): ``theorems.discipline``."""
-    from .discipline import erratum_failure, mutation_failures, paper_failure
+    claims), the mutation rule and, with ``generated``, the generated mutants' rule (both at the
+    first seed and the gate's profile): ``theorems.discipline``. Generated survivors not shown
+    to change the object within the certified scope are printed as warnings."""
+    from .discipline import erratum_failure, generated_mutant_failures, mutation_failures, paper_failure
 
     broken: dict[str, list[str]] = {}
     for results in seeded_results:
@@ -492,7 +507,34 @@ def _discipline(seeded_results: list[list], packages: list[str] | None) -> dict[
         print(f"mutation rule (profile {first[0].context.profile}, seed {first[0].context.seed}): "
               f"{counted(len(reports), 'claim')}, {counted(variants, 'broken variant')}, "
               f"{sum(not report.passed for report in reports)} breaking it")
+    if packages and first and generated:
+        generated_reports = _generated_reports(first)
+        breaching = 0
+        for report in generated_reports:
+            failures, warnings = generated_mutant_failures(report)
+            if failures:
+                broken.setdefault(report.claim_id, []).extend(failures)
+                breaching += 1
+            for line in warnings:
+                print(f"warning: {line}")
+        print(f"generated mutants (profile {first[0].context.profile}, seed {first[0].context.seed}): "
+              f"{counted(len(generated_reports), 'certified claim')}, "
+              f"{counted(sum(len(report.mutants) for report in generated_reports), 'mutant')}, "
+              f"{breaching} with a survivor within the certified scope")
     return broken
+
+
+def _generated_reports(genuine: list) -> list:
+    """The generated mutants (``engine.generated_mutants``) of each certified claim of
+    ``genuine`` at that result's context, one claim after the other."""
+    from tqdm import tqdm
+
+    from .engine.generated_mutants import generated_mutation_test
+
+    certified = [result for result in genuine if result.verdict is Verdict.CERTIFIED]
+    shown = bool(certified) and certified[0].context.show_progress
+    return [generated_mutation_test(result.claim, result.context, result)
+            for result in tqdm(certified, desc="generated mutants", disable=not shown, file=sys.stderr)]
 
 
 def _mutation_reports(genuine: list) -> list:
@@ -751,6 +793,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", action="store_true",
                    help="also write html/: a self-contained HTML report (dashboard, dependency graph, claim pages, "
                         "errata)")
+    p.add_argument("--mutants", action="store_true",
+                   help="also run the generated mutants of every certified claim (as `theorems meta --generated`), "
+                        "right after it and where it ran, and report each one's score killed / (generated − "
+                        "equivalent) with its survivors")
     _run_options(p)
     _package_option(p)
     p.set_defaults(func=command_report)
@@ -769,6 +815,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "per claim, how many gave the manifest verdict")
     seeds.add_argument("--seed-list", type=_option(settings.validate_seed), nargs="+", metavar="N",
                        help="run the gate at these seeds (as --seeds)")
+    p.add_argument("--no-generated", action="store_true",
+                   help="with --package, skip the generated mutants (by default each certified claim's generated "
+                        "mutants run at the first seed: a survivor that changes an object within the certified scope "
+                        "fails the gate, one not shown to is a warning)")
     p.set_defaults(func=command_gate)
 
     p = sub.add_parser("meta", help="run the broken variants; exit 1 if a claim breaks the mutation rule",

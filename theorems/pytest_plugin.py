@@ -16,8 +16,10 @@ packages, marked ``theorem`` and with its check kinds, runs the claim (at
 verdict differs from the manifest or the claim has no entry, when the claim is refuted
 without an erratum, or when its broken variants break the mutation rule at the gate's profile
 and first seed (``theorems.discipline``: a variant not refuted, a check refuting none, a
-certifying check certifying a broken object); a manifest entry that names no claim of the
-packages fails too. A gate that cannot run — no manifest file, a malformed one, a manifest
+certifying check certifying a broken object), or when a generated mutant of a certified claim
+survives within its certified scope (a survivor not shown either way is a warning;
+``--theorems-no-generated`` skips them, as ``theorems gate --no-generated``); a manifest entry
+that names no claim of the packages fails too. A gate that cannot run — no manifest file, a malformed one, a manifest
 naming no claim of the packages — stops the run with one line naming the manifest and why (a
 usage error), never "no tests ran"; a claims module that raises on import, or defines a
 malformed claim, is a collection error of the manifest, one line naming the module and the error.
@@ -25,6 +27,7 @@ malformed claim, is a collection error of the manifest, one line naming the modu
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +55,11 @@ MARKERS = {
 settings.register_test_profiles()
 
 
+class GeneratedMutantWarning(UserWarning):
+    """A generated mutant survived a gated claim's checks, not shown to change its object within
+    the certified scope nor shown not to (``theorems.discipline.generated_mutant_failures``)."""
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("theorems", "executable claims (theorems)")
     group.addoption(
@@ -69,6 +77,8 @@ def pytest_addoption(parser):
     group.addoption("--theorems-scheduler", metavar="ADDRESS",
                     help="run the gated claims as tasks of the Dask cluster at ADDRESS, or of a local one ('local'), "
                          f"as `theorems gate --scheduler` (default: ${settings.SCHEDULER_VARIABLE} when set)")
+    group.addoption("--theorems-no-generated", action="store_true",
+                    help="do not run the generated mutants of the gated claims, as `theorems gate --no-generated`")
     group.addoption("--theorems-package", action="append", metavar="MODULE",
                     help="claim package (or module) to gate against --theorems-manifest (repeatable; "
                          "overrides the ini option theorems_package)")
@@ -91,6 +101,7 @@ class Gate:
     seeds: tuple[int, ...]
     device: Device
     scheduler: str | None
+    generated: bool  # whether the generated mutants of each certified claim run
     # Why the packages' claims could not be loaded (a module raising on import, a malformed
     # claim): collected as an error of the manifest, so that pytest reports a collection error.
     error: str | None = None
@@ -113,6 +124,7 @@ class RunOptions:
     seeds: tuple[int, ...]
     device: str  # as asked (auto, cpu, cuda): resolved only when a gate runs
     scheduler: str | None  # a Dask scheduler's address, "local", or None: this process
+    generated: bool  # run the generated mutants (not --theorems-no-generated)
 
 
 def run_options(config) -> RunOptions:
@@ -130,7 +142,7 @@ def run_options(config) -> RunOptions:
         scheduler = settings.validate_scheduler(scheduler) if scheduler is not None else settings.default_scheduler()
     except SettingError as error:
         raise pytest.UsageError(f"theorems: {error}") from None
-    return RunOptions(profile, seeds, device, scheduler)
+    return RunOptions(profile, seeds, device, scheduler, not config.getoption("--theorems-no-generated"))
 
 
 def configured_gate(config, options: RunOptions) -> Gate | None:
@@ -170,13 +182,13 @@ def configured_gate(config, options: RunOptions) -> Gate | None:
         registered = claims(*packages)
     except (ClaimPackageError, ClaimDefinitionError) as error:
         return Gate(tuple(packages), path, manifest, scopes, {}, options.profile, options.seeds, device,
-                    options.scheduler, str(error))
+                    options.scheduler, options.generated, str(error))
     if not registered:
         raise pytest.UsageError(f"theorems: no claims registered by {', '.join(packages)} (gated by {path})")
     if not manifest.keys() & registered.keys():
         raise pytest.UsageError(f"theorems: gate manifest {path} names no claim of {', '.join(packages)}")
     return Gate(tuple(packages), path, manifest, scopes, registered, options.profile, options.seeds, device,
-                options.scheduler)
+                options.scheduler, options.generated)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, which then applies to the claims too
@@ -242,16 +254,27 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
     return results
 
 
-def check_discipline(results: list) -> None:
+def check_discipline(results: list, generated: bool = True) -> None:
     """Raise ``VerdictMismatch`` when the claim of ``results`` (its runs, one per seed) breaks
-    the erratum or paper rule, or its broken variants the mutation rule at the first run's
-    profile and seed (``theorems.discipline``)."""
-    from .discipline import erratum_failure, mutation_failures, paper_failure
+    the erratum or paper rule, its broken variants the mutation rule, or (with ``generated``, a
+    certified claim) a generated mutant survives within the certified scope, both at the first
+    run's profile and seed (``theorems.discipline``); a generated survivor not shown either way
+    is a warning."""
+    from .discipline import erratum_failure, generated_mutant_failures, mutation_failures, paper_failure
     from .engine.mutation import mutation_test
+    from .engine.vocabulary import Verdict
 
+    first = results[0]
     lines = list(dict.fromkeys(line for result in results if (line := erratum_failure(result))))
-    lines += [line] if (line := paper_failure(results[0])) else []
-    lines += mutation_failures(mutation_test(results[0].claim, results[0].context, results[0]))
+    lines += [line] if (line := paper_failure(first)) else []
+    lines += mutation_failures(mutation_test(first.claim, first.context, first))
+    if generated and first.verdict is Verdict.CERTIFIED:
+        from .engine.generated_mutants import generated_mutation_test
+
+        failures, unshown = generated_mutant_failures(generated_mutation_test(first.claim, first.context, first))
+        lines += failures
+        for line in unshown:
+            warnings.warn(GeneratedMutantWarning(line), stacklevel=1)
     if lines:
         raise VerdictMismatch("\n".join(lines))
 
@@ -288,7 +311,7 @@ class ClaimItem(pytest.Item):
                                   f"{', '.join(gate.packages)}")
         results = check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device,
                                          gate.scopes, gate.packages, gate.scheduler)
-        check_discipline(results)
+        check_discipline(results, gate.generated)
 
     def repr_failure(self, excinfo):
         # The suite's own errors (a verdict that differs, a malformed claim, a crashed check)

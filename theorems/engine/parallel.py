@@ -344,7 +344,7 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
             _told.add(f"{jobs} {count}")
             print(f"theorems: --jobs {jobs} capped to {count} ({why})", file=sys.stderr)
         if count == 1 or len(selected) <= 1:
-            return _finish(*_run_here(selected, context, desc, []))
+            return _finish(*_run_here(selected, context, desc, [], prepare))
         alone = [claim for claim in selected if claim.alone_at(context.profile)]
         shared = [claim for claim in selected if claim not in alone]
         workers = ProcessWorkers(min(count, len(shared)), context, tuple(packages), prepare) if shared else None

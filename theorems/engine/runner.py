@@ -66,6 +66,9 @@ class ClaimResult:
     environment: dict = field(default_factory=dict)
     # What the object-coverage rule decided for each certified part (``coverage.apply_rule``).
     covers: list[coverage.PartCover] = field(default_factory=list)
+    # The generated mutants of a certified claim (``generated_mutants.GeneratedReport``), where a
+    # run asked for them (``theorems report --mutants``); None otherwise.
+    generated_mutants: Any = None
 
     @property
     def own_scope(self) -> str | None:

@@ -13,6 +13,7 @@ import os
 import platform
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import CheckCrashed
 from . import environment
@@ -80,17 +81,20 @@ class ClaimOutcome:
     crash: str | None = None
     worker: str = ""  # where it ran: a cluster worker's address, or a local process
     covers: list[PartCover] = dataclasses.field(default_factory=list)
+    generated_mutants: Any = None  # ``ClaimResult.generated_mutants``
 
     @classmethod
     def of(cls, result: ClaimResult) -> ClaimOutcome:
         return cls(result.claim.id, result.verdict,
                    [(r.outcome, r.seconds, r.coverage, r.stated_scope) for r in result.checks], result.seconds,
-                   result.resources, result.environment, worker=here(), covers=result.covers)
+                   result.resources, result.environment, worker=here(), covers=result.covers,
+                   generated_mutants=result.generated_mutants)
 
     def result(self, claim: Claim, context: Context) -> ClaimResult:
         checks = [CheckResult(check, *measured) for check, measured in zip(claim.checks, self.checks, strict=True)]
         return ClaimResult(claim, self.verdict, checks, context, self.seconds, self.resources, None,
-                           {**self.environment, "worker": self.worker}, self.covers)
+                           {**self.environment, "worker": self.worker}, self.covers,
+                           self.generated_mutants)
 
 
 def run_group(claim_ids: list[str], context: Context, packages: tuple[str, ...],

@@ -8,10 +8,12 @@ engine's results. The engine produces ``ClaimResult``s; nothing here runs a chec
     records      records/<id>.json and .md: one reproducibility record per claim
     reproduce    re-run a record and compare verdict and evidence (a typed ``Reproduction``)
     benchmarks   the ``theorems bench all`` table, for bench.md and both reports
+    mutants      the generated mutants' score of each certified claim (``report --mutants``)
     files        the report folder, written atomically
 """
 
 from .document import build_report, claim_document, claim_seconds
-from .files import ensure_writable, render_figures, write_report
+from .files import FiguresAndMutants, ensure_writable, render_figures, write_report
 
-__all__ = ["build_report", "claim_document", "claim_seconds", "ensure_writable", "render_figures", "write_report"]
+__all__ = ["FiguresAndMutants", "build_report", "claim_document", "claim_seconds", "ensure_writable", "render_figures",
+           "write_report"]

@@ -25,6 +25,7 @@ from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
 from ..engine.verdicts import ALL_SIZES
 from ..engine.vocabulary import Severity, Verdict
+from .mutants import mutants_document
 
 # The erratum severities explained, in the words report.md and the HTML errata page use.
 SEVERITY_EXPLANATION = (
@@ -123,10 +124,13 @@ def slug(text: str) -> str:
 
 def claim_document(result: ClaimResult) -> dict[str, Any]:
     """One claim's entry in report.json, in records and in ``theorems check --json``: the
-    engine's JSON, and for a refuted claim the implemented claims resting on it."""
+    engine's JSON, for a refuted claim the implemented claims resting on it, and the score of
+    its generated mutants where they ran (``report --mutants``)."""
     document = result.to_json()
     if "erratum" in document:
         document["erratum"]["affects"] = affected_by(result.claim.id)
+    if result.generated_mutants is not None:
+        document["generated_mutants"] = mutants_document(result.generated_mutants)
     return document
 
 

@@ -27,8 +27,10 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.generated_mutants import generated_mutation_test
 from ..engine.pauses import pause_at
 from ..engine.runner import ClaimResult
 from ..engine.vocabulary import Verdict
@@ -166,6 +168,20 @@ def render_figures(result: ClaimResult) -> None:
     """Render the figures of ``result`` to PNG, in place (``run_claims``' ``prepare``)."""
     for check in result.checks:
         check.outcome.figures = {name: RenderedFigure(figure) for name, figure in check.outcome.figures.items()}
+
+
+@dataclass(frozen=True)
+class FiguresAndMutants:
+    """``run_claims``' ``prepare`` for a report with mutants: in the worker that ran a claim,
+    render its figures, and when it is one of ``selected`` and certified, run its generated
+    mutants at its own context (the claims it rests on, run beside it, are not mutated)."""
+
+    selected: frozenset[str]
+
+    def __call__(self, result: ClaimResult) -> None:
+        render_figures(result)
+        if result.claim.id in self.selected and result.verdict is Verdict.CERTIFIED:
+            result.generated_mutants = generated_mutation_test(result.claim, result.context, result)
 
 
 def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False,

@@ -39,6 +39,7 @@ from .document import (
     short_authors,
     slug,
 )
+from .mutants import counts_text, score_text
 
 VERDICTS = tuple(Verdict)
 # Claims without a verdict: not implemented yet; selected but not run (the run was
@@ -653,6 +654,7 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
                     f"<td class=\"num\">{'' if seconds is None else f'{seconds:.2f}'}</td></tr>")
     body.append("</table></div>")
     body.append(_coverage_table(claim))
+    body.append(_mutants_section(claim))
     for n, check in enumerate(claim["evidence"]):
         body += [f'<h3 id="check-{n}">{escape(check["check"])} {_scoped_badge(check)}</h3>',
                  f"<p>{escape(check['summary'])}</p>"]
@@ -697,6 +699,23 @@ def _coverage_table(claim: dict) -> str:
         reason = f" — {cover['reason']}" if cover.get("reason") else ""
         html.append(f"<p>Part <em>{escape(cover['part'])}</em> (about {escape(', '.join(cover['objects']))}): "
                     f"{escape(scope)}{escape(reason)}.</p>")
+    return "\n".join(html)
+
+
+def _mutants_section(claim: dict) -> str:
+    """The score of the claim's generated mutants (``report --mutants``) and each survivor."""
+    mutants = claim.get("generated_mutants")
+    if mutants is None:
+        return ""
+    html = [f"<h2>Generated mutants</h2><p>Score <strong>{escape(score_text(mutants))}</strong>: "
+            f"{escape(counts_text(mutants))}.</p>"]
+    if mutants["survivors"]:
+        html.append('<div class="scroll"><table><tr><th>object</th><th>mutant</th><th>within the certified scope</th>'
+                    "<th>reason</th></tr>")
+        html += [f"<tr><td><code>{escape(survivor['object'])}</code></td><td>{escape(survivor['description'])}</td>"
+                 f"<td>{escape(survivor['within_scope'])}: {escape(survivor['why'])}</td>"
+                 f"<td>{escape(survivor['reason'])}</td></tr>" for survivor in mutants["survivors"]]
+        html.append("</table></div>")
     return "\n".join(html)
 
 

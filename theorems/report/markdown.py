@@ -20,6 +20,7 @@ from .document import (
     shown_verdict,
     slug,
 )
+from .mutants import counts_text, score_text, within_scope
 
 _MAX_BLOCK = 1500  # characters of a counterexample shown in report.md (report.json has all)
 _MAX_CELL = 60  # characters of a verdict with its scope in a table cell; a longer scope is shown with its claim
@@ -113,6 +114,25 @@ def _errata_lines(entries: list[dict]) -> list[str]:
     return lines
 
 
+def _mutants_lines(claims: list[dict]) -> list[str]:
+    """The generated mutants' table (``report --mutants``): each certified claim's score, its
+    counts and the survivors that change the object within the certified scope or are not shown
+    not to; nothing when the report has none."""
+    scored = [claim for claim in claims if "generated_mutants" in claim]
+    if not scored:
+        return []
+    lines = ["", "## Generated mutants", "",
+             "Mutants of each certified claim's subject objects that nobody chose (`theorems meta --generated`); "
+             "score = killed / (generated − equivalent).", "",
+             "| claim | score | mutants | survivors within the certified scope |", "|---|---|---|---|"]
+    for claim in scored:
+        mutants = claim["generated_mutants"]
+        concerns = "; ".join(f"{survivor['object']}: {survivor['description']} ({survivor['within_scope']})"
+                             for survivor in within_scope(mutants)).replace("|", "/")
+        lines.append(f"| {claim['id']} | {score_text(mutants)} | {counts_text(mutants)} | {concerns or 'none'} |")
+    return lines
+
+
 def _gpu_text(gpu: dict | str) -> str:
     if isinstance(gpu, str):
         return gpu
@@ -173,6 +193,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
+    lines += _mutants_lines(claims)
     lines += ["", "## Claims"]
     for claim in claims:
         verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)

@@ -3,7 +3,8 @@
 A record holds what a reader needs to judge and re-run one claim without the rest of the
 report: the claim, its statement and the paper it is from, the profile, seed and device, the sizes and dtypes
 its checks name, versions and commit, timings, peak memory and sizes capped for lack of it,
-the verdict with every check's evidence, and the command that re-runs it.
+the verdict with every check's evidence, the generated mutants' score where they ran
+(``report --mutants``), and the command that re-runs it.
 ``theorems.report.reproduce`` re-runs a record and says what differs.
 """
 
@@ -27,6 +28,7 @@ from .document import (
     scope_limit,
     shown_verdict,
 )
+from .mutants import counts_text, score_text
 
 # version 2: the claim's "scope" and each certified check's
 RECORD_FORMAT = "theorems reproducibility record, version 2"
@@ -87,6 +89,7 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
         **({"own_scope": claim["own_scope"]} if "own_scope" in claim else {}),
         "evidence": claim["evidence"],
         **({"erratum": claim["erratum"]} if "erratum" in claim else {}),
+        **({"generated_mutants": claim["generated_mutants"]} if "generated_mutants" in claim else {}),
         "reproduce": {
             "command": f"theorems reproduce {folder}/{record_filename(claim['id'])}{package_options}",
             "equivalent": (f"theorems check {claim['id']} --profile {context.profile} --seed {context.seed} "
@@ -144,6 +147,11 @@ def render_record_markdown(record: dict) -> str:
     if "erratum" in record:
         erratum = record["erratum"]
         lines += ["", "## Erratum", "", f"*{erratum['severity']}*: {erratum['reason']}"]
+    if "generated_mutants" in record:
+        mutants = record["generated_mutants"]
+        lines += ["", "## Generated mutants", "", f"Score {score_text(mutants)}: {counts_text(mutants)}."]
+        lines += [f"- survived ({survivor['object']}, within the certified scope: {survivor['within_scope']}): "
+                  f"{survivor['description']}" for survivor in mutants["survivors"]]
     lines += ["", "The JSON record beside this file has every check's full evidence.", ""]
     return "\n".join(lines)
 
