@@ -232,10 +232,11 @@ TOY = Claim("mypaper.trace", "test", (), (takes("trace", build=cyclic), takes("t
             label="Toy", statement="tr(AB) = tr(BA) and tr(I_n) = n for n ≤ 2", subject={"trace": trace})
 
 
-def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
+def test_a_toy_claim_kills_its_mutants_and_scores_what_survives_where_it_ran():
     genuine = run_claim(TOY, CTX)
     assert mutation_test(TOY, CTX, genuine).passed
-    # The coverage the runner recorded: trace ran at symbolic entries, and concretely up to 3×3.
+    # The coverage the runner recorded: trace ran on matrices of symbols (concrete sizes) up to 2×2, and up to 3×3.
+    assert genuine.checks[0].coverage["trace"].largest == {"matrix[0]": 2, "matrix[1]": 2}
     assert genuine.checks[1].coverage["trace"].largest == {"matrix[0]": 3, "matrix[1]": 3}
     report = generated_mutation_test(TOY, CTX, genuine)
     fates = [(mutant.kind, mutant.description.split(": ", 1)[-1], mutant.fate) for mutant in report.mutants]
@@ -243,21 +244,21 @@ def test_a_toy_claim_kills_its_mutants_shows_one_equivalent_and_scores():
         (MutantKind.SOURCE, "`total = 0` → `total = 1` (constant)", MutantFate.KILLED),
         (MutantKind.SOURCE, "`total += matrix[i, i] * 1` → `total -= matrix[i, i] * 1` (arithmetic)",
          MutantFate.KILLED),
-        (MutantKind.SOURCE, "`matrix[i, i] * 1` → `matrix[i, i] / 1` (arithmetic)", MutantFate.EQUIVALENT),
+        (MutantKind.SOURCE, "`matrix[i, i] * 1` → `matrix[i, i] / 1` (arithmetic)", MutantFate.SURVIVED),
         (MutantKind.SOURCE, "`matrix[i, i] * 1` → `matrix[i, i] * 0` (constant)", MutantFate.KILLED),
         (MutantKind.SOURCE, "`matrix[i, i] * 1` → `matrix[i, i] * 2` (constant)", MutantFate.KILLED),
         (MutantKind.GATED, "trace perturbed past matrix[0] ≤ 3, matrix[1] ≤ 3 and at symbolic arguments",
          MutantFate.SURVIVED)]
     assert report.mutants[0].reason.startswith("refuted by 'tr(I_n) = n': minimal counterexample")
-    assert "the values simplify to the genuine ones at the 4 symbolic call(s)" in report.mutants[2].reason
-    # Perturbed by one on both sides of tr(AB) = tr(BA), the identity cannot see it; tr(I_n) = n runs it only
-    # within the bounds.
-    assert "perturbed at 4 call(s), yet no check distinguishes it" in report.mutants[-1].reason
-    assert report.mutants[-1].within_scope == (InScope.YES, "it differs at a call of the certifying check "
-                                               "'tr(AB) = tr(BA) (symbolic entries)', which did not notice")
-    assert report.concerns == [report.mutants[-1]]  # what --strict-generated fails on
-    assert report.score == 4 / 5 and report.to_json()["score"] == 4 / 5
-    assert report.summary().startswith("score 0.80 (4/5): 6 generated")
+    # A matrix of symbols has a concrete size: no symbolic call proves `/ 1` equivalent, so it survives where
+    # it agrees, outside any claim of more (the scope is the sizes that ran).
+    assert "never at symbolic arguments, and the values agree at all 7 calls" in report.mutants[2].reason
+    assert "the checks never ran it past those sizes, nor at symbolic arguments" in report.mutants[-1].reason
+    assert all(mutant.within_scope[0] is InScope.NO for mutant in (report.mutants[2], report.mutants[-1]))
+    assert report.concerns == []  # what --strict-generated fails on
+    assert report.score == 4 / 6 and report.to_json()["score"] == 4 / 6
+    assert report.summary().startswith("score 0.67 (4/6): 6 generated")
+
 
 
 def test_meta_generated_reports_a_packaged_claims_score(capsys, monkeypatch):
