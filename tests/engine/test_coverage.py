@@ -158,9 +158,9 @@ def test_parts_declare_the_objects_their_statement_is_about():
     assert result.verdict is Verdict.SUPPORTED and "no certifying check evaluated shift" in result.covers[0].reason
 
 
-def test_a_declaration_may_leave_out_a_hypothesis_but_never_what_a_certificate_takes():
+def test_a_declaration_may_leave_out_a_hypothesis_but_never_what_an_all_sizes_certificate_takes():
     """A corroborating check of the hypothesis takes an object the statement is not about; the
-    certificate's own objects count whatever the declaration says."""
+    all-sizes certificate's own objects count whatever the declaration says."""
     def hypothesis_check(shift):
         return Check("hypothesis", "randomized", lambda ctx: Outcome(Verdict.SUPPORTED, "checked in floats"),
                      corroborating=True)
@@ -171,27 +171,8 @@ def test_a_declaration_may_leave_out_a_hypothesis_but_never_what_a_certificate_t
     assert undeclared.verdict is Verdict.SUPPORTED  # shift, taken by a check of the part, was never certified
     declared = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject,
                              parts={"statement": ("shift",)}), CTX)
-    assert declared.verdict is Verdict.SUPPORTED  # square is still an object: its certificate takes it...
+    assert declared.verdict is Verdict.SUPPORTED  # square is still an object: the all-sizes certificate takes it...
     assert declared.covers[0].objects == ("shift", "square")  # ...and shift is declared
     only_square = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject,
                                 parts={"statement": ("square",)}), CTX)
     assert only_square.verdict is Verdict.CERTIFIED and only_square.scope == ALL_SIZES
-
-
-def test_a_cached_value_counts_the_calls_that_computed_it_at_every_hit():
-    """Coverage, and with it a scope, never depends on what an earlier check left in a cache."""
-    computed = []
-
-    @coverage.cached
-    def table(function, size):
-        computed.append(size)
-        return [function(k) for k in range(size)]
-
-    traced = coverage.traced("square", square)
-    runs = []
-    for _ in range(2):
-        with coverage.recording(["square"], lambda name: True) as used:
-            assert table(traced, 4) == [0, 1, 4, 9]
-        runs.append(used.to_json())
-    assert computed == [4] and runs[0] == runs[1] == {"square": {"calls": 4, "symbolic_calls": 0,
-                                                                 "largest": {"k": 3}, "functions": ["square"]}}

@@ -18,8 +18,8 @@ instance (the code paths of a two-faced object are its methods).
 ``apply_rule`` then decides, part by part, what the certifying checks cover (issue 36):
 
 1. A part certified for all sizes has every object of the part (``Claim.parts``, else the
-   objects its checks take; always those its certificates take) called symbolically inside one
-   of its all-sizes certificates, and
+   objects its checks take; always those its all-sizes certificates take) called symbolically
+   inside one of its all-sizes certificates, and
    every function of such an object that runs anywhere in the claim runs symbolically there.
    A constant, or an object that cannot be traced, counts when the certificate takes it.
 2. A part that does not meet rule 1, or whose certificates are bounded, is certified for the
@@ -378,7 +378,8 @@ def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage]) -> str
         concrete = [use for use in uses if use.concrete_calls]
         if concrete:
             sizes = _extents(_merged_largest(concrete))
-            pieces.append(f"{name} ran at {sizes}" if sizes else f"{name} ran at points without a size")
+            calls = sum(use.concrete_calls for use in concrete)
+            pieces.append(f"{name} ran at {sizes}" if sizes else f"{name} ran {calls}× without a size argument")
     return "; ".join(pieces)
 
 
@@ -420,12 +421,13 @@ def apply_rule(results: list, parts: Mapping[str, tuple[str, ...]]) -> list[Part
         certifying = [r for r in members if not r.check.corroborating and r.outcome.verdict is Verdict.CERTIFIED]
         if not certifying:
             continue
-        # A declaration names what the statement is about beyond (or instead of) what its other checks take:
-        # a hypothesis checked only by a corroborating check, say. What a certificate takes is never left out.
-        declared = parts.get(part) or tuple(name for r in members for name in r.check.takes)
-        objects = tuple(dict.fromkeys([*declared, *(name for r in certifying for name in r.check.takes)]))
         stated = list(dict.fromkeys(r.outcome.scope for r in certifying))
         all_sizes = [(r.check, r.coverage) for r in certifying if r.outcome.scope == ALL_SIZES]
+        # A declaration names what the statement is about where that differs from what its checks take: a
+        # hypothesis that only a float check takes, a proof's formula that only a bounded check reads. What an
+        # all-sizes certificate takes is never left out: it must evaluate that at symbolic sizes.
+        declared = parts.get(part) or tuple(name for r in members for name in r.check.takes)
+        objects = tuple(dict.fromkeys([*declared, *(name for check, _ in all_sizes for name in check.takes)]))
         reasons = _uncovered_all_sizes(objects, all_sizes, everywhere) if all_sizes else []
         if all_sizes and not reasons:
             decided.append(PartCover(part, objects, stated, ALL_SIZES))

@@ -195,8 +195,9 @@ class Claim:
     memory_gb_at: Mapping[str, float] = field(default_factory=dict)
     # The objects of the subject each part's statement is about (``coverage.apply_rule``: an all-sizes
     # part evaluates every one of them at symbolic sizes), where they differ from the objects its checks
-    # take: more, or fewer where a corroborating check takes a hypothesis. The objects its certificates
-    # take always count. A part not named here is about the objects its checks take.
+    # take: more, or fewer where a float check takes a hypothesis or a bounded check a proof's formula. The
+    # objects its all-sizes certificates take always count. A part not named here is about the objects its
+    # checks take.
     parts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The declared entries, kept so that a variant can rebuild the checks from other objects.
     entries: tuple[Check | Takes, ...] = field(default=(), repr=False, compare=False)
