@@ -176,3 +176,22 @@ def test_a_declaration_may_leave_out_a_hypothesis_but_never_what_an_all_sizes_ce
     only_square = run_claim(toy((("square",), symbolic_certificate), (("shift",), hypothesis_check), subject=subject,
                                 parts={"statement": ("square",)}), CTX)
     assert only_square.verdict is Verdict.CERTIFIED and only_square.scope == ALL_SIZES
+
+
+def test_a_cached_value_counts_the_calls_that_computed_it_at_every_hit():
+    """Coverage, and with it a scope, never depends on what an earlier check left in a cache."""
+    computed = []
+
+    @coverage.cached
+    def table(function, size):
+        computed.append(size)
+        return [function(k) for k in range(size)]
+
+    traced = coverage.traced("square", square)
+    runs = []
+    for _ in range(2):
+        with coverage.recording(["square"], lambda name: True) as used:
+            assert table(traced, 4) == [0, 1, 4, 9]
+        runs.append(used.to_json())
+    assert computed == [4] and runs[0] == runs[1] == {"square": {"calls": 4, "symbolic_calls": 0,
+                                                                 "largest": {"k": 3}, "functions": ["square"]}}
