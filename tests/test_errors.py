@@ -26,7 +26,10 @@ def defined_exception_classes() -> dict[str, type]:
 def test_every_exception_class_of_the_suite_derives_from_theorems_error():
     defined = defined_exception_classes()
     assert "theorems.errors.UnknownClaim" in defined, "the walk over the suite's modules is broken"
-    strays = sorted(name for name, cls in defined.items() if not issubclass(cls, TheoremsError))
+    # A private control-flow signal that is no Exception (so that no check's `except Exception` swallows it:
+    # generated_mutants' time limit) is caught inside the suite and never reaches a caller.
+    strays = sorted(name for name, cls in defined.items() if not issubclass(cls, TheoremsError)
+                    and not (name.rpartition(".")[2].startswith("_") and not issubclass(cls, Exception)))
     assert not strays, f"exceptions outside the TheoremsError family: {strays}"
 
 

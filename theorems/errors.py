@@ -122,3 +122,7 @@ class ConstructionInputError(TheoremsError, ValueError):
 class ConstructionFailed(TheoremsError, RuntimeError):
     """The random draw is degenerate for this target (a singular system, a zero pivot)."""
 
+
+class GeneratedMutantWarning(TheoremsError, UserWarning):
+    """A generated mutant survived a gated claim's checks, not shown to change its object within
+    the certified scope nor shown not to (``theorems.discipline.generated_mutant_failures``)."""

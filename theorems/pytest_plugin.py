@@ -38,6 +38,7 @@ from .engine.vocabulary import Device
 from .errors import (
     ClaimDefinitionError,
     ClaimPackageError,
+    GeneratedMutantWarning,
     ManifestError,
     SettingError,
     TheoremsError,
@@ -53,11 +54,6 @@ MARKERS = {
 }
 
 settings.register_test_profiles()
-
-
-class GeneratedMutantWarning(UserWarning):
-    """A generated mutant survived a gated claim's checks, not shown to change its object within
-    the certified scope nor shown not to (``theorems.discipline.generated_mutant_failures``)."""
 
 
 def pytest_addoption(parser):

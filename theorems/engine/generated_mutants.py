@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..errors import CheckCrashed
+from ..errors import CheckCrashed, TheoremsError
 from .context import Context
 from .coverage import _own_methods, _parameter_names, _sizes, _symbolic
 from .registry import Claim
@@ -454,7 +454,7 @@ def source_mutations(targets: list[Target], cap: int = SITE_CAP) -> tuple[list[S
 # --- gated perturbations -------------------------------------------------------------------
 
 
-class _Unperturbable(Exception):
+class _Unperturbable(TheoremsError):
     """A value the gate cannot perturb (None, text, an object of no known kind)."""
 
 
@@ -566,21 +566,21 @@ def gated_object(subject_object: Any, bounds: Mapping[str, int], counts: GateCou
 # --- running a mutant ----------------------------------------------------------------------
 
 
-class MutantTimeout(BaseException):
+class _MutantTimeout(BaseException):
     """A check ran past its time limit on a mutant (a BaseException, so that no check's
     ``except Exception`` turns it into a verdict)."""
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float):
-    """Raise ``MutantTimeout`` in the main thread after ``seconds`` (no limit in another thread,
+    """Raise ``_MutantTimeout`` in the main thread after ``seconds`` (no limit in another thread,
     where signals cannot reach)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum, frame):
-        raise MutantTimeout(f"ran past its limit of {seconds:.3g} s")
+        raise _MutantTimeout(f"ran past its limit of {seconds:.3g} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -756,7 +756,7 @@ def _run_checks(genuine: _Genuine, name: str, mutant: Any, log: CallLog | GateCo
         try:
             with time_limit(genuine.limit(check.name)):
                 outcome = run_check(check, claim.id, genuine.context).outcome
-        except MutantTimeout as error:
+        except _MutantTimeout as error:
             return MutantFate.CRASHED, f"check {check.name!r} {error}"
         except CheckCrashed as error:  # a crash of any kind kills the mutant; named in one line
             return MutantFate.CRASHED, _first_line(str(error).replace(f" of {claim.id} crashed", " crashed"))
@@ -837,7 +837,7 @@ def _compare(target: Target, mutant: Callable, log: CallLog, seconds: float) -> 
                     where = "symbolic arguments" if symbolic else _sizes_text(sizes)
                     return _Comparison(f"at a call of {check!r} ({where}): genuine {_shown(repr(genuine_value), 60)}, "
                                        f"mutant {_shown(repr(mutant_value), 60)}", check, compared)
-    except MutantTimeout:
+    except _MutantTimeout:
         return _Comparison("somewhere: comparing the values ran past the time limit", None, compared)
     return _Comparison(None, None, compared)
 
