@@ -195,3 +195,14 @@ def test_a_cached_value_counts_the_calls_that_computed_it_at_every_hit():
         runs.append(used.to_json())
     assert computed == [4] and runs[0] == runs[1] == {"square": {"calls": 4, "symbolic_calls": 0,
                                                                  "largest": {"k": 3}, "functions": ["square"]}}
+
+
+def test_an_object_that_ran_without_a_size_is_scoped_by_the_points_the_checks_stated():
+    """A size says nothing about a scalar parameter: a grid of them is what the check states it ran."""
+    def grid(halve):
+        return exhaustive_sweep("p in the grid", lambda ctx: [0.25, 0.5, 1.0],
+                                lambda p: None if 0 < halve(p) < p else f"p = {p}",
+                                bound=lambda ctx: "p ∈ {1/4, 1/2, 1}", certifies=True)
+
+    result = run_claim(toy((("halve",), grid), subject={"halve": lambda p: p / 2}), CTX)
+    assert result.verdict is Verdict.CERTIFIED and result.scope == "p ∈ {1/4, 1/2, 1}"

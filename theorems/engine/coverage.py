@@ -368,18 +368,24 @@ def _extents(largest: Mapping[str, int]) -> str:
     return ", ".join(pieces)
 
 
-def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage]) -> str:
+def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated: str = "") -> str:
     """The sizes certifying checks ran each object at, from their recorded calls, largest per
     argument: ``"detbool ran at A ≤ 4×4"``, "; " between objects. It says where the objects ran,
-    not that every smaller instance did: the checks' own words for their cases stay beside it."""
-    pieces = []
+    not that every smaller instance did: the checks' own words for their cases stay beside it. An
+    object called without any size argument (a scalar parameter, a choice) ran at the points the
+    checks ``stated`` (their bounded words), which then stand for it."""
+    pieces, sizeless, calls = [], [], 0
     for name in objects:
         uses = [coverage[name] for coverage in coverages if name in coverage and coverage[name].traced]
         concrete = [use for use in uses if use.concrete_calls]
-        if concrete:
-            sizes = _extents(_merged_largest(concrete))
-            calls = sum(use.concrete_calls for use in concrete)
-            pieces.append(f"{name} ran at {sizes}" if sizes else f"{name} ran {calls}× without a size argument")
+        sizes = _extents(_merged_largest(concrete))
+        if sizes:
+            pieces.append(f"{name} ran at {sizes}")
+        elif concrete:
+            sizeless.append(name)
+            calls += sum(use.concrete_calls for use in concrete)
+    if sizeless:
+        pieces.append(stated or f"{', '.join(sizeless)} ran {calls}× without a size argument")
     return "; ".join(pieces)
 
 
@@ -439,7 +445,8 @@ def apply_rule(results: list, parts: Mapping[str, tuple[str, ...]]) -> list[Part
             cover = PartCover(part, objects, stated, None, "no certifying check evaluated "
                               + ", ".join(unevaluated) + ("; " + "; ".join(reasons) if reasons else ""))
         else:
-            scope = derived_scope(objects, coverages) or "; ".join(s for s in stated if s != ALL_SIZES)
+            bounded = "; ".join(s for s in stated if s != ALL_SIZES)
+            scope = derived_scope(objects, coverages, bounded) or bounded
             cover = PartCover(part, objects, stated, scope or None, "; ".join(reasons))
         for result in certifying:
             result.outcome = _narrowed(result.outcome, cover)
