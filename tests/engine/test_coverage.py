@@ -206,3 +206,24 @@ def test_an_object_that_ran_without_a_size_is_scoped_by_the_points_the_checks_st
 
     result = run_claim(toy((("halve",), grid), subject={"halve": lambda p: p / 2}), CTX)
     assert result.verdict is Verdict.CERTIFIED and result.scope == "p ∈ {1/4, 1/2, 1}"
+
+
+def wrong_past_eight(k):
+    """(k + 1)² at every symbolic k, but one too many at a concrete k ≥ 9: a face no proof sees."""
+    if isinstance(k, int) and k >= 9:
+        return k * k + 1
+    return k * k
+
+
+def test_a_branch_that_no_symbolic_call_runs_narrows_an_all_sizes_part():
+    """The red team's two-faced mutants: right at symbolic arguments and at every size a check ran,
+    wrong past them. Each line of the object must run under a symbolic call of an all-sizes
+    certificate (raise and assert lines aside), else the part is held to the sizes that ran: here
+    none, so it is not certified."""
+    genuine = run_claim(toy((("square",), symbolic_certificate)), CTX)
+    assert genuine.scope == ALL_SIZES
+    assert genuine.checks[0].to_json()["coverage"]["square"]["symbolic_lines"] == "1 of 1"
+    two_faced = run_claim(toy((("square",), symbolic_certificate), subject={"square": wrong_past_eight}), CTX)
+    assert two_faced.verdict is Verdict.SUPPORTED
+    assert "square's line" in two_faced.covers[0].reason and "never run at symbolic sizes" in two_faced.covers[0].reason
+    assert two_faced.checks[0].to_json()["coverage"]["square"]["symbolic_lines"] == "2 of 3"

@@ -36,12 +36,17 @@ check that takes them reads them whole.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import inspect
+import sys
+import textwrap
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +71,10 @@ class ObjectUse:
     largest: dict[str, int] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
     symbolic_functions: set[str] = field(default_factory=set)
+    # The lines of the functions that ran at symbolic arguments (file, line), and those of them that ran
+    # there: a branch no symbolic call takes is a face of the object that no all-sizes proof saw.
+    lines: set[tuple[str, int]] = field(default_factory=set)
+    symbolic_lines: set[tuple[str, int]] = field(default_factory=set)
 
     def record(self, function: str, symbolic: bool, sizes: Mapping[str, int]) -> None:
         self.calls += 1
@@ -84,6 +93,8 @@ class ObjectUse:
         self.symbolic_calls += other.symbolic_calls
         self.functions |= other.functions
         self.symbolic_functions |= other.symbolic_functions
+        self.lines |= other.lines
+        self.symbolic_lines |= other.symbolic_lines
         for name, value in other.largest.items():
             self.largest[name] = max(value, self.largest.get(name, value))
 
@@ -96,7 +107,9 @@ class ObjectUse:
             return {"traced": False}
         return {"calls": self.calls, "symbolic_calls": self.symbolic_calls,
                 "largest": dict(sorted(self.largest.items())), "functions": sorted(self.functions),
-                **({"symbolic_functions": sorted(self.symbolic_functions)} if self.symbolic_functions else {})}
+                **({"symbolic_functions": sorted(self.symbolic_functions),
+                    "symbolic_lines": f"{len(self.symbolic_lines & self.lines)} of {len(self.lines)}"}
+                   if self.symbolic_functions else {})}
 
 
 class CheckCoverage(dict):
@@ -211,9 +224,88 @@ def _recorder(object_name: str, function_name: str, function: Callable) -> Calla
                 for key, value in kwargs.items():
                     _sizes(key, value, sizes)
             use.record(function_name, symbolic, sizes)
+            if symbolic:
+                use.lines |= _line_obligations(function)
+                with _lines_run(function, use.symbolic_lines):
+                    return function(*args, **kwargs)
         return function(*args, **kwargs)
 
     return record
+
+
+# --- the lines a symbolic call runs ---------------------------------------------------------
+
+def _plain_function(function: Callable) -> Any:
+    while isinstance(function, functools.partial):
+        function = function.func
+    return getattr(function, "__func__", function)
+
+
+def _code_objects(code: types.CodeType) -> list[types.CodeType]:
+    """A code object and every one nested in it (lambdas, comprehensions, inner functions)."""
+    found = [code]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            found += _code_objects(constant)
+    return found
+
+
+@functools.cache
+def _line_obligations(function: Callable) -> frozenset[tuple[str, int]]:
+    """The lines of ``function`` (and of the code nested in it) that a symbolic call must run for
+    the call to stand for every concrete one: every executable line but the ``def`` lines and the
+    statements that only raise or assert (a rejected input is no value)."""
+    code = getattr(_plain_function(function), "__code__", None)
+    if code is None:
+        return frozenset()
+    exempt: set[int] = set()
+    with contextlib.suppress(OSError, TypeError, SyntaxError):
+        source, first = inspect.getsourcelines(_plain_function(function))
+        for node in ast.walk(ast.parse(textwrap.dedent("".join(source)))):
+            if isinstance(node, ast.Raise | ast.Assert):
+                exempt.update(range(node.lineno + first - 1, node.end_lineno + first))
+    lines = set()
+    for nested in _code_objects(code):
+        lines |= {(nested.co_filename, line) for _, _, line in nested.co_lines()
+                  if line is not None and line != nested.co_firstlineno and line not in exempt}
+    return frozenset(lines)
+
+
+# The code objects whose lines are being recorded, each to the set of its object's use.
+_WATCHED: dict[types.CodeType, set[tuple[str, int]]] = {}
+
+
+def _trace_calls(frame, event, arg):
+    lines = _WATCHED.get(frame.f_code)
+    if lines is None:
+        return None
+
+    def trace_lines(frame, event, arg):
+        if event == "line":
+            lines.add((frame.f_code.co_filename, frame.f_lineno))
+        return trace_lines
+
+    return trace_lines
+
+
+@contextlib.contextmanager
+def _lines_run(function: Callable, into: set[tuple[str, int]]) -> Iterator[None]:
+    """Record into ``into`` the lines of ``function`` that run inside the block (``sys.settrace``,
+    in this thread, only while a symbolic call runs; a tracer already set is restored after)."""
+    code = getattr(_plain_function(function), "__code__", None)
+    added = [] if code is None else [nested for nested in _code_objects(code) if nested not in _WATCHED]
+    for nested in added:
+        _WATCHED[nested] = into
+    previous = sys.gettrace()
+    if added and previous is not _trace_calls:
+        sys.settrace(_trace_calls)
+    try:
+        yield
+    finally:
+        if added and previous is not _trace_calls:
+            sys.settrace(previous)
+        for nested in added:
+            del _WATCHED[nested]
 
 
 # --- wrapping the subject's objects ---------------------------------------------------------
@@ -407,6 +499,13 @@ def _uncovered_all_sizes(objects: tuple[str, ...], all_sizes: list[tuple[Any, Ch
         unproved = sorted(everywhere.get(name, set()) - symbolic)
         if unproved:
             reasons.append(f"{name}'s {', '.join(unproved)} runs in the claim but never at symbolic sizes")
+            continue
+        required = set().union(*(use.lines for _, use in uses))
+        missed = sorted(required - set().union(*(use.symbolic_lines for _, use in uses)))
+        if missed:
+            where = ", ".join(str(line) for _, line in missed[:6]) + (", …" if len(missed) > 6 else "")
+            reasons.append(f"{name}'s line{'s' if len(missed) > 1 else ''} {where} ({Path(missed[0][0]).name}) never "
+                           "run at symbolic sizes: a face of it no all-sizes certificate saw")
     return reasons
 
 
