@@ -227,3 +227,17 @@ def test_a_branch_that_no_symbolic_call_runs_narrows_an_all_sizes_part():
     assert two_faced.verdict is Verdict.SUPPORTED
     assert "square's line" in two_faced.covers[0].reason and "never run at symbolic sizes" in two_faced.covers[0].reason
     assert two_faced.checks[0].to_json()["coverage"]["square"]["symbolic_lines"] == "2 of 3"
+
+
+@dataclass(frozen=True)
+class Density:
+    rule: object  # a function held in a field, as giannou2023's Replacement holds q = density(p, d)
+
+
+def test_a_function_held_in_a_field_is_traced_as_the_objects_code():
+    density = coverage.traced("density", Density(square))
+    assert isinstance(density, Density) and density.rule(3) == 9  # outside a check: not recorded
+    with coverage.recording(["density"], lambda name: True) as used:
+        assert density.rule(n) == n**2 and density.rule(2) == 4
+    assert used["density"].functions == {"rule"} and used["density"].symbolic_calls == 1
+    assert pickle.loads(pickle.dumps(density)).rule(5) == 25  # traced where it is unpickled too

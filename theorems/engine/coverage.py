@@ -13,7 +13,8 @@ each call made while a check runs is recorded in that check's ``CheckCoverage``:
   by its dimensions, each other sequence by its length, kept as the largest per parameter.
 
 Which functions of an object ran is recorded too: the object itself, or each method of an
-instance (the code paths of a two-faced object are its methods).
+instance and each function it holds in a field (the code paths of a two-faced object), and the
+lines each runs under symbolic calls.
 
 ``apply_rule`` then decides, part by part, what the certifying checks cover (issue 36):
 
@@ -335,7 +336,14 @@ def traceable(value: Any) -> bool:
         return True
     # (an instance is traced as a copy of another class: only plain objects copy that way)
     cls = type(value)
-    return cls.__new__ is object.__new__ and not _library(cls) and bool(_own_methods(cls))
+    return cls.__new__ is object.__new__ and not _library(cls) and bool(_own_methods(cls) or _callable_fields(value))
+
+
+def _callable_fields(instance: Any) -> dict[str, Callable]:
+    """The functions an instance holds as attributes (a dataclass's ``density`` field): code of
+    the object as much as its methods are."""
+    return {name: value for name, value in getattr(instance, "__dict__", {}).items()
+            if inspect.isfunction(value) or isinstance(value, functools.partial)}
 
 
 _TRACED_CLASSES: dict[tuple[type, str], type] = {}
@@ -378,12 +386,12 @@ class TracedFunction:
     function itself, so a table keyed by the object still finds it (and a check that looks its
     object up instead of calling it shows as one that never evaluated it)."""
 
-    __slots__ = ("__wrapped__", "_name", "_recorded")
+    __slots__ = ("__wrapped__", "_function_name", "_name", "_recorded")
 
-    def __init__(self, name: str, function: Callable):
-        self.__wrapped__, self._name = function, name
+    def __init__(self, name: str, function: Callable, function_name: str | None = None):
+        self.__wrapped__, self._name, self._function_name = function, name, function_name
         plain = function.func if isinstance(function, functools.partial) else function
-        self._recorded = _recorder(name, getattr(plain, "__name__", name), function)
+        self._recorded = _recorder(name, function_name or getattr(plain, "__name__", name), function)
 
     def __call__(self, *args, **kwargs):
         return self._recorded(*args, **kwargs)
@@ -398,7 +406,7 @@ class TracedFunction:
         return hash(self.__wrapped__)
 
     def __reduce__(self):  # traced in the process that unpickles it too (``fanout``)
-        return TracedFunction, (self._name, self.__wrapped__)
+        return TracedFunction, (self._name, self.__wrapped__, self._function_name)
 
     def __repr__(self) -> str:
         return repr(self.__wrapped__)
@@ -411,7 +419,10 @@ def traced(name: str, value: Any) -> Any:
         return value
     if inspect.isfunction(value) or inspect.ismethod(value) or isinstance(value, functools.partial):
         return TracedFunction(name, value)
-    return _as_class(value, _traced_class(type(value), name))
+    clone = _as_class(value, _traced_class(type(value), name))
+    for field_name, function in _callable_fields(value).items():  # recorded as the object's "field_name"
+        object.__setattr__(clone, field_name, TracedFunction(name, function, field_name))
+    return clone
 
 
 def traced_subject(subject: Mapping[str, Any]) -> dict[str, Any]:
