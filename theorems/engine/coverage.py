@@ -207,6 +207,22 @@ def _parameter_names(function: Callable) -> list[str]:
     return [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+def call_sizes(function: Callable, args: tuple, kwargs: Mapping[str, Any],
+               names: list[str] | None = None) -> dict[str, int]:
+    """The sizes of a concrete call of ``function``, per parameter (``names``: its parameters, when known)."""
+    names, sizes = _parameter_names(function) if names is None else names, {}
+    for position, value in enumerate(args):
+        _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
+    for key, value in kwargs.items():
+        _sizes(key, value, sizes)
+    return sizes
+
+
+def is_symbolic(args: tuple, kwargs: Mapping[str, Any]) -> bool:
+    """Whether a call stands for every size or parameter value (``_symbolic`` of an argument)."""
+    return _symbolic(args) or _symbolic(dict(kwargs))
+
+
 def _recorder(object_name: str, function_name: str, function: Callable) -> Callable:
     """``function`` wrapped to record each call made while a check records."""
     names = _parameter_names(function)
@@ -217,14 +233,8 @@ def _recorder(object_name: str, function_name: str, function: Callable) -> Calla
             use = coverage.get(object_name)
             if use is None:  # called from a check that does not take it (through another object)
                 use = coverage[object_name] = ObjectUse()
-            symbolic = _symbolic(args) or _symbolic(kwargs)
-            sizes: dict[str, int] = {}
-            if not symbolic:
-                for position, value in enumerate(args):
-                    _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
-                for key, value in kwargs.items():
-                    _sizes(key, value, sizes)
-            use.record(function_name, symbolic, sizes)
+            symbolic = is_symbolic(args, kwargs)
+            use.record(function_name, symbolic, {} if symbolic else call_sizes(function, args, kwargs, names))
             if symbolic:
                 use.lines |= _line_obligations(function)
                 with _lines_run(function, use.symbolic_lines):
@@ -315,7 +325,7 @@ def _library(cls: type) -> bool:
     return cls.__module__.split(".", 1)[0] in _LIBRARY_ROOTS
 
 
-def _own_methods(cls: type) -> dict[str, Callable]:
+def own_methods(cls: type) -> dict[str, Callable]:
     """The methods an instance's class (and its non-library bases) defines, ``__call__`` included."""
     methods: dict[str, Callable] = {}
     for base in reversed(cls.__mro__):
@@ -336,7 +346,7 @@ def traceable(value: Any) -> bool:
         return True
     # (an instance is traced as a copy of another class: only plain objects copy that way)
     cls = type(value)
-    return cls.__new__ is object.__new__ and not _library(cls) and bool(_own_methods(cls) or _callable_fields(value))
+    return cls.__new__ is object.__new__ and not _library(cls) and bool(own_methods(cls) or _callable_fields(value))
 
 
 def _callable_fields(instance: Any) -> dict[str, Callable]:
@@ -357,7 +367,7 @@ def _traced_class(cls: type, object_name: str) -> type:
         def reduce_ex(self, protocol):
             return traced, (object_name, _as_class(self, cls))
 
-        namespace = {name: _wrap_method(object_name, name, method) for name, method in _own_methods(cls).items()}
+        namespace = {name: _wrap_method(object_name, name, method) for name, method in own_methods(cls).items()}
         namespace["__reduce_ex__"] = reduce_ex
         namespace["__module__"] = cls.__module__
         _TRACED_CLASSES[key] = type(cls.__name__, (cls,), namespace)

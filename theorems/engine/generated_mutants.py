@@ -58,7 +58,7 @@ import sympy
 
 from ..errors import CheckCrashed, TheoremsError
 from .context import Context
-from .coverage import _own_methods, _parameter_names, _sizes, _symbolic
+from .coverage import call_sizes, is_symbolic, own_methods
 from .registry import Claim
 from .runner import ClaimResult, run_check, run_claim, torch_threads
 from .verdicts import ALL_SIZES, Verdict
@@ -96,20 +96,6 @@ class InScope(StrEnum):
 
 
 # --- arguments: symbolic, or concrete with sizes, read as the coverage recorder reads them ----
-
-
-def call_sizes(function: Callable, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, int]:
-    """The sizes of a concrete call of ``function``, keyed as ``coverage`` records them."""
-    names, sizes = _parameter_names(function), {}
-    for position, value in enumerate(args):
-        _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
-    for key, value in kwargs.items():
-        _sizes(key, value, sizes)
-    return sizes
-
-
-def is_symbolic(args: tuple, kwargs: Mapping[str, Any]) -> bool:
-    return _symbolic(args) or _symbolic(dict(kwargs))
 
 
 def object_bounds(genuine: ClaimResult, name: str) -> tuple[dict[str, int], str | None] | None:
@@ -371,7 +357,7 @@ def _method_targets(instance: Any) -> list[Target]:
     subclass, and the functions the instance holds as fields, each installed in a copy."""
     cls = type(instance)
     targets = [(f"{cls.__name__}.{name}", method, functools.partial(_subclass_with, instance, name), instance)
-               for name, method in _own_methods(cls).items()]
+               for name, method in own_methods(cls).items()]
     targets += [(f"{cls.__name__}.{name} (field)", member, functools.partial(_copy_with_field, instance, name), None)
                 for name, member in getattr(instance, "__dict__", {}).items() if isinstance(member, types.FunctionType)]
     return [Target(label, function, node, install, genuine_self) for label, function, install, genuine_self in targets
@@ -555,7 +541,7 @@ def gated_object(subject_object: Any, bounds: Mapping[str, int], counts: GateCou
     if isinstance(subject_object, types.FunctionType | functools.partial | types.MethodType):
         return gated(subject_object, bounds, counts)
     cls = type(subject_object)
-    methods = {name: gated(method, bounds, counts) for name, method in _own_methods(cls).items()}
+    methods = {name: gated(method, bounds, counts) for name, method in own_methods(cls).items()}
     subclass = type(cls.__name__, (cls,), {"__slots__": (), "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__, **methods})
     clone = copy.copy(subject_object)
