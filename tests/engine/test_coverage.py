@@ -226,7 +226,95 @@ def test_a_branch_that_no_symbolic_call_runs_narrows_an_all_sizes_part():
     two_faced = run_claim(toy((("square",), symbolic_certificate), subject={"square": wrong_past_eight}), CTX)
     assert two_faced.verdict is Verdict.SUPPORTED
     assert "square's line" in two_faced.covers[0].reason and "never run at symbolic sizes" in two_faced.covers[0].reason
-    assert two_faced.checks[0].to_json()["coverage"]["square"]["symbolic_lines"] == "2 of 3"
+    # 3 lines and 3 branch destinations (`and`'s two ways, the `if`'s other way); one line and two ways never ran
+    assert two_faced.checks[0].to_json()["coverage"]["square"]["symbolic_lines"] == "3 of 6"
+
+
+def one_line_two_faced(k):
+    return k * k + 1 if isinstance(k, int) and k >= 9 else k * k
+
+
+def test_a_branch_inside_one_line_that_no_symbolic_call_takes_narrows_the_part():
+    """The red team's one-line conditional (``p if window(p) else density(p, d)``): every line ran
+    symbolically, one way of its branch never did."""
+    result = run_claim(toy((("square",), symbolic_certificate), subject={"square": one_line_two_faced}), CTX)
+    assert result.verdict is Verdict.SUPPORTED
+    assert "square's line" in result.covers[0].reason and "(a branch of it)" in result.covers[0].reason
+
+
+p = sympy.Symbol("p", positive=True)
+
+
+def density_at(sizes, density):
+    """Σ_k density(k, p) over k < size, compared with its closed form at symbolic p, per size."""
+    return exhaustive_sweep("every p, per size", lambda ctx: sizes,
+                            lambda size: None if sympy.expand(sum(density(k, p) for k in range(size))
+                                                              - size * p ** 2) == 0 else f"size = {size}",
+                            bound=lambda ctx: f"size ≤ {max(sizes)}, every p", certifies=True)
+
+
+def halved_in_a_window(k, q):
+    if not isinstance(q, sympy.Basic) and 0.6 < q < 0.7:
+        return q * q / 2
+    return q * q
+
+
+def test_calls_symbolic_in_a_parameter_at_concrete_sizes_bound_the_scope_and_must_run_every_line():
+    """randfeat2025.thm4_2's shape: the sizes concrete, p a symbol. The sizes are recorded (they
+    bound the scope); the calls count only when every line ran at symbolic p: a density halved
+    for p ∈ (0.6, 0.7) ran at no p there, so it certifies nothing."""
+    genuine = run_claim(toy((("density",), lambda d: density_at([1, 2, 3], d)), subject={"density": lambda k, q: q * q}),
+                        CTX)
+    assert genuine.verdict is Verdict.CERTIFIED and genuine.scope == "density ran at k ≤ 2"
+    assert genuine.checks[0].to_json()["stated_scope"] == "size ≤ 3, every p"
+    gated = run_claim(toy((("density",), lambda d: density_at([1, 2, 3], d)), subject={"density": halved_in_a_window}),
+                      CTX)
+    assert gated.verdict is Verdict.SUPPORTED and "never run at symbolic sizes" in gated.covers[0].reason
+
+
+def test_a_typed_every_on_a_bounded_symbolic_check_is_held_to_the_lines_that_ran():
+    """burkholz2024.composition's shape: a check stating "every k" in words (not "all"), its object
+    right at symbolic k and wrong at a concrete k ≥ 6 that no check ran."""
+    def every_k(rule):
+        k = sympy.Symbol("k", integer=True, positive=True)
+        return Check("every k", "symbolic", lambda ctx: Outcome(Verdict.CERTIFIED, "k + k − 1", scope="every k")
+                     if rule(k, k) == 2 * k - 1 else Outcome(Verdict.REFUTED, "no", counterexample={}))
+
+    def wrong_past_five(k1, k2):
+        if isinstance(k1, int) and k1 >= 6:
+            return k1 + k2
+        return k1 + k2 - 1
+
+    genuine = run_claim(toy((("rule",), every_k), subject={"rule": lambda k1, k2: k1 + k2 - 1}), CTX)
+    assert genuine.verdict is Verdict.CERTIFIED and genuine.scope == "every k"  # ran at no size: the words stand
+    gated = run_claim(toy((("rule",), every_k), subject={"rule": wrong_past_five}), CTX)
+    assert gated.verdict is Verdict.SUPPORTED and "no certifying check evaluated rule" in gated.covers[0].reason
+
+
+def test_a_generated_scope_lists_the_configurations_that_ran_never_a_box_of_their_maxima():
+    """burkholz2024.thm2_3's shape: c0 = 3 ran with c2 = 1 only, c2 = 2 with c0 ≤ 2; (3, 2) never ran."""
+    pairs = [(1, 1), (2, 1), (3, 1), (1, 2), (2, 2)]
+    check = lambda width: exhaustive_sweep(  # noqa: E731
+        "pairs", lambda ctx: pairs, lambda pair: None if width(*pair) == pair[0] * pair[1] else f"{pair}",
+        bound=lambda ctx: "c0 ≤ 3, c2 ≤ 2", certifies=True)
+    result = run_claim(toy((("width",), check), subject={"width": lambda c0, c2: c0 * c2}), CTX)
+    assert result.scope == "width ran at (c0 ≤ 2, c2 ≤ 2) or (c0 ≤ 3, c2 ≤ 1)"
+
+
+def test_a_method_that_runs_in_the_claim_but_in_no_certifying_check_leaves_the_part_uncertified():
+    """giannou2023.lemma10's shape: the certificate reads one method, the statement's other face
+    (a method a float check calls) is never certified."""
+    def one_face(shift):
+        return exhaustive_sweep("apply", lambda ctx: range(3), lambda k: None if shift.apply(k) == k + 2 else "no",
+                                bound=lambda ctx: "k ≤ 2", certifies=True)
+
+    def other_face(shift):
+        return Check("numeric in floats", "randomized",
+                     lambda ctx: Outcome(Verdict.SUPPORTED, f"{shift.numeric(1.0)}"), corroborating=True)
+
+    result = run_claim(toy((("shift",), one_face), (("shift",), other_face), subject={"shift": Shift(2)}), CTX)
+    assert result.verdict is Verdict.SUPPORTED
+    assert "shift's numeric runs in the claim but in no certifying check of the part" in result.covers[0].reason
 
 
 @dataclass(frozen=True)

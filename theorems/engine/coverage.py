@@ -6,28 +6,34 @@ certificate standing. So the runner measures instead of trusting. Every object o
 subject that can be traced is wrapped (``traced``) before the checks are built from it, and
 each call made while a check runs is recorded in that check's ``CheckCoverage``:
 
-- *symbolic* when an argument is a sympy expression with free symbols (a size or a parameter
-  as a symbol, a matrix expression of symbolic shape), so the call stands for every value of
+- *symbolic* in the parameters given a sympy expression with free symbols (a size or a parameter
+  as a symbol, a matrix expression of symbolic shape) or a python-flint polynomial, so the call stands for every value of
   them; an explicit matrix of symbols has a concrete size and is not symbolic;
-- *concrete* otherwise, with its sizes: each int argument by value, each array or matrix
-  by its dimensions, each other sequence by its length, kept as the largest per parameter.
+- with the sizes of its concrete arguments: each int by value, each array or matrix by its
+  dimensions, each other sequence by its length. The maximal configurations are kept (the sizes
+  that ran together), apart for the calls that were symbolic in some parameter.
 
 Which functions of an object ran is recorded too: the object itself, or each method of an
 instance and each function it holds in a field (the code paths of a two-faced object), and the
-lines each runs under symbolic calls.
+lines and the ways of each branch each runs under symbolic calls.
 
 ``apply_rule`` then decides, part by part, what the certifying checks cover (issue 36):
 
 1. A part certified for all sizes has every object of the part (``Claim.parts``, else the
    objects its checks take; always those its all-sizes certificates take) called symbolically
-   inside one of its all-sizes certificates, and
-   every function of such an object that runs anywhere in the claim runs symbolically there.
-   A constant, or an object that cannot be traced, counts when the certificate takes it.
+   inside one of its all-sizes certificates, every function of such an object that runs
+   anywhere in the claim runs symbolically there, and under those calls every line of it and
+   both ways of every branch ran (raise and assert lines aside). A constant, or an object that
+   cannot be traced, counts when the certificate takes it.
 2. A part that does not meet rule 1, or whose certificates are bounded, is certified for the
-   sizes its certifying checks actually ran its objects at: its scope is generated from the
-   recorded calls (``"detbool ran at A ≤ 4×4"``), never typed. The check's own words for
-   its range stay in the result as its stated range.
-3. A part with an object that no certifying check of it evaluated at all is not certified.
+   size configurations its certifying checks actually ran its objects at: its scope is generated
+   from the recorded calls (``"detbool ran at A ≤ 4×4"``, ``"width ran at (c0 ≤ 3, c2 ≤ 1) or
+   (c0 ≤ 2, c2 ≤ 2)"``), never typed; a call symbolic in a parameter counts by its concrete
+   sizes when the object's symbolic calls meet rule 1's test of functions, lines and branches,
+   and for nothing otherwise. The check's own words for its range stay in the result as its
+   stated range, and stand for an object that ran without a size (they only narrow).
+3. A part with an object that no certifying check of it evaluated at all, or with a function
+   of an object that runs in the claim but in none of its certifying checks, is not certified.
 
 Objects are wrapped by delegation: a function by a function, an instance of a class of the
 claim's own code by a copy whose class is a traced subclass (so ``isinstance`` and attribute
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dis
 import functools
 import inspect
 import sys
@@ -50,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import flint
 import numpy as np
 import sympy
 
@@ -61,6 +69,30 @@ _LIBRARY_ROOTS = frozenset({"builtins", "numpy", "sympy", "torch", "scipy", "fra
                             "collections", "enum", "functools", "mpmath", "hypothesis", "matplotlib", "typing"})
 
 
+Configuration = tuple[tuple[str, int], ...]  # a call's sizes, sorted: (("A[0]", 4), ("A[1]", 4), ("k", 2))
+
+
+def _dominates(larger: Configuration, smaller: Configuration) -> bool:
+    """Whether a call at ``larger`` was at least as large as one at ``smaller`` in every size of it."""
+    sizes = dict(larger)
+    return all(key in sizes and value <= sizes[key] for key, value in smaller)
+
+
+def _add_maximal(maxima: set[Configuration], configuration: Configuration) -> None:
+    """Keep ``maxima`` the calls' maximal configurations: the sizes that ran together, never a box
+    of per-argument maxima that holds configurations no call had (c0 = 3 with c2 = 1, and
+    c0 = 2 with c2 = 2, is not c0 = 3 with c2 = 2)."""
+    if any(_dominates(kept, configuration) for kept in maxima):
+        return
+    maxima -= {kept for kept in maxima if _dominates(configuration, kept)}
+    maxima.add(configuration)
+
+
+# python-flint's univariate polynomials: exact certificates pass p as one (giannou2023's gap in p)
+_FLINT_POLYNOMIALS = tuple(getattr(flint, name) for name in ("fmpz_poly", "fmpq_poly", "nmod_poly", "fmpz_mod_poly")
+                           if hasattr(flint, name))
+
+
 @dataclass
 class ObjectUse:
     """How one check used one object of the subject."""
@@ -70,23 +102,35 @@ class ObjectUse:
     symbolic_calls: int = 0
     # parameter (or "A[0]" for an array's first dimension, "len(xs)" for a sequence) → largest value
     largest: dict[str, int] = field(default_factory=dict)
+    # The maximal size configurations of the concrete calls, and of the concrete arguments of the
+    # symbolic calls (a size fixed while p is a symbol), with the parameters that were symbols there.
+    configurations: set[Configuration] = field(default_factory=set)
+    symbolic_configurations: set[Configuration] = field(default_factory=set)
+    symbolic_parameters: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
     symbolic_functions: set[str] = field(default_factory=set)
-    # The lines of the functions that ran at symbolic arguments (file, line), and those of them that ran
-    # there: a branch no symbolic call takes is a face of the object that no all-sizes proof saw.
-    lines: set[tuple[str, int]] = field(default_factory=set)
-    symbolic_lines: set[tuple[str, int]] = field(default_factory=set)
+    # What of the functions that ran at symbolic arguments must run there (their lines, and both
+    # ways of each branch), and what did: a face no symbolic call takes is one no proof saw.
+    lines: set[tuple] = field(default_factory=set)
+    symbolic_lines: set[tuple] = field(default_factory=set)
 
-    def record(self, function: str, symbolic: bool, sizes: Mapping[str, int]) -> None:
+    def record(self, function: str, sizes: Mapping[str, int], symbolic: Iterable[str] = ()) -> None:
+        """A call of ``function`` with ``sizes`` (of its concrete arguments) and ``symbolic``, the
+        parameters it got as symbols."""
         self.calls += 1
         self.functions.add(function)
-        if symbolic:
-            self.symbolic_calls += 1
-            self.symbolic_functions.add(function)
-            return
         for name, value in sizes.items():
             if value > self.largest.get(name, -1):
                 self.largest[name] = value
+        configuration = tuple(sorted(sizes.items()))
+        symbolic = set(symbolic)
+        if symbolic:
+            self.symbolic_calls += 1
+            self.symbolic_functions.add(function)
+            self.symbolic_parameters |= symbolic
+            _add_maximal(self.symbolic_configurations, configuration)
+        else:
+            _add_maximal(self.configurations, configuration)
 
     def merge(self, other: ObjectUse) -> None:
         """Add the calls of ``other`` (the same object's, recorded in another process)."""
@@ -94,10 +138,15 @@ class ObjectUse:
         self.symbolic_calls += other.symbolic_calls
         self.functions |= other.functions
         self.symbolic_functions |= other.symbolic_functions
+        self.symbolic_parameters |= other.symbolic_parameters
         self.lines |= other.lines
         self.symbolic_lines |= other.symbolic_lines
         for name, value in other.largest.items():
             self.largest[name] = max(value, self.largest.get(name, value))
+        for mine, theirs in ((self.configurations, other.configurations),
+                             (self.symbolic_configurations, other.symbolic_configurations)):
+            for configuration in theirs:
+                _add_maximal(mine, configuration)
 
     @property
     def concrete_calls(self) -> int:
@@ -108,7 +157,10 @@ class ObjectUse:
             return {"traced": False}
         return {"calls": self.calls, "symbolic_calls": self.symbolic_calls,
                 "largest": dict(sorted(self.largest.items())), "functions": sorted(self.functions),
+                **({"configurations": [dict(c) for c in sorted(self.configurations)]}
+                   if len(self.configurations) > 1 else {}),
                 **({"symbolic_functions": sorted(self.symbolic_functions),
+                    "symbolic_parameters": sorted(self.symbolic_parameters),
                     "symbolic_lines": f"{len(self.symbolic_lines & self.lines)} of {len(self.lines)}"}
                    if self.symbolic_functions else {})}
 
@@ -149,8 +201,8 @@ def recording(takes: Iterable[str], traceable: Callable[[str], bool]) -> Iterato
 
 def _symbolic(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` stands for every size or parameter value: a sympy scalar expression with
-    free symbols, or a matrix expression whose shape has them (``MatrixSymbol("A", n, m)``),
-    alone or inside a list, tuple or dict. An explicit matrix or array has a concrete size
+    free symbols, a matrix expression whose shape has them (``MatrixSymbol("A", n, m)``), or a
+    python-flint polynomial of degree ≥ 1, alone or inside a list, tuple or dict. An explicit matrix or array has a concrete size
     whatever its entries are: a 5×5 matrix of symbols says nothing about 6×6."""
     if isinstance(value, sympy.MatrixBase):
         return False
@@ -158,6 +210,8 @@ def _symbolic(value: Any, depth: int = 0) -> bool:
         return any(getattr(extent, "free_symbols", None) for extent in value.shape)
     if isinstance(value, sympy.Basic):
         return bool(value.free_symbols)
+    if isinstance(value, _FLINT_POLYNOMIALS):  # a polynomial in p stands for every value of p
+        return value.degree() >= 1
     if depth > 2:
         return False
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -211,16 +265,27 @@ def call_sizes(function: Callable, args: tuple, kwargs: Mapping[str, Any],
                names: list[str] | None = None) -> dict[str, int]:
     """The sizes of a concrete call of ``function``, per parameter (``names``: its parameters, when known)."""
     names, sizes = _parameter_names(function) if names is None else names, {}
-    for position, value in enumerate(args):
-        _sizes(names[position] if position < len(names) else f"arg{position}", value, sizes)
-    for key, value in kwargs.items():
-        _sizes(key, value, sizes)
+    named = [*((names[position] if position < len(names) else f"arg{position}", value)
+               for position, value in enumerate(args)), *kwargs.items()]
+    for name, value in named:
+        if _symbolic(value):  # (reading a shape can raise: a sympy Indexed at a symbolic index)
+            continue
+        _sizes(name, value, sizes)
     return sizes
 
 
 def is_symbolic(args: tuple, kwargs: Mapping[str, Any]) -> bool:
     """Whether a call stands for every size or parameter value (``_symbolic`` of an argument)."""
     return _symbolic(args) or _symbolic(dict(kwargs))
+
+
+def symbolic_parameters(function: Callable, args: tuple, kwargs: Mapping[str, Any],
+                        names: list[str] | None = None) -> list[str]:
+    """The parameters of ``function`` that a call gives a symbolic argument (``_symbolic``)."""
+    names = _parameter_names(function) if names is None else names
+    return [*(names[position] if position < len(names) else f"arg{position}"
+              for position, value in enumerate(args) if _symbolic(value)),
+            *(key for key, value in kwargs.items() if _symbolic(value))]
 
 
 def _recorder(object_name: str, function_name: str, function: Callable) -> Callable:
@@ -233,10 +298,10 @@ def _recorder(object_name: str, function_name: str, function: Callable) -> Calla
             use = coverage.get(object_name)
             if use is None:  # called from a check that does not take it (through another object)
                 use = coverage[object_name] = ObjectUse()
-            symbolic = is_symbolic(args, kwargs)
-            use.record(function_name, symbolic, {} if symbolic else call_sizes(function, args, kwargs, names))
+            symbolic = symbolic_parameters(function, args, kwargs, names)
+            use.record(function_name, call_sizes(function, args, kwargs, names), symbolic)
             if symbolic:
-                use.lines |= _line_obligations(function)
+                use.lines |= _obligations(function)
                 with _lines_run(function, use.symbolic_lines):
                     return function(*args, **kwargs)
         return function(*args, **kwargs)
@@ -261,52 +326,100 @@ def _code_objects(code: types.CodeType) -> list[types.CodeType]:
     return found
 
 
-@functools.cache
-def _line_obligations(function: Callable) -> frozenset[tuple[str, int]]:
-    """The lines of ``function`` (and of the code nested in it) that a symbolic call must run for
-    the call to stand for every concrete one: every executable line but the ``def`` lines and the
-    statements that only raise or assert (a rejected input is no value)."""
-    code = getattr(_plain_function(function), "__code__", None)
-    if code is None:
-        return frozenset()
+def _exempt_lines(function: Callable) -> set[int]:
+    """The lines of statements that only raise or assert: a rejected input is no value."""
     exempt: set[int] = set()
     with contextlib.suppress(OSError, TypeError, SyntaxError):
         source, first = inspect.getsourcelines(_plain_function(function))
         for node in ast.walk(ast.parse(textwrap.dedent("".join(source)))):
             if isinstance(node, ast.Raise | ast.Assert):
                 exempt.update(range(node.lineno + first - 1, node.end_lineno + first))
-    lines = set()
-    for nested in _code_objects(code):
-        lines |= {(nested.co_filename, line) for _, _, line in nested.co_lines()
-                  if line is not None and line != nested.co_firstlineno and line not in exempt}
-    return frozenset(lines)
+    return exempt
 
 
-# The code objects whose lines are being recorded, each to the set of its object's use.
-_WATCHED: dict[types.CodeType, set[tuple[str, int]]] = {}
+def _branch_destinations(code: types.CodeType, exempt: set[int]) -> dict[int, int]:
+    """Offset → line of the instructions each conditional jump of ``code`` goes to, either way
+    (``x if c else y``, ``a and b``, ``[x for x in xs if x]``): a branch inside one line is a face of the
+    object as much as a line is."""
+    instructions = list(dis.get_instructions(code))
+    line, lines = None, {}
+    for instruction in instructions:  # (an instruction without a line of its own belongs to the last)
+        line = instruction.positions.lineno or line
+        lines[instruction.offset] = line
+    destinations = {}
+    for index, instruction in enumerate(instructions):
+        # (a loop's exit is left to the lines after it: where it lands differs between Python versions)
+        if "JUMP_IF" not in instruction.opname and not instruction.opname.startswith("POP_JUMP"):
+            continue
+        following = instructions[index + 1].offset if index + 1 < len(instructions) else None
+        for offset in (instruction.argval, following):
+            if isinstance(offset, int) and lines.get(offset) is not None and lines[offset] not in exempt:
+                destinations[offset] = lines[offset]
+    return destinations
+
+
+@functools.cache
+def _watch_plan(function: Callable) -> tuple[tuple[types.CodeType, dict[int, int]], ...]:
+    """The code objects of ``function`` (itself and the code nested in it), each with its branch
+    destinations."""
+    code = getattr(_plain_function(function), "__code__", None)
+    if code is None:
+        return ()
+    exempt = _exempt_lines(function)
+    return tuple((nested, _branch_destinations(nested, exempt)) for nested in _code_objects(code))
+
+
+@functools.cache
+def _obligations(function: Callable) -> frozenset[tuple]:
+    """What a symbolic call of ``function`` must run for the call to stand for every concrete
+    one: every executable line but the ``def`` lines and the statements that only raise or
+    assert, ``(file, line)``, and both ways of every branch, ``(file, line, code, offset)``."""
+    exempt, obligations = _exempt_lines(function), set()
+    for nested, destinations in _watch_plan(function):
+        obligations |= {(nested.co_filename, line) for _, _, line in nested.co_lines()
+                        if line is not None and line != nested.co_firstlineno and line not in exempt}
+        obligations |= {(nested.co_filename, line, _code_key(nested), offset) for offset, line in destinations.items()}
+    return frozenset(obligations)
+
+
+def _code_key(code: types.CodeType) -> str:
+    """A code object's name in a record: it pickles, and is the same in every process."""
+    return f"{code.co_qualname}:{code.co_firstlineno}"
+
+
+# The code objects whose lines and branches are being recorded: each to its branch destinations
+# and the set of its object's use that records what ran.
+_WATCHED: dict[types.CodeType, tuple[dict[int, int], set[tuple]]] = {}
 
 
 def _trace_calls(frame, event, arg):
-    lines = _WATCHED.get(frame.f_code)
-    if lines is None:
+    watched = _WATCHED.get(frame.f_code)
+    if watched is None:
         return None
+    destinations, ran = watched
+    code = frame.f_code
+    key = _code_key(code)
+    frame.f_trace_opcodes = bool(destinations)
 
     def trace_lines(frame, event, arg):
         if event == "line":
-            lines.add((frame.f_code.co_filename, frame.f_lineno))
+            ran.add((code.co_filename, frame.f_lineno))
+        elif event == "opcode" and frame.f_lasti in destinations:
+            ran.add((code.co_filename, destinations[frame.f_lasti], key, frame.f_lasti))
         return trace_lines
 
     return trace_lines
 
 
 @contextlib.contextmanager
-def _lines_run(function: Callable, into: set[tuple[str, int]]) -> Iterator[None]:
-    """Record into ``into`` the lines of ``function`` that run inside the block (``sys.settrace``,
-    in this thread, only while a symbolic call runs; a tracer already set is restored after)."""
-    code = getattr(_plain_function(function), "__code__", None)
-    added = [] if code is None else [nested for nested in _code_objects(code) if nested not in _WATCHED]
-    for nested in added:
-        _WATCHED[nested] = into
+def _lines_run(function: Callable, into: set[tuple]) -> Iterator[None]:
+    """Record into ``into`` the lines and branch destinations of ``function`` that run inside the
+    block (``sys.settrace``, in this thread, only while a symbolic call runs; a tracer already
+    set is restored after)."""
+    added = [nested for nested, _ in _watch_plan(function) if nested not in _WATCHED]
+    for nested, destinations in _watch_plan(function):
+        if nested in added:
+            _WATCHED[nested] = (destinations, into)
     previous = sys.gettrace()
     if added and previous is not _trace_calls:
         sys.settrace(_trace_calls)
@@ -451,18 +564,12 @@ class PartCover:
     stated: list[str]
     scope: str | None
     reason: str = ""
+    # object → the maximal size configurations it ran at, where the scope was generated from them
+    ran: dict[str, list[dict[str, int]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"part": self.part, "objects": list(self.objects), "stated": self.stated, "scope": self.scope,
-                **({"reason": self.reason} if self.reason else {})}
-
-
-def _merged_largest(uses: Iterable[ObjectUse]) -> dict[str, int]:
-    largest: dict[str, int] = {}
-    for use in uses:
-        for name, value in use.largest.items():
-            largest[name] = max(value, largest.get(name, value))
-    return largest
+                **({"reason": self.reason} if self.reason else {}), **({"ran": self.ran} if self.ran else {})}
 
 
 def _extents(largest: Mapping[str, int]) -> str:
@@ -481,53 +588,79 @@ def _extents(largest: Mapping[str, int]) -> str:
     return ", ".join(pieces)
 
 
-def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated: str = "") -> str:
-    """The sizes certifying checks ran each object at, from their recorded calls, largest per
-    argument: ``"detbool ran at A ≤ 4×4"``, "; " between objects. It says where the objects ran,
-    not that every smaller instance did: the checks' own words for their cases stay beside it. An
-    object called without any size argument (a scalar parameter, a choice) ran at the points the
-    checks ``stated`` (their bounded words), which then stand for it."""
+_LISTED = 4  # maximal configurations a scope lists; past that it names their box and the record lists them
+
+
+def _configurations(maxima: Iterable[Configuration]) -> str:
+    """Maximal size configurations as a scope: ``"A ≤ 4×4"``, or ``"(c0 ≤ 2, c2 ≤ 2) or (c0 ≤ 3,
+    c2 ≤ 1)"`` where no single call was largest in every size; past ``_LISTED`` of them, how many
+    and the box that holds them, which they do not fill."""
+    described = sorted({_extents(dict(configuration)) for configuration in maxima} - {""})
+    if len(described) <= 1:
+        return "".join(described)
+    if len(described) <= _LISTED:
+        return " or ".join(f"({each})" for each in described)
+    box: dict[str, int] = {}
+    for configuration in maxima:
+        for key, value in configuration:
+            box[key] = max(value, box.get(key, value))
+    return f"{len(described)} maximal size configurations within {_extents(box)} (listed in object_coverage)"
+
+
+def _ran_at(name: str, coverages: list[CheckCoverage], symbolic: bool) -> tuple[set[Configuration], int]:
+    """The maximal size configurations at which certifying checks ran object ``name``, and how
+    many calls count (a call symbolic in some parameter counts by its concrete sizes when
+    ``symbolic``: the object's symbolic calls met the rule)."""
+    uses = [coverage[name] for coverage in coverages if name in coverage and coverage[name].traced]
+    maxima: set[Configuration] = set()
+    for use in uses:
+        for configuration in use.configurations | (use.symbolic_configurations if symbolic else set()):
+            _add_maximal(maxima, configuration)
+    return maxima, sum(use.concrete_calls + (use.symbolic_calls if symbolic else 0) for use in uses)
+
+
+def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated: str = "",
+                  symbolic: Iterable[str] = ()) -> str:
+    """Where certifying checks ran each object, from their recorded calls (``_ran_at``): the
+    maximal size configurations of its calls (``"detbool ran at A ≤ 4×4"``), "; " between
+    objects. It says where the objects ran, not that every smaller instance did: the checks' own
+    words for their cases stay beside it. An object that ran without any size argument (a scalar
+    parameter, a choice, only symbols) ran at the points the checks ``stated`` (their bounded
+    words), which then stand for it: what ran can narrow the checks' words, never widen them."""
+    symbolic = set(symbolic)
     pieces, sizeless, calls = [], [], 0
     for name in objects:
-        uses = [coverage[name] for coverage in coverages if name in coverage and coverage[name].traced]
-        concrete = [use for use in uses if use.concrete_calls]
-        sizes = _extents(_merged_largest(concrete))
-        if sizes:
-            pieces.append(f"{name} ran at {sizes}")
-        elif concrete:
+        maxima, counted = _ran_at(name, coverages, name in symbolic)
+        at = _configurations(maxima)
+        if at:
+            pieces.append(f"{name} ran at {at}")
+        elif counted:
             sizeless.append(name)
-            calls += sum(use.concrete_calls for use in concrete)
+            calls += counted
     if sizeless:
         pieces.append(stated or f"{', '.join(sizeless)} ran {calls}× without a size argument")
     return "; ".join(pieces)
 
 
-def _uncovered_all_sizes(objects: tuple[str, ...], all_sizes: list[tuple[Any, CheckCoverage]],
-                         everywhere: Mapping[str, set[str]]) -> list[str]:
-    """Why the all-sizes certificates of a part do not cover its objects (empty: they do)."""
-    reasons = []
-    for name in objects:
-        uses = [(check, coverage[name]) for check, coverage in all_sizes if name in coverage]
-        if not uses:
-            reasons.append(f"{name} is taken by no all-sizes certificate of the part")
-            continue
-        if not any(use.traced for _, use in uses):
-            continue  # a constant, or an object read whole: taking it is evaluating it
-        symbolic = set().union(*(use.symbolic_functions for _, use in uses))
-        if not symbolic:
-            reasons.append(f"{name} is never evaluated at symbolic sizes by an all-sizes certificate")
-            continue
-        unproved = sorted(everywhere.get(name, set()) - symbolic)
-        if unproved:
-            reasons.append(f"{name}'s {', '.join(unproved)} runs in the claim but never at symbolic sizes")
-            continue
-        required = set().union(*(use.lines for _, use in uses))
-        missed = sorted(required - set().union(*(use.symbolic_lines for _, use in uses)))
-        if missed:
-            where = ", ".join(str(line) for _, line in missed[:6]) + (", …" if len(missed) > 6 else "")
-            reasons.append(f"{name}'s line{'s' if len(missed) > 1 else ''} {where} ({Path(missed[0][0]).name}) never "
-                           "run at symbolic sizes: a face of it no all-sizes certificate saw")
-    return reasons
+def _symbolic_gaps(name: str, uses: list[ObjectUse], everywhere: Mapping[str, set[str]]) -> list[str]:
+    """Why the symbolic calls of object ``name`` in ``uses`` do not stand for every value of their
+    symbolic arguments (empty: they do): every function of it that runs in the claim runs at
+    symbolic arguments there, and under those calls every line and both ways of every branch of
+    it ran (raise and assert lines aside)."""
+    symbolic = set().union(*(use.symbolic_functions for use in uses))
+    if not symbolic:
+        return [f"{name} is never evaluated at symbolic sizes by an all-sizes certificate"]
+    unproved = sorted(everywhere.get(name, set()) - symbolic)
+    if unproved:
+        return [f"{name}'s {', '.join(unproved)} runs in the claim but never at symbolic sizes"]
+    missed = sorted(set().union(*(use.lines for use in uses)) - set().union(*(use.symbolic_lines for use in uses)))
+    if not missed:
+        return []
+    lines = sorted({obligation[1] for obligation in missed})
+    where = ", ".join(map(str, lines[:6])) + (", …" if len(lines) > 6 else "")
+    branch = " (a branch of it)" if all(len(obligation) > 2 for obligation in missed) else ""
+    return [f"{name}'s line{'s' if len(lines) > 1 else ''} {where}{branch} ({Path(missed[0][0]).name}) never "
+            "run at symbolic sizes: a face of it no symbolic evaluation saw"]
 
 
 def apply_rule(results: list, parts: Mapping[str, tuple[str, ...]]) -> list[PartCover]:
@@ -554,24 +687,56 @@ def apply_rule(results: list, parts: Mapping[str, tuple[str, ...]]) -> list[Part
         # all-sizes certificate takes is never left out: it must evaluate that at symbolic sizes.
         declared = parts.get(part) or tuple(name for r in members for name in r.check.takes)
         objects = tuple(dict.fromkeys([*declared, *(name for check, _ in all_sizes for name in check.takes)]))
-        reasons = _uncovered_all_sizes(objects, all_sizes, everywhere) if all_sizes else []
+        reasons = []
+        for name in objects if all_sizes else ():
+            uses = [coverage[name] for _, coverage in all_sizes if name in coverage]
+            if not uses:
+                reasons.append(f"{name} is taken by no all-sizes certificate of the part")
+            elif any(use.traced for use in uses):  # (a constant, or an object read whole: taking it is evaluating it)
+                reasons += _symbolic_gaps(name, uses, everywhere)
         if all_sizes and not reasons:
             decided.append(PartCover(part, objects, stated, ALL_SIZES))
             continue
-        coverages = [r.coverage for r in certifying]
-        unevaluated = [name for name in objects
-                       if not any(name in c and (c[name].calls or not c[name].traced) for c in coverages)]
-        if unevaluated:
-            cover = PartCover(part, objects, stated, None, "no certifying check evaluated "
-                              + ", ".join(unevaluated) + ("; " + "; ".join(reasons) if reasons else ""))
-        else:
-            bounded = "; ".join(s for s in stated if s != ALL_SIZES)
-            scope = derived_scope(objects, coverages, bounded) or bounded
-            cover = PartCover(part, objects, stated, scope or None, "; ".join(reasons))
+        cover = _bounded_cover(part, objects, stated, [r.coverage for r in certifying], everywhere, reasons)
         for result in certifying:
             result.outcome = _narrowed(result.outcome, cover)
         decided.append(cover)
     return decided
+
+
+def _bounded_cover(part: str, objects: tuple[str, ...], stated: list[str], coverages: list[CheckCoverage],
+                   everywhere: Mapping[str, set[str]], reasons: list[str]) -> PartCover:
+    """Rules 2 and 3 for a part whose certificates are bounded (or failed rule 1, ``reasons``):
+    a face of an object that runs in the claim but in no certifying check leaves the part
+    uncertified; symbolic calls count only where they met rule 1's test of lines and branches,
+    and then add the parameters they took as symbols to the generated scope."""
+    reasons, unevaluated, symbolic = list(reasons), [], set()
+    for name in objects:
+        uses = [coverage[name] for coverage in coverages if name in coverage]
+        if uses and not any(use.traced for use in uses):
+            continue  # taken whole
+        unrun = sorted(everywhere.get(name, set()) - set().union(*(use.functions for use in uses)))
+        if unrun:
+            reasons.append(f"{name}'s {', '.join(unrun)} runs in the claim but in no certifying check of the part")
+            unevaluated.append(name)
+            continue
+        if any(use.symbolic_calls for use in uses):
+            gaps = _symbolic_gaps(name, uses, everywhere)
+            if gaps:
+                reasons += [gap for gap in gaps if gap not in reasons]
+            else:
+                symbolic.add(name)
+        if name not in symbolic and not any(use.concrete_calls for use in uses):
+            unevaluated.append(name)
+    if unevaluated:
+        return PartCover(part, objects, stated, None, "no certifying check evaluated " + ", ".join(unevaluated)
+                         + ("; " + "; ".join(reasons) if reasons else ""))
+    bounded = "; ".join(s for s in stated if s != ALL_SIZES)
+    scope = derived_scope(objects, coverages, bounded, symbolic) or bounded
+    ran = {name: [dict(configuration) for configuration in sorted(_ran_at(name, coverages, name in symbolic)[0])]
+           for name in objects}
+    return PartCover(part, objects, stated, scope or None, "; ".join(reasons),
+                     {name: configurations for name, configurations in ran.items() if any(configurations)})
 
 
 def _narrowed(outcome: Outcome, cover: PartCover) -> Outcome:

@@ -105,6 +105,14 @@ def indexed_matrix(rows, cols, entry) -> np.ndarray | sympy.FunctionMatrix:
     return np.broadcast_to(values, (rows, cols)).copy()
 
 
+def indexable(matrix):
+    """``matrix`` as the entry rules of ``indexed_matrix`` read it: a matrix expression of symbolic
+    shape as itself, any other matrix as a numpy array (an explicit sympy matrix as an object array)."""
+    if isinstance(matrix, sympy.MatrixExpr) and is_symbolic(*matrix.shape):
+        return matrix
+    return np.asarray(matrix)
+
+
 def indexed_vector(length, entry) -> np.ndarray | sympy.FunctionMatrix:
     """The vector whose entry k is ``entry(k)``, as ``indexed_matrix``: at symbolic sizes a length × 1
     ``sympy.FunctionMatrix`` (entry k at [k, 0]), at integer sizes a 1-D numpy array."""
@@ -179,7 +187,7 @@ def ortho_cond_layers(u1, u2) -> tuple:
     U⁽²⁾ (W⁽²⁾ = U⁽²⁾ ⊗ 1ᵀ_{c0}); M = U⁽²⁾ ⊗ U⁽¹⁾ᵀ. One definition (``indexed_matrix``): square sympy
     matrix expressions of symbolic orders give ``sympy.FunctionMatrix`` layers, square arrays the
     same entries as arrays of their dtype."""
-    u1, u2 = (u if isinstance(u, sympy.MatrixExpr) and is_symbolic(*u.shape) else np.asarray(u) for u in (u1, u2))
+    u1, u2 = indexable(u1), indexable(u2)
     for name, u in (("U1", u1), ("U2", u2)):
         if len(u.shape) != 2 or u.shape[0] != u.shape[1] or 0 in u.shape:
             raise ValueError(f"{name} must be a non-empty square matrix, got shape {u.shape}")
