@@ -7,8 +7,9 @@ subject that can be traced is wrapped (``traced``) before the checks are built f
 each call made while a check runs is recorded in that check's ``CheckCoverage``:
 
 - *symbolic* in the parameters given a sympy expression with free symbols (a size or a parameter
-  as a symbol, a matrix expression of symbolic shape) or a python-flint polynomial, so the call stands for every value of
-  them; an explicit matrix of symbols has a concrete size and is not symbolic;
+  as a symbol, a matrix expression of symbolic shape) or a python-flint polynomial, so the
+  call stands for every value of them; an explicit matrix of symbols has a concrete size and is
+  not symbolic;
 - with the sizes of its concrete arguments: each int by value, each array or matrix by its
   dimensions, each other sequence by its length. The maximal configurations are kept (the sizes
   that ran together), apart for the calls that were symbolic in some parameter.
@@ -202,8 +203,9 @@ def recording(takes: Iterable[str], traceable: Callable[[str], bool]) -> Iterato
 def _symbolic(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` stands for every size or parameter value: a sympy scalar expression with
     free symbols, a matrix expression whose shape has them (``MatrixSymbol("A", n, m)``), or a
-    python-flint polynomial of degree ≥ 1, alone or inside a list, tuple or dict. An explicit matrix or array has a concrete size
-    whatever its entries are: a 5×5 matrix of symbols says nothing about 6×6."""
+    python-flint polynomial of degree ≥ 1, alone or inside a list, tuple or dict. An explicit
+    matrix or array has a concrete size whatever its entries are: a 5×5 matrix of symbols says
+    nothing about 6×6."""
     if isinstance(value, sympy.MatrixBase):
         return False
     if isinstance(value, sympy.MatrixExpr):
