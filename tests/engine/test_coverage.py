@@ -261,11 +261,12 @@ def halved_in_a_window(k, q):
 
 def test_calls_symbolic_in_a_parameter_at_concrete_sizes_bound_the_scope_and_must_run_every_line():
     """randfeat2025.thm4_2's shape: the sizes concrete, p a symbol. The sizes are recorded (they
-    bound the scope); the calls count only when every line ran at symbolic p: a density halved
-    for p ∈ (0.6, 0.7) ran at no p there, so it certifies nothing."""
+    bound the scope, beside the check's words); the calls count only when every line ran at
+    symbolic p: a density halved for p ∈ (0.6, 0.7) ran at no p there, so it certifies nothing."""
     genuine = run_claim(toy((("density",), lambda d: density_at([1, 2, 3], d)),
                             subject={"density": lambda k, q: q * q}), CTX)
-    assert genuine.verdict is Verdict.CERTIFIED and genuine.scope == "density ran at k ≤ 2"
+    # the sizes that ran, and the check's words for what it decided at the symbol
+    assert genuine.verdict is Verdict.CERTIFIED and genuine.scope == "density ran at k ≤ 2; size ≤ 3, every p"
     assert genuine.checks[0].to_json()["stated_scope"] == "size ≤ 3, every p"
     gated = run_claim(toy((("density",), lambda d: density_at([1, 2, 3], d)), subject={"density": halved_in_a_window}),
                       CTX)

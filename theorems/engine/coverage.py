@@ -235,21 +235,30 @@ def _shape(value: Any) -> tuple[int, ...] | None:
     return None
 
 
+def _integers(value: Any) -> tuple[int, ...] | None:
+    """The entries of a tuple of ints (a kernel's shape, in-degrees): sizes by their values. (An
+    integer array is data, a diagonal or a mask: it is sized by its shape.)"""
+    if isinstance(value, tuple) and value and all(isinstance(v, int | np.integer) and not isinstance(v, bool)
+                                                  for v in value):
+        return tuple(int(entry) for entry in value)
+    return None
+
+
 def _sizes(name: str, value: Any, into: dict[str, int]) -> None:
     if isinstance(value, bool | np.bool_):
         return
     if isinstance(value, int | np.integer):
         into[name] = int(value)
         return
+    entries = _integers(value)
+    if entries is not None:
+        for position, entry in enumerate(entries):
+            into[f"{name}({position})"] = entry
+        return
     shape = _shape(value)
     if shape is not None:
         for axis, extent in enumerate(shape):
             into[f"{name}[{axis}]"] = extent
-        return
-    if isinstance(value, tuple) and value and all(isinstance(v, int | np.integer) and not isinstance(v, bool)
-                                                  for v in value):
-        for position, entry in enumerate(value):
-            into[f"{name}[{position}]"] = int(entry)
         return
     if isinstance(value, list | tuple) and value:
         into[f"len({name})"] = len(value)
@@ -575,18 +584,21 @@ class PartCover:
 
 
 def _extents(largest: Mapping[str, int]) -> str:
-    """``{"A[0]": 4, "A[1]": 3, "d": 2}`` as ``"A ≤ 4×3, d ≤ 2"``: each dimension's largest value."""
-    grouped: dict[str, dict[int, int]] = {}
+    """``{"A[0]": 4, "A[1]": 3, "d": 2, "k(0)": 3, "k(1)": 1}`` as ``"A ≤ 4×3, d ≤ 2, k ≤ (3, 1)"``:
+    each dimension's largest value, each entry's of a tuple of sizes."""
+    grouped: dict[tuple[str, str], dict[int, int]] = {}
     for key, value in largest.items():
-        base, bracket, axis = key.partition("[")
-        grouped.setdefault(base, {})[int(axis[:-1]) if bracket else -1] = value
+        opening = next((mark for mark in "[(" if mark in key and not key.startswith("len(")), "")
+        base, _, axis = key.partition(opening) if opening else (key, "", "")
+        grouped.setdefault((base, opening), {})[int(axis[:-1]) if opening else -1] = value
     pieces = []
-    for base, axes in sorted(grouped.items()):
-        scalar = axes.pop(-1, None)
-        if scalar is not None:
-            pieces.append(f"{base} ≤ {scalar}")
-        if axes:
+    for (base, opening), axes in sorted(grouped.items()):
+        if not opening:
+            pieces.append(f"{base} ≤ {axes[-1]}")
+        elif opening == "[":
             pieces.append(f"{base} ≤ {'×'.join(str(axes[axis]) for axis in sorted(axes))}")
+        else:
+            pieces.append(f"{base} ≤ ({', '.join(str(axes[axis]) for axis in sorted(axes))})")
     return ", ".join(pieces)
 
 
@@ -609,16 +621,21 @@ def _configurations(maxima: Iterable[Configuration]) -> str:
     return f"{len(described)} maximal size configurations within {_extents(box)} (listed in object_coverage)"
 
 
-def _ran_at(name: str, coverages: list[CheckCoverage], symbolic: bool) -> tuple[set[Configuration], int]:
-    """The maximal size configurations at which certifying checks ran object ``name``, and how
-    many calls count (a call symbolic in some parameter counts by its concrete sizes when
-    ``symbolic``: the object's symbolic calls met the rule)."""
+def _ran_at(name: str, coverages: list[CheckCoverage], symbolic: bool) -> tuple[list[Configuration], int, int]:
+    """The maximal size configurations at which certifying checks ran object ``name``, how many
+    calls count, and how many of those were symbolic in some parameter: those count by their
+    concrete sizes when ``symbolic`` (the object's symbolic calls met the rule), as
+    configurations of their own (a size left out there was a symbol, not a smaller value)."""
     uses = [coverage[name] for coverage in coverages if name in coverage and coverage[name].traced]
-    maxima: set[Configuration] = set()
+    concrete: set[Configuration] = set()
+    at_symbols: set[Configuration] = set()
     for use in uses:
-        for configuration in use.configurations | (use.symbolic_configurations if symbolic else set()):
-            _add_maximal(maxima, configuration)
-    return maxima, sum(use.concrete_calls + (use.symbolic_calls if symbolic else 0) for use in uses)
+        for configuration in use.configurations:
+            _add_maximal(concrete, configuration)
+        for configuration in use.symbolic_configurations if symbolic else ():
+            _add_maximal(at_symbols, configuration)
+    symbolic_calls = sum(use.symbolic_calls for use in uses) if symbolic else 0
+    return sorted(concrete | at_symbols), sum(use.concrete_calls for use in uses) + symbolic_calls, symbolic_calls
 
 
 def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated: str = "",
@@ -626,21 +643,25 @@ def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated
     """Where certifying checks ran each object, from their recorded calls (``_ran_at``): the
     maximal size configurations of its calls (``"detbool ran at A ≤ 4×4"``), "; " between
     objects. It says where the objects ran, not that every smaller instance did: the checks' own
-    words for their cases stay beside it. An object that ran without any size argument (a scalar
-    parameter, a choice, only symbols) ran at the points the checks ``stated`` (their bounded
-    words), which then stand for it: what ran can narrow the checks' words, never widen them."""
+    words for their cases stay beside it. What the sizes cannot say, the checks ``stated`` (their
+    bounded words) say beside them: for an object that ran without any size argument (a scalar
+    parameter, a choice) and for one that ran at symbols (which values of them a check then
+    decided). What ran can narrow the checks' words, never widen them."""
     symbolic = set(symbolic)
-    pieces, sizeless, calls = [], [], 0
+    pieces, sizeless, calls, at_symbols = [], [], 0, False
     for name in objects:
-        maxima, counted = _ran_at(name, coverages, name in symbolic)
+        maxima, counted, symbolic_calls = _ran_at(name, coverages, name in symbolic)
         at = _configurations(maxima)
+        at_symbols |= bool(symbolic_calls)
         if at:
             pieces.append(f"{name} ran at {at}")
         elif counted:
             sizeless.append(name)
             calls += counted
-    if sizeless:
-        pieces.append(stated or f"{', '.join(sizeless)} ran {calls}× without a size argument")
+    if stated and (sizeless or at_symbols):
+        pieces.append(stated)
+    elif sizeless:
+        pieces.append(f"{', '.join(sizeless)} ran {calls}× without a size argument")
     return "; ".join(pieces)
 
 
@@ -735,7 +756,7 @@ def _bounded_cover(part: str, objects: tuple[str, ...], stated: list[str], cover
                          + ("; " + "; ".join(reasons) if reasons else ""))
     bounded = "; ".join(s for s in stated if s != ALL_SIZES)
     scope = derived_scope(objects, coverages, bounded, symbolic) or bounded
-    ran = {name: [dict(configuration) for configuration in sorted(_ran_at(name, coverages, name in symbolic)[0])]
+    ran = {name: [dict(configuration) for configuration in _ran_at(name, coverages, name in symbolic)[0]]
            for name in objects}
     return PartCover(part, objects, stated, scope or None, "; ".join(reasons),
                      {name: configurations for name, configurations in ran.items() if any(configurations)})
