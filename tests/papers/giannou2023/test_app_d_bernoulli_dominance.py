@@ -1,5 +1,6 @@
 """The Lemma 10 engine against brute-force oracles, and the column Monte Carlo's pieces."""
 
+import operator
 import pickle
 from fractions import Fraction
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theorems.engine.context import Context
+from theorems.errors import ClaimDefinitionError
 from theorems.maths.boolean_determinant import detbool
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.papers.giannou2023 import app_d_bernoulli_dominance as bd
@@ -199,8 +201,44 @@ def test_dominance_gap_has_the_sign_of_right_minus_left(instance, p, constant):
     assert (gap > 0) == (difference > 0) and (gap == 0) == (difference == 0)
 
 
+@QUICK
+@given(_subsets(3), st.fractions(Fraction(1, 50), 1, max_denominator=50),
+       st.sampled_from([bd.PRINTED, bd.REVERSED, bd.Q_IS_P_SQUARED]))
+def test_statement_gap_has_the_sign_of_holds(instance, p, statement):
+    """The gap of the statement's own q and holds, a polynomial in p, against both at a rational p."""
+    d, subset = instance
+    left = bd.left_side_class(bp.support_graph(subset, d))
+    gap = bp.fmpq_value(statement.gap(left, d, bd.P_VARIABLE), p)
+    right = (1 - statement.q(p, d)) ** len(subset)
+    assert (gap >= 0) == statement.holds(bp.left_side_brute_force(subset, d, p), right)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_statement_q_at_the_variable_is_q_at_every_p(d):
+    for statement in (bd.PRINTED, bd.Q_IS_P_SQUARED):
+        polynomial = statement.q(bd.P_VARIABLE, d, Fraction(3, 4))
+        for p in (Fraction(1, 3), Fraction(7, 10), Fraction(1)):
+            assert bd.fmpq_of(polynomial, p) == statement.q(p, d, Fraction(3, 4))
+    assert bd.PRINTED.q(Fraction(1, 2), 2) == Fraction(1, 16)
+    assert bd.Q_IS_P_SQUARED.q(Fraction(1, 2), 5) == Fraction(1, 4)
+
+
+@pytest.mark.parametrize("compare", [operator.lt, operator.gt, operator.eq, lambda left, right: True,
+                                     lambda left, right: 2 * left <= right])
+def test_holds_other_than_a_non_strict_inequality_of_the_sides_is_refused(compare):
+    left = bp.enumerate_left_sides(2).classes[-1]
+    with pytest.raises(ClaimDefinitionError, match="non-strict inequality"):
+        bd.Dominance(bd.PRINTED.constant, compare).gap(left, 2, bd.P_VARIABLE)
+
+
+@pytest.mark.parametrize("constant", [sympy.sqrt(2), sympy.Integer(0), -1 / bd.D_SYMBOL])
+def test_constant_must_be_positive_rational(constant):
+    with pytest.raises(ClaimDefinitionError, match="positive rational"):
+        bd.Dominance(constant).q(Fraction(1, 2), 3)
+
+
 # c = 1 holds up to d = 3, c = 0.53 fails at d = 4 (c*(4) ≈ 0.539): a violation past many chunks.
-FAILS_AT_D_4 = bd.Dominance(lambda d: Fraction(1) if d < 4 else Fraction(53, 100))
+FAILS_AT_D_4 = bd.Dominance(sympy.Piecewise((1, bd.D_SYMBOL < 4), (sympy.Rational(53, 100), True)))
 
 
 @pytest.mark.parametrize("statement", [bd.PRINTED, bd.REVERSED, bd.Q_IS_P_SQUARED, FAILS_AT_D_4])
@@ -310,9 +348,14 @@ def test_exact_replacement_polynomial_against_every_mask_pair_at_d_2():
 
 def test_beyond_sweep_pins_refute_each_broken_dominance():
     (_, d, row), (_, _, grid) = bd.BEYOND_PINNED
-    assert bd.PRINTED.violation(d, row) is None and bd.PRINTED.violation(d, grid) is None
-    assert bd.REVERSED.violation(d, row) is not None
-    assert bd.Q_IS_P_SQUARED.violation(d, grid) is not None
+    row, grid = bd.left_side_class(row), bd.left_side_class(grid)
+
+    def witness(statement, left):
+        return statement.violation(left, d, bd.P_VARIABLE).witness
+
+    assert witness(bd.PRINTED, row) is None and witness(bd.PRINTED, grid) is None
+    assert witness(bd.REVERSED, row) is not None
+    assert witness(bd.Q_IS_P_SQUARED, grid) is not None
 
 
 @pytest.mark.parametrize("kind", bd.BEYOND_KINDS)

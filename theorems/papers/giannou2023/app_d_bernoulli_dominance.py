@@ -10,6 +10,7 @@ extractions of the text print p ≥ √(2qd)). The exact engine
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,7 @@ from theorems.engine.context import Context
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.errors import ClaimDefinitionError
 from theorems.maths.boolean_determinant import detbool, detbool_stack, permanent_term_counts
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.maths.stats import (
@@ -42,34 +44,74 @@ from theorems.papers.giannou2023 import bernoulli_polynomials as bp
 
 # --- Lemma 10: the statement under test -------------------------------------------------
 
+# What the exact checks evaluate a statement at: the variable p (a python-flint polynomial in p
+# stands for every p ∈ (0, 1] at once), the symbol d of the constant c(d), and the two sides of
+# the inequality as symbols (``holds`` at them is the inequality itself).
+P_VARIABLE = flint.fmpq_poly([0, 1])
+D_SYMBOL = sympy.Symbol("d", integer=True, positive=True)
+LEFT, RIGHT = sympy.Symbol("left"), sympy.Symbol("right")
+
 
 @dataclass(frozen=True)
 class Dominance:
     """P(Σ_S u_{⌊i/d⌋} v_{i mod d} = 0) ≤ P(Σ_S x_i = 0) whenever q ≤ p²/(c(d)·d) (the lemma:
-    c = 2, i.e. p ≥ √(2qd)); ``reversed`` flips the inequality. The right side decreases in q,
-    so q = p²/(c·d) is the hardest admissible case."""
+    c = 2, i.e. p ≥ √(2qd)). ``constant`` is c(d), an expression in ``D_SYMBOL`` (sympy: data,
+    read whole); ``compare`` is the inequality (``operator.ge`` reverses it). The right side
+    decreases in q, so q = p²/(c·d) is the hardest admissible case."""
 
-    constant: Callable[[int], Fraction]
-    reversed: bool = False
+    constant: sympy.Expr
+    compare: Callable = operator.le
 
-    def q(self, p: Fraction, d: int, fraction_of_bound: Fraction = Fraction(1)) -> Fraction:
-        return fraction_of_bound * p * p / (self.constant(d) * d)
+    def q(self, p, d: int, fraction_of_bound: Fraction = Fraction(1)):
+        """``fraction_of_bound`` times the largest admissible q, at a rational p or at the variable p
+        (``P_VARIABLE``: then a polynomial in p)."""
+        constant = constant_at(self, d)
+        return (fraction_of_bound.numerator * constant.denominator * p * p
+                / (fraction_of_bound.denominator * constant.numerator * d))
 
-    def holds(self, left: Fraction, right: Fraction) -> bool:
-        return left >= right if self.reversed else left <= right
+    def holds(self, left, right):
+        return self.compare(left, right)
 
-    def gap(self, left: bp.LeftSideClass, d: int, constant: Fraction | None = None) -> flint.fmpz_poly:
-        """A polynomial in p, ≥ 0 on (0, 1] exactly when the statement holds for this class."""
-        gap = bp.dominance_gap(left.left, left.edges, self.constant(d) if constant is None else constant, d)
-        return -gap if self.reversed else gap
+    def gap(self, left: bp.LeftSideClass, d: int, p) -> flint.fmpz_poly:
+        """The statement for the S of ``left`` at q = ``q(p, d)``, as an integer polynomial in the
+        variable p (``P_VARIABLE``) that is ≥ 0 exactly where it holds: ``holds`` at the symbolic
+        sides gives the inequality, and the gap is its greater side minus its lesser, with the
+        left side and (1 − q)^|S| put in, times a positive integer."""
+        greater, lesser = ordered_sides(self.holds(LEFT, RIGHT))
+        sides = {LEFT: left.left(p), RIGHT: (1 - self.q(p, d)) ** left.edges}
+        return flint.fmpq_poly(sides[greater] - sides[lesser]).numer()
 
-    def violation(self, d: int, graph: np.ndarray) -> Fraction | None:
-        """A p ∈ (0, 1] where the statement fails for S = the edges of ``graph``, or None: it holds for all p."""
-        left = bp.LeftSideClass(int(graph.sum()), bp.left_side_polynomial(graph), graph)
-        return bp.decide_nonnegative(self.gap(left, d)).witness
+    def violation(self, left: bp.LeftSideClass, d: int, p) -> bp.SignDecision:
+        """The statement for the S of ``left`` decided for every p ∈ (0, 1] at once (p: the
+        variable, ``P_VARIABLE``) by the sign of ``gap``: ``witness`` is a p where it fails (None:
+        it holds for all p); the one decision of every check that decides a class."""
+        return bp.decide_nonnegative(self.gap(left, d, p))
 
 
-PRINTED = Dominance(lambda d: Fraction(2))
+def constant_at(statement: Dominance, d: int) -> Fraction:
+    """The statement's c(d), exactly."""
+    value = sympy.sympify(statement.constant).subs(D_SYMBOL, d)
+    if not value.is_Rational or value <= 0:
+        raise ClaimDefinitionError(f"the constant c(d) = {statement.constant} must be a positive rational at every "
+                                   f"d; at d = {d} it is {value}")
+    return Fraction(int(value.p), int(value.q))
+
+
+def ordered_sides(relation) -> tuple[sympy.Symbol, sympy.Symbol]:
+    """(greater side, lesser side) of ``holds`` evaluated at the symbols ``LEFT``, ``RIGHT``:
+    it must be a non-strict inequality between the two."""
+    if not isinstance(relation, sympy.Le | sympy.Ge) or {relation.lhs, relation.rhs} != {LEFT, RIGHT}:
+        raise ClaimDefinitionError(f"holds(left, right) must be a non-strict inequality between the two sides "
+                                   f"(left <= right or left >= right); at the symbols it is {relation!r}")
+    return relation.gts, relation.lts
+
+
+def left_side_class(graph: np.ndarray) -> bp.LeftSideClass:
+    """The class of the S whose edges are ``graph``'s (a d×d biadjacency matrix)."""
+    return bp.LeftSideClass(int(graph.sum()), bp.left_side_polynomial(graph), graph)
+
+
+PRINTED = Dominance(sympy.Integer(2))
 
 
 def _describe_violation(statement: Dominance, d: int, graph: np.ndarray, p: Fraction) -> dict:
@@ -109,7 +151,7 @@ CLASSES_PER_TASK = 2000
 
 def _decide_class(statement: Dominance, d: int, left: bp.LeftSideClass) -> tuple[str, Fraction | None]:
     """How the class's sign was decided, and a p where the statement fails for it (None: it holds)."""
-    decision = bp.decide_nonnegative(statement.gap(left, d))
+    decision = statement.violation(left, d, P_VARIABLE)
     return decision.method, decision.witness
 
 
@@ -144,9 +186,11 @@ def exhaustive_check(statement: Dominance) -> Check:
             {"certified_d": per_d, "bound": f"d ≤ {largest}, every S ⊆ {{0, …, d²−1}}, every p ∈ (0, 1]",
              "configurations": sum(2 ** (d * d) for d in range(1, largest + 1)), "readings": READINGS},
             certificate={
-                "method": "both sides as integer polynomials in p (scaled by (c·d)^|S|); the gap is shown ≥ 0 on "
-                "(0, 1] by Descartes' rule of signs on (1+t)^m g(1/(1+t)) (0 sign changes: no root in (0, 1)) or, "
-                "failing that, by sympy's exact real-root isolation and a sign test in every gap between roots",
+                "method": "the statement's own q at the variable p and its own inequality (holds at symbolic "
+                "sides) give the gap, greater side − lesser side, as a polynomial in p cleared of denominators; it is "
+                "shown ≥ 0 on (0, 1] by Descartes' rule of signs on (1+t)^m g(1/(1+t)) (0 sign changes: no root in "
+                "(0, 1)) or, failing that, by sympy's exact real-root isolation and a sign test in every gap between "
+                "roots",
                 "coverage": "doubly lexical d×d matrices (every S has such a row/column ordering, Lubiw 1987), "
                 "deduplicated by (|S|, left-side polynomial)",
             },
@@ -305,13 +349,14 @@ def _round_to(value: float, digits: int, up: bool) -> Fraction:
 def tightness_bracket(d: int) -> dict:
     """c*(d) = the least c such that q = p²/(c·d) satisfies the inequality for every S and p,
     bracketed exactly: every class is certified at ``upper`` and one S, p violates it at
-    ``lower`` (both decided in exact arithmetic)."""
+    ``lower`` (both decided in exact arithmetic). The bracket is about the lemma's inequality at
+    other constants, not about a statement under test: it reads ``bp.dominance_gap`` directly."""
     estimate, worst, p_worst = _largest_implied_constant(d)
     lower, upper = _round_to(estimate * (1 - 1e-6), 4, up=False), _round_to(estimate * (1 + 1e-6), 4, up=True)
     for left in bp.enumerate_left_sides(d).classes:
-        if bp.decide_nonnegative(PRINTED.gap(left, d, upper)).witness is not None:
+        if bp.decide_nonnegative(bp.dominance_gap(left.left, left.edges, upper, d)).witness is not None:
             raise ArithmeticError(f"d = {d}: the float estimate {estimate} of c*(d) missed a class; refine the grid")
-    witness = bp.decide_nonnegative(PRINTED.gap(worst, d, lower)).witness
+    witness = bp.decide_nonnegative(bp.dominance_gap(worst.left, worst.edges, lower, d)).witness
     if witness is None:
         raise ArithmeticError(f"d = {d}: no violation at {lower} below the float estimate {estimate}")
     return {"d": d, "lower": lower, "upper": upper, "worst_S": bp.subset_of(worst.representative),
@@ -356,10 +401,10 @@ def tightness_check(statement: Dominance) -> Check:
             row = tightness_bracket(d)
             worst = row.pop("worst")
             rows.append(to_jsonable(row))
-            constant = statement.constant(d)
+            constant = constant_at(statement, d)
             if row["upper"] <= constant:
                 continue
-            witness = bp.decide_nonnegative(statement.gap(worst, d)).witness
+            witness = statement.violation(worst, d, P_VARIABLE).witness
             if witness is None:
                 undecided.append(d)
                 continue
@@ -371,7 +416,7 @@ def tightness_check(statement: Dominance) -> Check:
             )
         complete = {d: round_sig(_complete_grid_constant(d), 5) for d in COMPLETE_GRID_D}
         evidence = {"table": rows, "complete_grid_constant": complete}
-        figures = {"tightness": _tightness_figure(rows, complete, float(statement.constant(1)))}
+        figures = {"tightness": _tightness_figure(rows, complete, float(constant_at(statement, 1)))}
         if undecided:
             return Outcome(Verdict.INCONCLUSIVE, f"c(d) inside the bracket of c*(d) for d = {undecided}", evidence,
                            figures=figures)
@@ -430,7 +475,7 @@ def beyond_sweep_check(statement: Dominance) -> Check:
 
     def decide(configuration) -> str | None:
         _, d, graph = configuration
-        witness = statement.violation(d, graph)
+        witness = statement.violation(left_side_class(graph), d, P_VARIABLE).witness
         if witness is None:
             return None
         violation = _describe_violation(statement, d, graph, witness)
@@ -452,8 +497,8 @@ def beyond_sweep_check(statement: Dominance) -> Check:
 
 # --- Lemma 10: registration -------------------------------------------------------------
 
-REVERSED = Dominance(PRINTED.constant, reversed=True)
-Q_IS_P_SQUARED = Dominance(lambda d: Fraction(1, d))
+REVERSED = Dominance(PRINTED.constant, operator.ge)
+Q_IS_P_SQUARED = Dominance(1 / D_SYMBOL)
 
 register(
     Claim(
@@ -485,8 +530,11 @@ register(
             "Checked as printed (both extractions read p ≥ √(2qd); the strict reading p > √(2qd) is decided by the "
             "same boundary q = p²/(2d), its supremum). Index i of S is the edge (⌊i/d⌋, i mod d) of a "
             "bipartite graph; the left side is an integer polynomial in p fixed by the graph up to isomorphism, the "
-            "right side (1 − q)^|S| decreases in q, so q = p²/(2d) is the hardest admissible case. Certified for every "
-            "S, d ≤ 5 (profile ci) or d ≤ 6 (thorough and large: the enumeration limit), for all p ∈ (0, 1] at once; "
+            "right side (1 − q)^|S| decreases in q, so q = p²/(2d) is the hardest admissible case. The exact checks "
+            "evaluate the statement itself for all p at once: its q at the variable p, its inequality at symbolic "
+            "sides, and one decision per S (violation) that the exhaustive sweep and the sweep past it share. "
+            "Certified for every S, d ≤ 5 (profile ci) or d ≤ 6 (thorough and large: the enumeration limit), for all "
+            "p ∈ (0, 1] at once; "
             "past it, random S (Bernoulli graphs at every density, bicliques, a few rows, Ferrers graphs) with "
             "4 ≤ d ≤ 12, each decided for all p ∈ (0, 1] at once; and a Hypothesis search up to d = 30 (components "
             "whose smaller side has ≤ 16 twin classes) supports it. The constant 2 is loose: the least sufficient c "
@@ -670,7 +718,6 @@ CHAIN_CHECK = "columns replaced one by one (paired Monte Carlo, sign tests)"
 
 # d = 3 would mean 512 patterns in each of 9 columns (512^9 masks).
 EXACT_MAX_D = 2
-P_VARIABLE = flint.fmpq_poly([0, 1])
 
 
 def _object_vector(values) -> np.ndarray:
@@ -782,7 +829,6 @@ EXACT_CHAIN = "columns replaced one by one, exact for small d"
 # q ≤ p²/(2d), and averaging gives each step; the chain's ends by transitivity.
 
 P_SYMBOL = sympy.Symbol("p", positive=True)
-D_SYMBOL = sympy.Symbol("d", integer=True, positive=True)
 REDUCTION_NAMES = {"statement": "reduction to Lemma 10 (conditioning on the other columns)",
                    "chain": "reduction to Lemma 10, every step of the chain"}
 REDUCTION_RELIES_ON = (
