@@ -260,7 +260,7 @@ def _sizes(name: str, value: Any, into: dict[str, int]) -> None:
         for axis, extent in enumerate(shape):
             into[f"{name}[{axis}]"] = extent
         return
-    if isinstance(value, list | tuple) and value:
+    if isinstance(value, list | tuple):  # (an empty one too: a kernel of no dimensions is not a 1-D one)
         into[f"len({name})"] = len(value)
 
 
