@@ -659,7 +659,8 @@ def derived_scope(objects: Iterable[str], coverages: list[CheckCoverage], stated
             sizeless.append(name)
             calls += counted
     if stated and (sizeless or at_symbols):
-        pieces.append(stated)
+        if stated not in "; ".join(pieces):  # ("dominance ran at d ≤ 5" says "d ≤ 5" already)
+            pieces.append(stated)
     elif sizeless:
         pieces.append(f"{', '.join(sizeless)} ran {calls}× without a size argument")
     return "; ".join(pieces)
