@@ -780,9 +780,9 @@ def float_check(name: str, width, construction, activation=None) -> Check:
     the layers (``activation``, the identity by default) is seen at magnitudes 10^−3 … 10^6 times
     the hidden values: max |S(x) − C(x)| ≤ 256·eps·(1 + condition)·scale·c0·∏kt (the construction's
     error over each output's c0·∏kt inputs, scale invariant under the rescaling) + 2·n·eps·max |S|(|x|)
-    (the evaluation's, ``absolute_network``; n the longest sum). Corroborating: it exercises the torch code path and may refute through a
-    measured mismatch, while a float solve that fails is no proof of anything — such examples are
-    counted under "construction failed (float, undecided)"."""
+    (the evaluation's, ``absolute_network``; n the longest sum). Corroborating: it exercises the
+    torch code path and may refute through a measured mismatch, while a float solve that fails is
+    no proof of anything — such examples are counted under "construction failed (float, undecided)"."""
     failed: set = set()
 
     def prop(example) -> str | None:
