@@ -232,3 +232,16 @@ def test_pivot_identity_reads_the_row_at_a_symbolic_width(row, hypothesis, verdi
 def test_any_size_difference_names_the_dropped_ratio():
     difference = two.any_size_pivot_difference(two.unrescaled_row)
     assert "w_I" in str(difference) and "T_p*gamma" in str(difference)
+
+
+def test_the_absolute_network_bounds_every_output_of_the_source():
+    """The float check's rounding allowance: the network run on |x| with every parameter's
+    magnitude dominates |S(x)| entrywise, whatever the folded biases and statistics cancel."""
+    rng = np.random.default_rng(5)
+    weights = (rng.standard_normal((3, 2, 3)), rng.standard_normal((2, 3, 3)))
+    gammas = (1e-3 * rng.standard_normal(3), 1e3 * rng.standard_normal(2))
+    source = two.torch_source(weights, gammas, (np.zeros(3), rng.standard_normal(2)), 1, rng)
+    x = torch.from_numpy(rng.uniform(-1, 1, (4, 2, 6)))
+    with torch.no_grad():
+        assert (two.absolute_network(source)(x.abs()) >= source(x).abs()).all()
+        assert float(two.absolute_network(source)(x.abs()).max()) > 100 * float(source(x).abs().max())
