@@ -20,6 +20,7 @@ constructions, as the paper reports; at p = 0.2 whether f2 reaches almost 0 erro
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 
@@ -27,6 +28,7 @@ import torch
 from torch import nn
 
 from ...engine.context import Context
+from ...engine.coverage import cached
 from ...engine.registry import Broken, Check, Claim, register, takes
 from ...engine.verdicts import Outcome, Verdict
 from ...maths import construction as cm
@@ -167,6 +169,19 @@ def experiment(d: int, seed: int, samples: int, steps: int | None, radius_rule: 
             **training}
 
 
+@cached
+def _experiment_once(compute: Callable[..., dict], *args, **kwargs) -> dict:
+    return compute(*args, **kwargs)
+
+
+def experiment_row(*args, **kwargs) -> dict:
+    """``experiment``, computed once per process for the same arguments (a copy each time): a row is a
+    function of its arguments alone (every draw comes from its seed), and quick runs as ci (the claim's test
+    runs both), so a second run of the same rows would only repeat the same float computations. Keyed by
+    the function too, so that one put in its place (a test's) is called."""
+    return copy.deepcopy(_experiment_once(experiment, *args, **kwargs))
+
+
 # Fig. 4's comparison, decided over seeds: f3 "wins" a seed when its test MSE is at most 1/MARGIN of f1's. A sign
 # test (distribution-free, so an f3 that is exact at one seed, a ratio of 10^25, counts once), sequential over
 # looks: supported at the first look where the one-sided 95% lower bound on the winning probability exceeds 1/2,
@@ -246,7 +261,7 @@ def fig4_check(radius_rule: str = "data", copy_steps: int | None = None) -> Chec
             return converged(row) and row["f3_construction_dense"] * MARGIN <= row["f1_sgd_bn"]
 
         rows, test, final = sequential_sign_test(
-            lambda done, upto: [experiment(d, seed, samples, None, radius_rule, copy_steps=copy_steps)
+            lambda done, upto: [experiment_row(d, seed, samples, None, radius_rule, copy_steps=copy_steps)
                                 for d in widths for seed in seeds[d][done:upto]],
             wins, looks, lambda rows: any(map(inexact, rows)))
         evidence = {"rows": rows, "samples": samples, "widths": widths, "looks_seeds_per_width": list(looks),
@@ -311,7 +326,7 @@ def fig5_check(claimed_order: str = "sgd first") -> Check:
         tests, rows, power = {}, [], {}
         for p, win in wins.items():
             part_rows, tests[p], final = sequential_sign_test(
-                lambda done, upto, p=p: [experiment(d, seed, samples, steps, p=p) for seed in seeds[done:upto]],
+                lambda done, upto, p=p: [experiment_row(d, seed, samples, steps, p=p) for seed in seeds[done:upto]],
                 win, looks)
             rows += part_rows
             power[f"p = {p}"] = final["detectable_win_rate"]
