@@ -43,7 +43,18 @@ def pytest_configure(config):
         hypothesis_settings.load_profile(test_profile_name(config.getoption("--theorems-profile")))
 
 
+# The longest tests of the default run (about 35–110 s each on the 2-core development machine),
+# moved to the front: pytest-xdist hands tests out in collection order, and one of these handed
+# out near the end kept the run waiting minutes for it alone. In this order, test_meta's run of
+# each claim follows test_claims' in the same worker (the first tests go to one worker together),
+# where the rows that run computed are cached (giannou2023.app_e_experiments.experiment_row).
+STARTED_FIRST = tuple(f"tests/{test}[giannou2023.{claim}]" for claim in ("fig4", "fig4.sparse") for test in (
+    "test_claims.py::test_claim_reaches_its_manifest_verdict", "test_meta.py::test_mutation_rule"))
+
+
 def pytest_collection_modifyitems(config, items):
+    first = {node_id: index for index, node_id in enumerate(STARTED_FIRST)}
+    items.sort(key=lambda item: first.get(item.nodeid, len(first)))  # stable: the rest keep their order
     for marker in ("large", "slow"):
         if config.getoption(f"--run-{marker}"):
             continue

@@ -186,24 +186,33 @@ def iter_matching_probabilities(target_support, p):
     if rows == 0:
         yield from itertools.repeat(one)
     lacking = [sum(1 << a for a in range(1 << rows) if not a >> i & 1) for i in range(rows)]
-    offers = [(offered, chance, [i for i in range(rows) if offered >> i & 1])
+    offers = [(chance, [i for i in range(rows) if offered >> i & 1])
               for offered, chance in enumerate(law) if chance != 0]
-    transitions: dict[tuple[int, int], int] = {}
+    # For each family met so far: the chance that one more row matches every target row, and
+    # the chance of each family it grows into otherwise (offers that give the same family
+    # summed first, so that a row costs one product per family reached, not one per offer).
+    steps: dict[int, tuple[object, list[tuple[int, object]]]] = {}
     unmatched, matched_mass = {1: one}, zero  # at first only the empty set is matchable
     yield zero
     while True:
         grown_states: dict[int, object] = {}
         for state, weight in unmatched.items():
-            for offered, chance, members in offers:
-                after = transitions.get((state, offered))
-                if after is None:
+            step = steps.get(state)
+            if step is None:
+                to_match, to_family = None, {}
+                for chance, members in offers:
                     after = state
                     for i in members:
                         after |= (state & lacking[i]) << (1 << i)
-                    transitions[state, offered] = after
-                if after & everything:
-                    matched_mass = matched_mass + weight * chance
-                else:
-                    grown_states[after] = grown_states.get(after, zero) + weight * chance
+                    if after & everything:
+                        to_match = chance if to_match is None else to_match + chance
+                    else:
+                        to_family[after] = chance if after not in to_family else to_family[after] + chance
+                step = steps[state] = (to_match, list(to_family.items()))
+            to_match, to_families = step
+            if to_match is not None:
+                matched_mass = matched_mass + weight * to_match
+            for after, chance in to_families:
+                grown_states[after] = grown_states.get(after, zero) + weight * chance
         unmatched = grown_states
         yield matched_mass
