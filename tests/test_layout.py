@@ -144,6 +144,14 @@ def test_no_paper_imports_another_paper():
             assert not others, f"{path.relative_to(PACKAGE)} imports another paper: {sorted(others)}"
 
 
+def test_no_suite_module_uses_the_global_random_module():
+    # Randomness comes from the run's seeded streams (Context) and Hypothesis' draws only; a strategy that
+    # read `random` would be reproducible only by accident (and the searches ignore Hypothesis' warning
+    # about `random` moving during a draw, which the host process causes: engine/checks.py).
+    for path in python_files(PACKAGE):
+        assert "random" not in imported_modules(path), f"{path.relative_to(PACKAGE)} imports the random module"
+
+
 def test_every_register_call_is_under_papers():
     for path in python_files(PACKAGE):
         if path.is_relative_to(PACKAGE / "papers") or path == PACKAGE / "engine" / "registry.py":

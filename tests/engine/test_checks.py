@@ -1,5 +1,8 @@
 """The generic check builders on toy statements whose truth is known."""
 
+import gc
+import random
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +43,26 @@ def test_property_search_supported_records_its_statistics():
     assert outcome.verdict is Verdict.SUPPORTED
     assert outcome.evidence["examples"] == 30
     assert sum(outcome.evidence["coverage"].values()) == 30
+
+
+def test_a_search_is_deaf_to_the_host_process_moving_the_global_random_state():
+    # The host process moves `random`'s state during a draw (a finalizer run by a garbage collection, another
+    # thread); Hypothesis warns, and under `-W error` the draw failed and its replay passed: a FlakyFailure that
+    # crashed daneshmand2020.example16 in the full test run. Here every draw runs such a finalizer.
+    class MovesRandomWhenCollected:
+        def __del__(self):
+            random.random()
+
+    def drawn_during_a_collection(x):
+        MovesRandomWhenCollected()
+        gc.collect()
+        return x
+
+    check = property_search("x ≥ 0", st.integers(0, 1000).map(drawn_during_a_collection), lambda x: None,
+                            space="0..1000")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check.run(CTX).verdict is Verdict.SUPPORTED
 
 
 def test_pinned_examples_run_even_when_generation_would_miss_them():

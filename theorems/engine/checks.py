@@ -25,6 +25,7 @@ entries of each input (``("W1", "W2", "target")``), so the counterexample reads
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from hypothesis import example as pin_example
 from hypothesis import given
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisDeprecationWarning
 
 from ..errors import ClaimDefinitionError, TheoremsError
 from ..maths import exact
@@ -181,7 +183,15 @@ def property_search(
             "pinned_examples": len(pinned),
         }
         try:
-            test()
+            with warnings.catch_warnings():
+                # Hypothesis warns when the global `random` state changes while a strategy draws; under
+                # `-W error` (a project's filterwarnings) the warning fails that example, and its replay
+                # passes: a FlakyFailure. The state is changed by the host process (a finalizer run by a
+                # garbage collection during a draw, another thread), never by the suite's strategies, which
+                # draw only from Hypothesis (tests/test_layout.py: no suite module imports `random`).
+                warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
+                                        category=HypothesisDeprecationWarning)
+                test()
         except _Falsified:
             example, reason = failures[-1]  # Hypothesis replays the shrunk example last
             return Outcome(
