@@ -1,3 +1,4 @@
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ def test_catalog_has_every_paper_and_core_claim():
     assert all(e.id.startswith(e.paper + ".") and e.label and e.statement for e in entries.values())
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared/CLAIMS.md is not beside this checkout")
+@pytest.mark.skipif(not SHARED.exists(), reason="no other copy of the catalog beside this checkout to compare with")
 def test_packaged_catalog_is_the_shared_one():
     assert parse_catalog(SHARED.read_text(encoding="utf-8")) == catalog()
 
@@ -26,3 +27,11 @@ def test_duplicate_or_misfiled_ids_are_rejected():
         parse_catalog(f"## giannou2023 — t\n{row}\n{row}\n")
     with pytest.raises(ValueError, match="listed under paper"):
         parse_catalog(f"## burkholz2024 — t\n{row}\n")
+
+
+def test_the_catalog_speaks_only_of_the_papers():
+    """A reader of the installed catalog has the papers, not the folders nor the briefs it was
+    first written from."""
+    text = resources.files("theorems.papers").joinpath("CLAIMS.md").read_text(encoding="utf-8")
+    for word in ("seeds/", "Seed:", "brief"):
+        assert word not in text, f"CLAIMS.md mentions {word!r}"
