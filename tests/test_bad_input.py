@@ -135,6 +135,9 @@ API_CASES = [
     ((CLAIM,), {"seed": "abc"}, "seed must be an integer, got 'abc'"),
     ((CLAIM,), {"device": "tpu"}, "unknown device 'tpu'"),
     ((CLAIM,), {"device": None}, "unknown device None"),
+    ((CLAIM,), {"package": 3}, "package= is a module name such as 'mypaper.claims', or a list of them; got 3"),
+    ((CLAIM,), {"package": "no.such.package"}, "cannot import claim package 'no.such.package'"),
+    ((CLAIM,), {"package": "theorems.papers.daneshmand2020"}, "(not a claim of theorems.papers.daneshmand2020)"),
 ]
 
 

@@ -322,3 +322,47 @@ def test_the_console_script_imports_a_project_package_from_the_working_directory
     assert missing.stderr == ("theorems: error: cannot import claim package 'nopaper.claims': ModuleNotFoundError: No "
                               f"module named 'nopaper' (nopaper is neither in the working directory {tmp_path} nor "
                               "installed: run from the folder that holds nopaper/, or install it)\n")
+
+
+# A failing run of each command, quickly: (argv, the exception its traceback ends with).
+FAILING = {
+    "list": (["list", "--package", "nopaper.claims"], "ClaimPackageError: cannot import claim package"),
+    "check": (["check", "nopaper.lemma1"], "UnknownClaim: unknown claim id 'nopaper.lemma1'"),
+    "report": (["report", "nopaper.lemma1"], "UnknownClaim: unknown claim id 'nopaper.lemma1'"),
+    "gate": (["gate", "--manifest", "/nonexistent/claims.toml"], "ManifestError: "),
+    "meta": (["meta", "nopaper.lemma1"], "UnknownClaim: unknown claim id 'nopaper.lemma1'"),
+    "reproduce": (["reproduce", "/nonexistent/record.json"], "RecordError: cannot read record"),
+    "enumerate": (["enumerate", "boolean", "--n", "32"], "ValueError: n = 32 means 2^1024 matrices"),
+    "bench": (["bench", "certificate", "--sizes", "10"], "perfect square"),
+}
+
+
+def test_every_command_has_a_traceback_option(capsys):
+    assert set(FAILING) == set(cli.build_parser()._subparsers._group_actions[0].choices)
+    for command, (argv, raised) in FAILING.items():
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, command
+        again, _, shown = run(capsys, *argv, "--traceback")
+        assert again == code, command
+        assert shown.startswith("Traceback (most recent call last):") and shown.endswith(err), command
+        assert raised in shown, command  # the original exception, which the one line may hide
+
+
+def test_a_setting_from_the_environment_is_checked_by_every_command(capsys, monkeypatch):
+    """Also by a command that has no use for it (`list`): a typo there is bad input, never ignored."""
+    monkeypatch.setenv("THEOREMS_PROFILE", "junk")
+    for argv in (["list"], ["enumerate", "boolean", "--n", "1"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err == ("theorems: error: THEOREMS_PROFILE='junk' is not a profile; "
+                                                   "choose one of quick, ci, thorough, large\n")
+    monkeypatch.setenv("THEOREMS_PROFILE", "quick")
+    monkeypatch.setenv("THEOREMS_SCHEDULER", "tcp://a b")
+    code, out, err = run(capsys, "list")
+    assert code == 2 and err.startswith("theorems: error: THEOREMS_SCHEDULER: scheduler must be") and out == ""
+
+
+def test_enumerating_past_the_bound_names_it_in_one_line_however_large_n_is(capsys):
+    for n in ("6", "32", str(10**6)):
+        code, out, err = run(capsys, "enumerate", "boolean", "--n", n)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith(f"theorems: error: n = {n} means 2^{int(n) ** 2} matrices; at most n = 5 is enumerable")

@@ -75,16 +75,18 @@ def test_a_project_gates_its_own_paper(tmp_path):
     assert "warning:" not in gate.stdout
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
 
-    # Wrong: a verdict that differs, and an entry that names no claim of the package.
-    wrong = files["claims.toml"].replace('"certified"', '"refuted"') + '"mypaper.lemma0" = "certified"\n'
+    # Wrong: a verdict that differs, and entries that name no claim of the package (one a packaged paper's).
+    wrong = (files["claims.toml"].replace('"certified"', '"refuted"') + '"mypaper.lemma0" = "certified"\n'
+             '"giannou2023.lemma6" = "certified"\n')
     (tmp_path / "claims.toml").write_text(wrong, encoding="utf-8")
     gate, tests = run(tmp_path, GATE), run(tmp_path, PYTEST)
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert "mypaper.lemma1: expected refuted, got certified" in gate.stdout
-    assert "mypaper.lemma0: in the manifest as certified but not implemented" in gate.stdout
-    assert tests.returncode == 1 and "2 failed" in tests.stdout, tests.stdout + tests.stderr
+    for claim_id in ("mypaper.lemma0", "giannou2023.lemma6"):  # the gate and the plugin say it alike
+        assert f"{claim_id}: in the manifest as certified but not a claim of mypaper.claims" in gate.stdout
+        assert f"{claim_id}: in " in tests.stdout and "as certified but not a claim of mypaper.claims" in tests.stdout
+    assert tests.returncode == 1 and "3 failed" in tests.stdout, tests.stdout + tests.stderr
     assert "mypaper.lemma1: expected refuted" in tests.stdout and "got certified at profile" in tests.stdout
-    assert "mypaper.lemma0: in " in tests.stdout and "as certified but not a claim of mypaper.claims" in tests.stdout
 
 
 # The CI workflow a downstream paper copies (README, "Gating your own paper"), shipped in the
@@ -255,6 +257,7 @@ def test_the_gate_runs_whatever_paths_pytest_walks(tmp_path):
     for command in ("python -m pytest -p no:cacheprovider", "python -m pytest -p no:cacheprovider tests"):
         result = run(tmp_path, command)
         assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr
+        assert "collected 2 items" in result.stdout, result.stdout  # the claim counted with the walked test
     collected = run(tmp_path, "python -m pytest -p no:cacheprovider --collect-only -q tests")
     assert "claims.toml::mypaper.lemma1" in collected.stdout, collected.stdout
 
@@ -531,3 +534,89 @@ def test_a_project_gets_its_own_report_records_and_html(tmp_path):
     again = run(tmp_path, "python -m theorems reproduce reports/quick/records/mypaper.lemma1.json "
                           "--package mypaper.claims")
     assert again.returncode == 0 and "matches" in again.stdout, again.stdout + again.stderr
+
+
+# A scalar identity (sympy scalars on both sides, no Matrix wrapping) and a check that crashes in
+# the project's own code: a KeyError at SCALES[n], the line the reports must name.
+SCALAR_AND_CRASHING_CLAIMS = """
+
+def trace_of_product(a, b):
+    return (a * b).trace()
+
+
+def square_matrices(n):
+    return tuple(sympy.Matrix(n, n, lambda i, j, name=name: sympy.Symbol(f"{name}{i}{j}")) for name in "ab")
+
+
+def commutes(trace_of_product):
+    return symbolic_identity("tr(AB) = tr(BA)", lambda ctx: range(1, 4),
+                             lambda n: (trace_of_product(*square_matrices(n)),
+                                        trace_of_product(*reversed(square_matrices(n)))),
+                             scope="n ≤ 3", describe_case=lambda n: f"n = {n}")
+
+
+SCALES = {}
+
+
+def scaled(trace_of_product):
+    return symbolic_identity("s·tr(AB) = s·tr(BA)", lambda ctx: range(1, 4),
+                             lambda n: (SCALES[n] * trace_of_product(*square_matrices(n)), 0),
+                             scope="n ≤ 3", describe_case=lambda n: f"n = {n}")
+
+
+for name, build in (("lemma4", commutes), ("lemma5", scaled)):
+    register(Claim(
+        id=f"mypaper.{name}", label=f"Lemma {name[-1]}", statement="tr(AB) = tr(BA)", source="Sec. 3",
+        hypotheses=("A, B ∈ ℝⁿˣⁿ",), subject={"trace_of_product": trace_of_product},
+        checks=(takes("trace_of_product", build=build),),
+        broken=(Broken("the first entry of AB", replaces={"trace_of_product": lambda a, b: (a * b)[0, 0]},
+                       refuted_by="n = 2"),),
+    ))
+"""
+
+
+def scalar_and_crashing_project(folder: Path) -> tuple[str, str]:
+    """The README's example with ``SCALAR_AND_CRASHING_CLAIMS``; the file:line of the crash and
+    the crash's reason."""
+    broken_project(folder, lambda code: code + SCALAR_AND_CRASHING_CLAIMS,
+                   '"mypaper.lemma4" = "certified"\n"mypaper.lemma5" = "certified"\n')
+    code = (folder / "mypaper" / "claims.py").read_text(encoding="utf-8").splitlines()
+    at = f"mypaper/claims.py:{1 + next(i for i, line in enumerate(code) if 'SCALES[n]' in line)}"
+    return at, f"check 's·tr(AB) = s·tr(BA)' of mypaper.lemma5 crashed in mypaper's code at {at}: KeyError: 1"
+
+
+def test_a_scalar_identity_is_certified_and_a_crash_in_the_projects_code_is_its_error_with_file_line(tmp_path):
+    at, reason = scalar_and_crashing_project(tmp_path)
+    check = run(tmp_path, "python -m theorems check mypaper.lemma5 --package mypaper.claims --profile quick "
+                          "--traceback")
+    *traceback, line = check.stderr.splitlines()
+    assert check.returncode == 3 and line.startswith("theorems: error: 1 claim crashed (mypaper.lemma5); first: ")
+    assert line.endswith(f": {reason}") and "internal error" not in check.stderr, check.stderr
+    # --traceback: the original exception's, down to the project's line
+    assert traceback[0].startswith("mypaper.lemma5 crashed on process ") and traceback[0].endswith(":")
+    assert traceback[1] == "Traceback (most recent call last):", check.stderr
+    assert f'claims.py", line {at.rsplit(":", 1)[1]}, in <lambda>' in check.stderr and traceback[-1] == "KeyError: 1"
+
+    report = run(tmp_path, "python -m theorems report mypaper.lemma4 mypaper.lemma5 --package mypaper.claims "
+                           "--profile quick --out out")
+    assert report.returncode == 3 and "--traceback" not in report.stderr and "Traceback" not in report.stderr
+    document = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert [(claim["id"], claim["verdict"]) for claim in document["claims"]] == [("mypaper.lemma4", "certified")]
+    [crash] = document["crashed"]
+    assert (crash["claims"], crash["reason"], crash["package"], crash["at"]) == (["mypaper.lemma5"], reason,
+                                                                                 "mypaper", at)
+    assert crash["traceback"].startswith("Traceback (most recent call last):") and crash["traceback"].endswith(
+        "KeyError: 1\n")
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert f". {reason}**" in markdown and "1 not run (crashed)" in markdown
+    assert "| mypaper.lemma5 | Lemma 5 | crashed | |" in markdown
+
+
+def test_under_pytest_a_crashing_claim_fails_with_the_traceback_of_what_its_check_raised(tmp_path):
+    at, reason = scalar_and_crashing_project(tmp_path)
+    tests = run(tmp_path, "python -m pytest -p no:cacheprovider --theorems-no-generated --theorems-profile quick "
+                          "-k lemma5")
+    assert tests.returncode == 1 and "1 failed" in tests.stdout, tests.stdout + tests.stderr
+    # as pytest shows a test's exception: source lines, "E" lines, the file:line; then the suite's one line
+    assert f"\n{at}: KeyError\n" in tests.stdout and re.search(r"^E +KeyError: 1$", tests.stdout, re.M), tests.stdout
+    assert reason in tests.stdout and "FAILED claims.toml::mypaper.lemma5 - KeyError: 1" in tests.stdout

@@ -5,10 +5,11 @@ Exit codes (also in --help and the README):
   1  ``gate``: some verdict differs from the manifest, or a claim breaks the erratum or
      mutation rule, or (``--package``) a generated mutant survives within its certified scope
      (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
-  2  bad input: unknown claim id, claim not implemented, bad option value, unwritable
-     report folder, ``--device cuda`` without a GPU, a claims module that cannot be imported
-     or defines a malformed claim
-  3  internal error: a check crashed instead of returning a verdict
+  2  bad input: unknown claim id, claim not implemented, bad option value or setting
+     (``THEOREMS_PROFILE``, ``THEOREMS_SCHEDULER``), unwritable report folder, ``--device cuda``
+     without a GPU, a claims module that cannot be imported or defines a malformed claim
+  3  a check crashed instead of returning a verdict: an internal error, or (``--package``) an
+     error in the package's own code, named with its file:line
   128 + N  stopped by signal N: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (``report`` first writes
      the claims that finished)
 """
@@ -21,6 +22,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from . import __version__
@@ -52,10 +54,11 @@ EXIT_CODES = """exit codes:
   1  gate: a verdict differs from the manifest, or a claim breaks the erratum
      or mutation rule, or (--package) a generated mutant survives within its
      certified scope; meta: a claim breaks the mutation rule
-  2  bad input: unknown or unimplemented claim id, bad option value,
-     unwritable report folder, --device cuda without a GPU, a claims module
-     that cannot be imported or defines a malformed claim
-  3  internal error: a check crashed instead of returning a verdict
+  2  bad input: unknown or unimplemented claim id, bad option value or
+     THEOREMS_* setting, unwritable report folder, --device cuda without a
+     GPU, a claims module that cannot be imported or defines a malformed claim
+  3  a check crashed instead of returning a verdict: an internal error, or
+     (--package) an error in the package's code, named with its file:line
   128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); report
      first writes a report of the claims that finished"""
 
@@ -418,6 +421,8 @@ def command_report(args) -> int:
         return 128 + stopped
     if crashes:
         crashed = [claim_id for crash in crashes for claim_id in crash["claims"]]
+        if args.traceback:
+            _print_crash_tracebacks(crashes)
         print(f"theorems: {counted(len(crashed), 'claim')} crashed, the report names them and why: "
               f"{', '.join(crashed)}", file=sys.stderr)
         return 3
@@ -450,7 +455,7 @@ def command_gate(args) -> int:
     if seeds is None:
         results = _run_claims(selected, context, "gate", args)
         lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
-                            {r.claim.id: r.scope for r in results})
+                            {r.claim.id: r.scope for r in results}, args.package or ())
         lines += [line for broken in _discipline([results], args.package, not args.no_generated).values()
                   for line in broken]
         for line in lines:
@@ -469,7 +474,7 @@ def command_gate(args) -> int:
                 scope_lines.append(f"seed {seed}: {line}")
                 scope_differing.add(r.claim.id)
     broken_rules = _discipline(seeded_results, args.package, not args.no_generated)
-    lines, differing = seed_agreement(expected, runs)
+    lines, differing = seed_agreement(expected, runs, args.package or ())
     for line in lines + scope_lines + [line for broken in broken_rules.values() for line in broken]:
         print(line)
     # a claim whose verdict differs at another seed is counted once
@@ -897,38 +902,77 @@ def build_parser() -> argparse.ArgumentParser:
                         "matmul_per_second, matmul_gflops, ratio")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)
+    for command in sub.choices.values():
+        command.add_argument("--traceback", action="store_true",
+                             help="when the command fails, first print the whole traceback to stderr (chained; of the "
+                                  "original exception, for a check that crashed); the exit code is the same")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     from .engine.parallel import start_worker_server, stop_signals, usable_cores
 
-    stop = None
+    stop = args = None
     try:
         with stop_signals() as stop:  # SIGTERM and SIGHUP stop a command as Ctrl-C does
             args = build_parser().parse_args(argv)
             if getattr(args, "package", None):
                 _working_directory_first()
-            if getattr(args, "profile_fallback", None) and args.profile is None:
+            # $THEOREMS_PROFILE and $THEOREMS_SCHEDULER: the default of the option where a command has
+            # it (an option given wins), and checked all the same where it has not: a typo is bad input.
+            if not getattr(args, "profile_fallback", None):
+                settings.default_profile()
+            elif args.profile is None:
                 args.profile = settings.default_profile(args.profile_fallback)  # the pytest plugin's rule too
-            if hasattr(args, "scheduler") and args.scheduler is None:
+            if not hasattr(args, "scheduler"):
+                settings.default_scheduler()
+            elif args.scheduler is None:
                 args.scheduler = settings.default_scheduler()
             if getattr(args, "jobs", 1) > 1 and not getattr(args, "scheduler", None) and usable_cores() > 1:
                 start_worker_server()  # its imports overlap the claims' own
             return args.func(args)
-    except UsageError as error:
-        print(f"{error.prog}: error: {error}", file=sys.stderr)
-        return 2
-    except CheckCrashed as error:
-        print(f"theorems: internal error: {error}", file=sys.stderr)
-        return 3
-    except KeyboardInterrupt as error:  # Interrupted too: before TheoremsError, which it also is
-        signum = getattr(error, "signum", None) or (stop and stop.signum) or signal.SIGINT
-        print(f"theorems: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
-        return 128 + signum
-    except TheoremsError as error:  # bad input the suite named: a manifest, a record, a setting, an id
-        print(f"theorems: error: {error}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # output piped into `head`: not an error of ours
         sys.stderr.close()
         return 0
+    except (TheoremsError, KeyboardInterrupt) as error:
+        if getattr(args, "traceback", False):
+            _print_traceback(error)
+        line, code = _failure(error, stop and stop.signum)
+        print(line, file=sys.stderr)
+        return code
+
+
+def _failure(error: TheoremsError | KeyboardInterrupt, signum: int | None) -> tuple[str, int]:
+    """The one line and the exit code of a command that failed."""
+    if isinstance(error, UsageError):
+        return f"{error.prog}: error: {error}", 2
+    if isinstance(error, CheckCrashed):  # the error of a claim package's own code, else the suite's
+        return f"theorems: {'error' if error.package else 'internal error'}: {error}", 3
+    if isinstance(error, KeyboardInterrupt):  # Interrupted too: before TheoremsError, which it also is
+        signum = getattr(error, "signum", None) or signum or signal.SIGINT
+        return f"theorems: interrupted ({signal.Signals(signum).name})", 128 + signum
+    return f"theorems: error: {error}", 2  # bad input the suite named: a manifest, a record, a setting, an id
+
+
+def _print_traceback(error: BaseException) -> None:
+    """--traceback: the whole traceback of ``error``, chained; for checks that crashed, that of
+    each original exception, as kept where it was raised (in this process or a worker)."""
+    if isinstance(error, ClaimsCrashed):
+        _print_crash_tracebacks(error.crashes)
+    elif isinstance(error, CheckCrashed) and error.traceback:
+        print(error.traceback, end="", file=sys.stderr)
+    else:
+        # Whole: the exceptions that the one-line messages hide (`raise UsageError(...) from None`) too.
+        chained, seen = error, set()
+        while chained is not None and id(chained) not in seen:
+            seen.add(id(chained))
+            chained.__suppress_context__ = False
+            chained = chained.__cause__ or chained.__context__
+        traceback.print_exception(error, file=sys.stderr)
+
+
+def _print_crash_tracebacks(crashes: list[dict]) -> None:
+    """The traceback of each crash of a run (its reason where none was kept: a worker that died)."""
+    for crash in crashes:
+        print(f"{', '.join(crash['claims'])} crashed on {crash['worker']}:", file=sys.stderr)
+        print(crash.get("traceback", crash["reason"] + "\n"), end="", file=sys.stderr)

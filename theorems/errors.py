@@ -54,13 +54,16 @@ class ClaimPackageError(TheoremsError, ImportError):
 
 
 class UnknownClaim(TheoremsError, LookupError):
-    """An id that names no claim; ``suggestions`` are the closest known ids."""
+    """An id that names no claim (of ``packages``, when it was looked up among another project's
+    claims); ``suggestions`` are the closest known ids."""
 
-    def __init__(self, claim_id: str, suggestions: list[str]):
+    def __init__(self, claim_id: str, suggestions: list[str], packages: tuple[str, ...] = ()):
         self.claim_id = claim_id
         self.suggestions = suggestions
+        self.packages = tuple(packages)
+        among = f" (not a claim of {', '.join(packages)})" if packages else ""
         hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
-        super().__init__(f"unknown claim id {claim_id!r}{hint}")
+        super().__init__(f"unknown claim id {claim_id!r}{among}{hint}")
 
 
 class NotImplementedClaim(TheoremsError, LookupError):
@@ -74,7 +77,22 @@ class NotImplementedClaim(TheoremsError, LookupError):
 # --- runs ---------------------------------------------------------------------------------
 
 class CheckCrashed(TheoremsError, RuntimeError):
-    """A check raised instead of returning an outcome: a defect in the suite, not a verdict."""
+    """A check raised instead of returning an outcome: a defect, not a verdict. A defect in the
+    suite (an internal error) unless ``package`` names the claim package (another project's)
+    whose code raised, ``at`` the file:line of the deepest frame in its files. ``traceback``:
+    the original exception's, chained, as Python prints it (plain text, so that it crosses
+    from a worker process and goes into report.json)."""
+
+    def __init__(self, message: str, package: str | None = None, at: str | None = None,
+                 traceback: str | None = None):
+        super().__init__(message)  # (the one argument: a crash unpickles from its message, then its attributes)
+        self.package, self.at, self.traceback = package, at, traceback
+
+    def details(self) -> dict[str, str]:
+        """What a crash entry of a run adds to the claims, worker and reason: the package, the
+        file:line and the traceback, where known."""
+        return {key: value for key, value in (("package", self.package), ("at", self.at),
+                                              ("traceback", self.traceback)) if value is not None}
 
 
 class ClaimsCrashed(CheckCrashed):
@@ -86,8 +104,11 @@ class ClaimsCrashed(CheckCrashed):
     def __init__(self, finished: list, crashes: list[dict]):
         first = crashes[0]
         claims = [claim_id for crash in crashes for claim_id in crash["claims"]]
+        packages = {crash.get("package") for crash in crashes}
         super().__init__(f"{len(claims)} claim{'s' * (len(claims) != 1)} crashed ({', '.join(claims)}); first: "
-                         f"{', '.join(first['claims'])} on {first['worker']}: {first['reason']}")
+                         f"{', '.join(first['claims'])} on {first['worker']}: {first['reason']}",
+                         # the package's error when each crash is in the same package's code
+                         package=packages.pop() if len(packages) == 1 else None)
         self.finished = finished
         self.crashes = crashes
 

@@ -36,6 +36,7 @@ import pytest
 from .engine import settings
 from .engine.vocabulary import Device
 from .errors import (
+    CheckCrashed,
     ClaimDefinitionError,
     ClaimPackageError,
     GeneratedMutantWarning,
@@ -195,7 +196,10 @@ def pytest_collection_modifyitems(session, config, items):
         return
     manifest = ManifestFile.from_parent(session, path=gate.manifest_path, gate=gate)
     if gate.error is None:
-        items.extend(manifest.collect())
+        collected = list(manifest.collect())
+        items.extend(collected)
+        # Reported as the items of a walked file are, so that "collected N items" counts them.
+        manifest.ihook.pytest_collectreport(report=pytest.CollectReport(manifest.nodeid, "passed", None, collected))
         return
     # Reported as pytest reports a file it cannot collect: "ERROR collecting", and the run
     # stops after collection (exit 2), as the command line exits 2 for the same package.
@@ -310,10 +314,25 @@ class ClaimItem(pytest.Item):
         check_discipline(results, gate.generated)
 
     def repr_failure(self, excinfo):
-        # The suite's own errors (a verdict that differs, a malformed claim, a crashed check)
-        # already say what is wrong in a line or a few: a traceback adds nothing.
-        if isinstance(excinfo.value, TheoremsError):
-            return str(excinfo.value)
+        error = excinfo.value
+        if isinstance(error, CheckCrashed):
+            # A defect, in the claim's code or the suite's: the traceback of the exception the check
+            # raised shows where, followed by the suite's line; raised in another process (a
+            # cluster's worker), the traceback kept there.
+            original = error
+            while isinstance(original, CheckCrashed):
+                original = original.__cause__
+            if original is None:
+                kept = getattr(error, "crashes", None) or [{"reason": str(error), **error.details()}]
+                return "".join(crash.get("traceback", crash["reason"] + "\n") for crash in kept) + str(error)
+            shown = super().repr_failure(pytest.ExceptionInfo.from_exception(original))
+            if hasattr(shown, "addsection"):
+                shown.addsection("theorems", str(error))
+            return shown
+        # The suite's other errors (a verdict that differs, a malformed claim) say what is wrong in
+        # a line or a few: a traceback adds nothing.
+        if isinstance(error, TheoremsError):
+            return str(error)
         return super().repr_failure(excinfo)
 
     def reportinfo(self):

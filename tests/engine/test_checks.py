@@ -4,6 +4,7 @@ import gc
 import random
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -92,6 +93,70 @@ def test_symbolic_identity_certifies_and_refutes():
     assert certified.verdict is Verdict.CERTIFIED and certified.scope == "k ≤ 2"
     refuted = bad.run(CTX)
     assert refuted.verdict is Verdict.REFUTED and refuted.counterexample["case"] == "2"
+
+
+def square_matrices(n):
+    return tuple(sympy.Matrix(n, n, lambda i, j, name=name: sympy.Symbol(f"{name}{i}{j}")) for name in "ab")
+
+
+def test_a_scalar_identity_is_certified_and_a_false_one_refuted_with_its_polynomial():
+    """Sides need not be matrices: sympy scalars (a trace, a polynomial) are the most natural first claim."""
+    a, b = sympy.symbols("a b")
+    square = symbolic_identity("(a+b)² = a² + 2ab + b²", lambda ctx: [1],
+                               lambda case: ((a + b) ** 2, a**2 + 2 * a * b + b**2), scope="all")
+    assert square.run(CTX).verdict is Verdict.CERTIFIED
+    commutes = symbolic_identity("tr(AB) = tr(BA)", lambda ctx: [1, 2, 3],
+                                 lambda n: ((square_matrices(n)[0] * square_matrices(n)[1]).trace(),
+                                            (square_matrices(n)[1] * square_matrices(n)[0]).trace()), scope="n ≤ 3")
+    assert commutes.run(CTX).verdict is Verdict.CERTIFIED
+    product = symbolic_identity("tr(AB) = tr A·tr B", lambda ctx: [1, 2],
+                                lambda n: ((square_matrices(n)[0] * square_matrices(n)[1]).trace(),
+                                           square_matrices(n)[0].trace() * square_matrices(n)[1].trace()),
+                                scope="n ≤ 2", describe_case=lambda n: f"n = {n}")
+    refuted = product.run(CTX)
+    assert refuted.verdict is Verdict.REFUTED and refuted.counterexample == {
+        "case": "n = 2", "nonzero": ["entry (0, 0): -a00*b11 + a01*b10 + a10*b01 - a11*b00"]}
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (Fraction(1, 2) + Fraction(1, 3), Fraction(5, 6)),  # python numbers
+    (3, sympy.Integer(3)),
+    (np.int64(4), np.array(4)),  # a numpy scalar, a 0-dimensional array
+    (np.array([[1, 2], [3, 4]]) * 2, sympy.Matrix([[2, 4], [6, 8]])),  # arrays and matrices
+    (np.array([1, 2]), [1, 2]),  # a vector is a column, from numpy or from a list
+    (sympy.MatrixSymbol("M", 2, 2) * sympy.eye(2), sympy.MatrixSymbol("M", 2, 2)),  # matrix expressions
+])
+def test_scalars_matrices_and_arrays_are_all_sides(lhs, rhs):
+    assert symbolic_identity("sides", lambda ctx: [1], lambda case: (lhs, rhs), scope="toy").run(CTX).verdict \
+        is Verdict.CERTIFIED
+
+
+def builds_a_string(case):
+    return "a + b", sympy.Symbol("a")
+
+
+@pytest.mark.parametrize("build, message", [
+    (builds_a_string, "for 1 the lhs is of type str; a side is a sympy expression or matrix"),
+    (lambda case: (0, {"a": 1}), "for 1 the rhs is of type dict"),
+    (lambda case: (0, np.zeros((2, 2, 2))), "for 1 the rhs is of type ndarray"),
+    (lambda case: sympy.Symbol("a"), "for 1 it gave Symbol, not a pair (lhs, rhs)"),
+])
+def test_a_malformed_side_is_the_claims_definition_error_naming_where_it_was_built(build, message):
+    check = symbolic_identity("malformed", lambda ctx: [1], build, scope="toy")
+    with pytest.raises(ClaimDefinitionError) as raised:
+        check.run(CTX)
+    where = f"{Path(__file__).name}:{build.__code__.co_firstlineno}"  # this file, the line of the build
+    assert str(raised.value).startswith("check 'malformed' (built at ") and f"{where}): {message}" in str(raised.value)
+
+
+def test_an_identity_in_symbolic_sizes_takes_scalar_and_matrix_sides_and_differences():
+    zero = symbolic_sizes_identity("zero", lambda: (sympy.zeros(2, 1), {}), [1], lambda case: (0, 0), str)
+    assert zero.run(CTX).verdict is Verdict.CERTIFIED
+    off = symbolic_sizes_identity("off", lambda: (sympy.Matrix([0, 1]), {}), [1, 2],
+                                  lambda case: (np.array([1, case]), sympy.Matrix([1, 1])), lambda s: f"n = {s}")
+    assert off.run(CTX).counterexample["case"] == "n = 2"
+    with pytest.raises(ClaimDefinitionError, match="the general difference is of type str"):
+        symbolic_sizes_identity("text", lambda: ("0", {}), [1], lambda case: (0, 0), str).run(CTX)
 
 
 def test_determinant_certificate_certifies_generic_and_refutes_singular():

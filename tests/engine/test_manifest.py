@@ -36,6 +36,17 @@ def test_seed_agreement_counts_agreeing_seeds_and_names_the_others():
     assert differing == 3
 
 
+def test_gating_another_projects_packages_an_entry_without_a_claim_is_not_one_of_theirs():
+    """Not "not implemented": a packaged paper's id, or a typo, in another project's manifest is
+    none of its claims (the pytest plugin's wording too)."""
+    expected = {"mypaper.lemma1": S, "giannou2023.lemma6": S}
+    lines = ["giannou2023.lemma6: in the manifest as supported but not a claim of mypaper.claims"]
+    assert differences(expected, {"mypaper.lemma1": S}, packages=["mypaper.claims"]) == lines
+    assert seed_agreement(expected, {1: {"mypaper.lemma1": S}}, ["mypaper.claims"])[0][0] == lines[0]
+    assert differences(expected, {"mypaper.lemma1": S}) == [lines[0].replace("not a claim of mypaper.claims",
+                                                                             "not implemented")]
+
+
 @pytest.mark.parametrize("text, message", [
     ('[verdicts]\n"a.b" = "proved"\n',
      "a.b has unknown verdict 'proved' (allowed: certified, supported, refuted, inconclusive)"),

@@ -22,6 +22,16 @@ def test_a_check_that_raises_is_a_crash_named_in_one_short_line():
     assert message.startswith("check 'serializes' of demo.claim crashed: TypeError: Could not serialize object")
     assert "\n" not in message and len(message) < CRASH_MESSAGE_CHARACTERS + 80
     assert "a long repr" in str(crash.value.__cause__)  # the whole message stays on the cause
+    # the suite's own claim: an internal error, with the original traceback kept as text
+    assert crash.value.package is None and "in raises\n    raise TypeError(" in crash.value.traceback
+
+
+def test_a_check_found_malformed_as_it_runs_is_a_definition_error_of_its_claim_not_a_crash():
+    def malformed(ctx):
+        raise ClaimDefinitionError("check 'sides': for n = 1 the lhs is of type str")
+
+    with pytest.raises(ClaimDefinitionError, match=r"^demo\.claim: check 'sides': for n = 1 the lhs is of type str$"):
+        run_check(Check("sides", "symbolic", malformed), "demo.claim", CONTEXT)
 
 
 @pytest.mark.parametrize(

@@ -109,13 +109,25 @@ def test_an_interrupted_report_lists_the_claims_not_run_never_as_not_implemented
     assert not set(not_run) & set(data["not_implemented"])
     markdown = (tmp_path / "report.md").read_text()
     assert "**Interrupted (SIGTERM)" in markdown and "2 not run (interrupted)" in markdown
-    assert f"| giannou2023.lemma6 | {catalog()['giannou2023.lemma6'].label} | not run | |" in markdown
-    assert "| giannou2023.thm10.corrected |  | not run | |" in markdown
+    labels = {claim_id: claims()[claim_id].catalog_label() for claim_id in not_run}  # a variant's too
+    for claim_id in not_run:
+        assert f"| {claim_id} | {labels[claim_id]} | not run | |" in markdown
     index = (tmp_path / "html" / "index.html").read_text()
     assert '<div class="box interrupted"><strong>Interrupted (SIGTERM).</strong>' in index
     for claim_id in not_run:
-        assert (f'<tr><td><code>{claim_id}</code></td><td></td><td><span class="badge v-not-run">not run</span>'
-                in index)
+        assert (f'<tr><td><code>{claim_id}</code></td><td>{labels[claim_id]}</td><td><span class="badge v-not-run">'
+                "not run</span>" in index)
+
+
+def test_a_crash_report_says_crashed_not_interrupted_and_labels_the_claim(tmp_path):
+    crashed = "giannou2023.thm10.corrected"  # a variant: its label is not the catalog's
+    crash = {"claims": [crashed], "worker": "process 1 on h", "reason": "check 'c' crashed: KeyError: 'x'"}
+    report.write_report(_results(), {**RUN, "crashed": [crash]}, tmp_path, html=True, not_run=[crashed])
+    markdown = (tmp_path / "report.md").read_text()
+    label = claims()[crashed].catalog_label()
+    assert "; 1 not run (crashed);" in markdown and "(interrupted)" not in markdown
+    assert f"| {crashed} | {label} | crashed | |" in markdown
+    assert f"<tr><td><code>{crashed}</code></td><td>{label}</td>" in (tmp_path / "html" / "index.html").read_text()
 
 
 def _entries(folder):

@@ -25,6 +25,7 @@ entries of each input (``("W1", "W2", "target")``), so the counterexample reads
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -43,6 +44,7 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from ..errors import ClaimDefinitionError, TheoremsError
 from ..maths import exact
+from .blame import defined_at
 from .context import Context
 from .fanout import chunks_of, map_chunks
 from .registry import Check
@@ -231,6 +233,53 @@ def stated_scope(scope: Scope, ctx: Context) -> str:
     return scope(ctx) if callable(scope) else scope
 
 
+def _side_matrix(side: Any) -> sympy.MatrixBase | None:
+    """A side of an identity as a sympy matrix: a matrix (sympy's, a matrix expression of explicit
+    shape, a numpy array of at most two dimensions, nested lists) as itself, a scalar (a sympy
+    expression, a number, a 0-dimensional array) as a 1×1 matrix; None for anything else."""
+    if isinstance(side, np.ndarray) and side.ndim == 0:
+        side = side.item()
+    if isinstance(side, sympy.MatrixBase):
+        return side
+    if isinstance(side, sympy.MatrixExpr):  # (before Expr, which it also is)
+        return side.as_explicit() if side.shape[0].is_Integer and side.shape[1].is_Integer else None
+    if isinstance(side, (sympy.Expr, numbers.Number)) and not isinstance(side, bool):
+        return sympy.Matrix([[side]])
+    if not isinstance(side, (np.ndarray, list, tuple)):
+        return None
+    try:
+        matrix = sympy.Matrix(side)
+    except Exception:  # anything sympy cannot read as a matrix of at most two dimensions
+        return None
+    return matrix if all(isinstance(entry, sympy.Expr) for entry in matrix) else None
+
+
+def _built_at(function: Callable[..., Any]) -> str:
+    """" (built at path:line)": where a claim's author wrote ``function``, for a malformed claim's message."""
+    where = defined_at(function)
+    return f" (built at {where})" if where else ""
+
+
+def _sides(check: str, build: Callable[[Any], Any], case: Any, describe_case: Callable[[Any], str]
+           ) -> tuple[sympy.MatrixBase, sympy.MatrixBase]:
+    """``build(case)``'s two sides as sympy matrices (``_side_matrix``). Anything else is a
+    malformed claim, named with where ``build`` is defined: the claim's author's error, not a crash."""
+    sides = build(case)
+    where = _built_at(build)
+    if not isinstance(sides, (tuple, list)) or len(sides) != 2:
+        raise ClaimDefinitionError(f"check {check!r}{where}: for {describe_case(case)} it gave "
+                                   f"{type(sides).__name__}, not a pair (lhs, rhs)")
+    matrices = []
+    for which, side in zip(("lhs", "rhs"), sides, strict=True):
+        matrix = _side_matrix(side)
+        if matrix is None:
+            raise ClaimDefinitionError(f"check {check!r}{where}: for {describe_case(case)} the {which} is of type "
+                                       f"{type(side).__name__}; a side is a sympy expression or matrix, a number, "
+                                       "or a numpy array of at most two dimensions")
+        matrices.append(matrix)
+    return matrices[0], matrices[1]
+
+
 def symbolic_identity(
     name: str,
     cases: Callable[[Context], Iterable[Any]],
@@ -241,15 +290,16 @@ def symbolic_identity(
     part: str | None = None,
     relies_on: Sequence[str] = (),
 ) -> Check:
-    """Certify ``lhs == rhs`` for each case by expanding ``lhs - rhs`` to zero in sympy.
-    Cases should run smallest first, so the first failing case is a minimal one. ``scope``
-    is ``"all"`` only when a case is symbolic in the sizes (or the cases provably reduce
-    every size to themselves); otherwise the range the cases cover."""
+    """Certify ``lhs == rhs`` for each case by expanding ``lhs - rhs`` to zero in sympy; each
+    side a scalar (a sympy expression, a number), a sympy matrix or a numpy array, a scalar
+    read as 1×1 (``_side_matrix``). Cases should run smallest first, so the first failing case
+    is a minimal one. ``scope`` is ``"all"`` only when a case is symbolic in the sizes (or the
+    cases provably reduce every size to themselves); otherwise the range the cases cover."""
 
     def run(ctx: Context) -> Outcome:
         checked = []
         for case in cases(ctx):
-            lhs, rhs = (sympy.Matrix(side) if not isinstance(side, sympy.MatrixBase) else side for side in build(case))
+            lhs, rhs = _sides(name, build, case, describe_case)
             if lhs.shape != rhs.shape:
                 return Outcome(
                     Verdict.REFUTED,
@@ -282,26 +332,30 @@ def symbolic_sizes_identity(
     name: str,
     general_difference: Callable[[], tuple[sympy.Expr, dict]],
     concrete_cases: Iterable[Any],
-    concrete_sides: Callable[[Any], tuple[sympy.MatrixBase, sympy.MatrixBase]],
+    concrete_sides: Callable[[Any], tuple[Any, Any]],
     describe_case: Callable[[Any], str],
     part: str | None = None,
     relies_on: Sequence[str] = (),
 ) -> Check:
     """An identity in symbolic sizes: ``general_difference()`` gives lhs − rhs as an index expression
-    (sympy Sum, KroneckerDelta, Indexed entries, with ``theorems.maths.index_sums`` for the ranges)
-    and its evidence. Certified for all sizes when the difference vanishes; otherwise the first
-    concrete case (``concrete_sides(case)`` gives both sides as matrices; cases smallest first) whose
-    sides differ refutes, and if none does the check is inconclusive: a difference sympy cannot
-    simplify is no proof either way."""
+    (sympy Sum, KroneckerDelta, Indexed entries, with ``theorems.maths.index_sums`` for the ranges;
+    a scalar or a matrix of them) and its evidence. Certified for all sizes when the difference
+    vanishes; otherwise the first concrete case (``concrete_sides(case)`` gives both sides, as
+    ``symbolic_identity``'s ``build``; cases smallest first) whose sides differ refutes, and if
+    none does the check is inconclusive: a difference sympy cannot simplify is no proof either way."""
 
     def run(ctx: Context) -> Outcome:
         difference, evidence = general_difference()
         evidence = {**evidence, "difference": str(difference)}
-        if difference == 0:
+        entries = _side_matrix(difference)
+        if entries is None:
+            raise ClaimDefinitionError(f"check {name!r}{_built_at(general_difference)}: the general difference is of "
+                                       f"type {type(difference).__name__}, not a sympy expression or matrix")
+        if all(entry == 0 for entry in entries):
             return Outcome(Verdict.CERTIFIED, "index identity holds for symbolic sizes", evidence, scope=ALL_SIZES,
                            relies_on=tuple(relies_on))
         for case in concrete_cases:
-            lhs, rhs = concrete_sides(case)
+            lhs, rhs = _sides(name, concrete_sides, case, describe_case)
             if lhs.shape != rhs.shape or any(sympy.expand(e) != 0 for e in lhs - rhs):
                 return Outcome(Verdict.REFUTED, f"{describe_case(case)}: the sides differ (the symbolic difference "
                                f"{difference} does not vanish)", evidence,

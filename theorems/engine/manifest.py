@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ManifestError, SettingError
@@ -110,15 +111,21 @@ def scope_difference(claim_id: str, expected: str, observed: str | None) -> str 
     return f"{claim_id}: certified for all sizes, the manifest says {expected!r}: update its [scopes]"
 
 
+def _without_verdict(packages: Sequence[str]) -> str:
+    """Why a manifest entry got no verdict: a catalog id not implemented yet, or, gating another
+    project's claim ``packages``, an id that is none of theirs (a packaged paper's, a typo)."""
+    return f"not a claim of {', '.join(packages)}" if packages else "not implemented"
+
+
 def differences(expected: dict[str, Verdict], observed: dict[str, Verdict],
                 expected_scopes: dict[str, str] | None = None, observed_scopes: dict[str, str | None] | None = None,
-                ) -> list[str]:
+                packages: Sequence[str] = ()) -> list[str]:
     """One line per disagreement between the manifest and a run (both keyed by claim id),
-    scopes included when both are given."""
+    scopes included when both are given; ``packages``: the claim packages gated, if not the suite's."""
     lines = []
     for claim_id in sorted(set(expected) | set(observed)):
         if claim_id not in observed:
-            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but not implemented")
+            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but {_without_verdict(packages)}")
         elif claim_id not in expected:
             lines.append(f"{claim_id}: verdict {observed[claim_id]} but missing from the manifest")
         elif expected[claim_id] is not observed[claim_id]:
@@ -140,10 +147,11 @@ def seeds_after(seed: int, count: int) -> list[int]:
     return list(range(seed + 1, seed + count + 1))
 
 
-def seed_agreement(expected: dict[str, Verdict], runs: dict[int, dict[str, Verdict]]) -> tuple[list[str], int]:
+def seed_agreement(expected: dict[str, Verdict], runs: dict[int, dict[str, Verdict]], packages: Sequence[str] = ()
+                   ) -> tuple[list[str], int]:
     """One line per claim of a multi-seed gate (``runs`` maps each seed to its verdicts):
     how many seeds gave the manifest verdict and what the others gave. Returns the lines
-    and the number of claims that differ at some seed."""
+    and the number of claims that differ at some seed. ``packages`` as in ``differences``."""
     seeds = list(runs)
     lines, differing = [], 0
     for claim_id in sorted(set(expected).union(*runs.values())):
@@ -153,7 +161,7 @@ def seed_agreement(expected: dict[str, Verdict], runs: dict[int, dict[str, Verdi
             differing += 1
             continue
         if not any(claim_id in run for run in runs.values()):
-            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but not implemented")
+            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but {_without_verdict(packages)}")
             differing += 1
             continue
         others = [f"seed {seed}: {runs[seed][claim_id]}" for seed in seeds

@@ -350,25 +350,29 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
         workers = ProcessWorkers(min(count, len(shared)), context, tuple(packages), prepare) if shared else None
     shared = [claim for claim in selected if claim not in alone]
     finished, crashes = drive(workers, shared, context, desc, expected_seconds or {}) if shared else ([], [])
-    finished, more = _run_here(alone, context, f"{desc} (alone)", finished, prepare)
+    finished, more, errors = _run_here(alone, context, f"{desc} (alone)", finished, prepare)
     by_id = {result.claim.id: result for result in finished}
-    return _finish([by_id[claim.id] for claim in selected if claim.id in by_id], crashes + more)
+    return _finish([by_id[claim.id] for claim in selected if claim.id in by_id], crashes + more, errors)
 
 
-def _finish(finished: list[ClaimResult], crashes: list[dict]) -> list[ClaimResult]:
+def _finish(finished: list[ClaimResult], crashes: list[dict], errors: Sequence[CheckCrashed] = ()
+            ) -> list[ClaimResult]:
+    """``finished``, or ``ClaimsCrashed`` naming the ``crashes``; raised from the first of the
+    ``errors`` this process caught, so that a debugger and pytest show the original traceback."""
     if crashes:
-        raise ClaimsCrashed(finished, crashes)
+        raise ClaimsCrashed(finished, crashes) from (errors[0] if errors else None)
     return finished
 
 
 def _run_here(selected: list[Claim], context: Context, desc: str, finished: list[ClaimResult],
-              prepare: Callable[[ClaimResult], None] | None = None) -> tuple[list[ClaimResult], list[dict]]:
+              prepare: Callable[[ClaimResult], None] | None = None
+              ) -> tuple[list[ClaimResult], list[dict], list[CheckCrashed]]:
     """Run ``selected`` in this process, one after the other, after ``finished``; a claim that
-    needs more than a worker's share at this profile on every core. Returns the results and
-    the crashes."""
+    needs more than a worker's share at this profile on every core. Returns the results, the
+    crashes and their errors."""
     from tqdm import tqdm
 
-    finished, crashes = list(finished), []
+    finished, crashes, errors = list(finished), [], []
     with stop_signals() as stop:
         try:
             for claim in tqdm(selected, desc=desc, disable=not context.show_progress or not selected,
@@ -376,7 +380,8 @@ def _run_here(selected: list[Claim], context: Context, desc: str, finished: list
                 try:
                     result = run_claim(claim, context, usable_cores() if claim.alone_at(context.profile) else 1)
                 except CheckCrashed as error:
-                    crashes.append({"claims": [claim.id], "worker": here(), "reason": str(error)})
+                    crashes.append({"claims": [claim.id], "worker": here(), "reason": str(error), **error.details()})
+                    errors.append(error)
                 else:
                     if prepare is not None:
                         prepare(result)
@@ -386,7 +391,7 @@ def _run_here(selected: list[Claim], context: Context, desc: str, finished: list
                 pause_at("claim")
         except KeyboardInterrupt:
             raise Interrupted(finished, stop.signum or signal.SIGINT) from None
-    return finished, crashes
+    return finished, crashes, errors
 
 
 def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
@@ -399,7 +404,7 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
 
     by_id = {claim.id: claim for claim in selected}
     results: dict[str, ClaimResult] = {}
-    crashes: dict[tuple[str, str], list[str]] = {}  # (worker, reason) -> claims
+    crashes: dict[tuple[str, str], dict] = {}  # (worker, reason) -> the crash entry, naming its claims
     done = 0
 
     def take(outcomes: list[ClaimOutcome]) -> int:
@@ -407,7 +412,8 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
             if outcome.crash is None:
                 results[outcome.claim_id] = outcome.result(by_id[outcome.claim_id], context)
             else:
-                crashes.setdefault((outcome.worker, outcome.crash), []).append(outcome.claim_id)
+                entry = {"claims": [], "worker": outcome.worker, "reason": outcome.crash, **outcome.crash_details}
+                crashes.setdefault((outcome.worker, outcome.crash), entry)["claims"].append(outcome.claim_id)
         return len(outcomes)
 
     with stop_signals() as stop:
@@ -435,8 +441,7 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
             workers.stop()
             raise
     workers.close()
-    return list(results.values()), [{"claims": claims, "worker": worker, "reason": reason}
-                                    for (worker, reason), claims in crashes.items()]
+    return list(results.values()), list(crashes.values())
 
 
 class ProcessWorkers:

@@ -342,6 +342,12 @@ def claim_modules(package: str) -> list[str]:
     return sorted(info.name for info in found if not info.ispkg)
 
 
+def registered_claim(claim_id: str) -> Claim | None:
+    """The claim registered under ``claim_id`` so far, by any package, importing none (None
+    when there is none)."""
+    return _REGISTRY.get(claim_id)
+
+
 def registering_module(claim_id: str) -> str | None:
     """The module that registered ``claim_id`` (None for a claim never registered)."""
     return _REGISTERED_BY.get(claim_id)
@@ -413,4 +419,5 @@ def resolve(claim_id: str, packages: Sequence[str] = ()) -> Claim:
         return registered[claim_id]
     if claim_id in catalog() and not packages:
         raise NotImplementedClaim(claim_id)
-    raise UnknownClaim(claim_id, difflib.get_close_matches(claim_id, known_ids(*packages), n=3, cutoff=0.5))
+    raise UnknownClaim(claim_id, difflib.get_close_matches(claim_id, known_ids(*packages), n=3, cutoff=0.5),
+                       tuple(packages))

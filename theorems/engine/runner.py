@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CheckCrashed, ClaimDefinitionError
-from . import coverage, environment, resources
+from . import blame, coverage, environment, resources
 from .context import Context
 from .registry import Check, Claim
 from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
@@ -166,6 +166,16 @@ def _first_line(message: str) -> str:
     return line if len(line) <= CRASH_MESSAGE_CHARACTERS else line[:CRASH_MESSAGE_CHARACTERS - 1] + "…"
 
 
+def crashed(check: str, claim_id: str, error: Exception) -> CheckCrashed:
+    """The crash of ``check`` of ``claim_id``, which raised ``error``: the error of the claim's
+    package when raised in its code, named with the file:line there; else an internal error."""
+    package = blame.claim_package(claim_id)
+    at = blame.raised_at(error, package) if package else None
+    whose = f" in {package}'s code at {at}" if at else ""
+    return CheckCrashed(f"check {check!r} of {claim_id} crashed{whose}: {type(error).__name__}: "
+                        f"{_first_line(str(error))}", package if at else None, at, blame.traceback_text(error))
+
+
 def _require_power_statement(check: str, claim_id: str, outcome: Outcome) -> None:
     """A statistical test proves nothing and says how little it could see unless it states its power."""
     if outcome.verdict is Verdict.CERTIFIED:
@@ -183,9 +193,10 @@ def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
     try:
         with coverage.recording(check.takes, check.traces.__contains__) as used:
             outcome = check.run(context.for_check(claim_id, check.name))
+    except ClaimDefinitionError as error:  # found malformed as it runs: bad input, as at registration
+        raise ClaimDefinitionError(f"{claim_id}: {error}") from error
     except Exception as error:
-        raise CheckCrashed(f"check {check.name!r} of {claim_id} crashed: {type(error).__name__}: "
-                           f"{_first_line(str(error))}") from error
+        raise crashed(check.name, claim_id, error) from error
     if not isinstance(outcome, Outcome):
         raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, not an Outcome")
     if check.kind is CheckKind.STATISTICAL:

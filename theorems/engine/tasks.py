@@ -82,6 +82,7 @@ class ClaimOutcome:
     worker: str = ""  # where it ran: a cluster worker's address, or a local process
     covers: list[PartCover] = dataclasses.field(default_factory=list)
     generated_mutants: Any = None  # ``ClaimResult.generated_mutants``
+    crash_details: dict = dataclasses.field(default_factory=dict)  # ``CheckCrashed.details()``
 
     @classmethod
     def of(cls, result: ClaimResult) -> ClaimOutcome:
@@ -109,7 +110,8 @@ def run_group(claim_ids: list[str], context: Context, packages: tuple[str, ...],
         try:
             result = run_claim(registered[claim_id], context)
         except CheckCrashed as error:
-            yield ClaimOutcome(claim_id, None, [], 0.0, {}, environment.machine(context.device), str(error), here())
+            yield ClaimOutcome(claim_id, None, [], 0.0, {}, environment.machine(context.device), str(error), here(),
+                               crash_details=error.details())
             continue
         if prepare is not None:
             prepare(result)

@@ -321,9 +321,8 @@ def enumerate_boolean(n: int, progress: bool = False) -> dict:
     if n < 1:
         raise ValueError(f"n must be at least 1 (matrices are n×n), got {n}")
     if n > ENUMERATION_MAX_SIZE:
-        raise ValueError(
-            f"n = {n} means 2^{n * n} ≈ {2.0 ** (n * n):.1e} matrices; at most n = {ENUMERATION_MAX_SIZE} is enumerable"
-        )
+        # (exactly: 2^(n²) as a float overflows from n = 32 on)
+        raise ValueError(f"n = {n} means 2^{n * n} matrices; at most n = {ENUMERATION_MAX_SIZE} is enumerable")
     n = int(n)
     top_det, top_perm, bottom_det, bottom_perm = _minor_tables(n, n // 2)
     chunk = max(1, (1 << 22) // bottom_det.shape[0])  # about 4M matrices per step

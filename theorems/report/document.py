@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..engine.catalog import catalog
 from ..engine.papers import papers_json
-from ..engine.registry import affected_by
+from ..engine.registry import affected_by, registered_claim
 from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
 from ..engine.verdicts import ALL_SIZES
@@ -163,7 +163,33 @@ def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = (),
         "errata": errata(claims),
         "not_run": list(not_run),
         "not_implemented": not_implemented,
+        # The label of each claim not run, which the catalog may not know (a variant, another
+        # project's claim), for the tables that list it all the same.
+        "labels": {claim_id: claim.catalog_label() for claim_id in not_run
+                   if (claim := registered_claim(claim_id)) is not None},
     }
+
+
+def absent_label(claim_id: str, report: dict) -> str:
+    """The label of a claim without a verdict in ``report``: as recorded for a claim not run,
+    else the catalog's (a claim not implemented, or not selected); empty when neither knows it."""
+    recorded = report.get("labels", {}).get(claim_id)
+    return recorded or (catalog()[claim_id].label if claim_id in catalog() else "")
+
+
+def crashed_ids(report: dict) -> set[str]:
+    """The claims of ``report`` without a verdict because a check crashed."""
+    return {claim_id for crash in report.get("crashed", ()) for claim_id in crash["claims"]}
+
+
+def not_run_summary(report: dict) -> str:
+    """"2 not run (interrupted)", "1 not run (crashed)", "3 not run (1 crashed, 2 interrupted)"."""
+    not_run = report.get("not_run", [])
+    crashed = len(set(not_run) & crashed_ids(report))
+    interrupted = len(not_run) - crashed
+    why = ("interrupted" if not crashed else "crashed" if not interrupted
+           else f"{crashed} crashed, {interrupted} interrupted")
+    return f"{len(not_run)} not run ({why})"
 
 
 def errata(claims: list[dict]) -> list[dict]:

@@ -31,6 +31,7 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    absent_label,
     affects_relation,
     link_label,
     manifest_mark,
@@ -456,7 +457,8 @@ def _index(report: dict, graph: _Graph) -> str:
                         f"<td class=\"num\">{claim['timing_s']['total']:.1f}</td></tr>")
         for kind, ids in absent.items():
             for claim_id in (i for i in ids if i.split(".", 1)[0] == paper):
-                body.append(f"<tr><td><code>{escape(claim_id)}</code></td><td></td><td>{_badge(kind)}</td>"
+                body.append(f"<tr><td><code>{escape(claim_id)}</code></td>"
+                            f"<td>{escape(absent_label(claim_id, report))}</td><td>{_badge(kind)}</td>"
                             "<td></td><td></td></tr>")
         body.append("</table></div>")
     if "benchmarks" in report:
@@ -507,7 +509,8 @@ def _run_table(report: dict) -> str:
             ("CPU", f"{env['cpu']} ({env.get('cpu_count', '?')} cores)" if "cpu" in env else None),
             ("GPU", env.get("gpu")), ("BLAS", env.get("blas")), ("packages", env.get("packages"))]
     known = {"profile", "seed", "device", "generated_at", "seconds", "suite", "version", "environment", "summary",
-             "claims", "errata", "not_implemented", "not_run", "interrupted", "crashed", "figures", "benchmarks"}
+             "claims", "errata", "not_implemented", "not_run", "interrupted", "crashed", "figures", "benchmarks",
+             "labels"}
     rows += [(key, value) for key, value in report.items() if key not in known]  # whatever later runs add
     return '<div class="scroll"><table>' + "".join(f"<tr><th>{escape(str(k))}</th><td>{_render(v)}</td></tr>"
                                                  for k, v in rows if v is not None) + "</table></div>"

@@ -11,9 +11,12 @@ from .document import (
     GENERAL_ARGUMENT_LABEL,
     RELIES_ON_LABEL,
     SEVERITY_EXPLANATION,
+    absent_label,
     affects_relation,
     citation_markdown,
+    crashed_ids,
     manifest_mark,
+    not_run_summary,
     reference_markdown,
     scope_limit,
     scope_text,
@@ -143,7 +146,7 @@ def _gpu_text(gpu: dict | str) -> str:
 def _absent(claim_id: str, report: dict) -> str:
     """Why a claim has no verdict in this report."""
     if claim_id in report.get("not_run", ()):
-        return "not run"
+        return "crashed" if claim_id in crashed_ids(report) else "not run"
     return "not implemented" if claim_id in report["not_implemented"] else "not in this run"
 
 
@@ -160,7 +163,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         f"Command: `{env['command']}`. Total time {report['seconds']:.0f} s.",
         "",
         "Verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(report["summary"].items()))
-        + (f"; {len(not_run)} not run (interrupted)" if not_run else "")
+        + (f"; {not_run_summary(report)}" if not_run else "")
         + f"; {len(report['not_implemented'])} catalog ids not implemented yet.",
         "",
     ]
@@ -186,8 +189,7 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
                 continue
             claim = by_id.get(claim_id)
             if claim is None:
-                label = catalog()[claim_id].label if claim_id in catalog() else ""
-                lines.append(f"| {claim_id} | {label} | {_absent(claim_id, report)} | |")
+                lines.append(f"| {claim_id} | {absent_label(claim_id, report)} | {_absent(claim_id, report)} | |")
             else:
                 verdict = _table_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
