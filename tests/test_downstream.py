@@ -5,19 +5,24 @@ pytest plugin, with the right manifest and with a wrong one; and projects that b
 suite's discipline (a vacuous broken variant, no broken variant, a refutation without an
 erratum, a paper without metadata, a claims module that raises on import, two scopes merged
 in one part, a certificate that a generated mutant passes within its scope), which must fail
-their gate both ways."""
+their gate both ways; and the CI workflow the README names, step by step, with only a wheel of
+the suite installed."""
 
 import json
 import os
 import re
 import runpy
+import shutil
 import subprocess
 import sys
+import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from theorems.engine import papers, registry
+from theorems.engine.catalog import catalog
 from theorems.engine.context import Context
 from theorems.engine.mutation import mutation_test
 from theorems.engine.settings import DEFAULT_SEED
@@ -80,6 +85,123 @@ def test_a_project_gates_its_own_paper(tmp_path):
     assert tests.returncode == 1 and "2 failed" in tests.stdout, tests.stdout + tests.stderr
     assert "mypaper.lemma1: expected refuted" in tests.stdout and "got certified at profile" in tests.stdout
     assert "mypaper.lemma0: in " in tests.stdout and "as certified but not a claim of mypaper.claims" in tests.stdout
+
+
+# The CI workflow a downstream paper copies (README, "Gating your own paper"), shipped in the
+# package; each of its run: lines is one line, read here without a YAML library.
+WORKFLOW = README.parent / "theorems" / "examples" / "gate-my-paper.yml"
+RUN_LINE = re.compile(r"^\s+(?:- )?run: (.+)$", re.M)
+SUITE_REQUIREMENT = re.compile(r'^\s+THEOREMS: "(.+)"$', re.M)
+
+
+def workflow_run_lines() -> list[str]:
+    return RUN_LINE.findall(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def test_the_workflow_checks_out_caches_and_installs_the_suite_as_the_readme_says():
+    text = WORKFLOW.read_text(encoding="utf-8")
+    for action in ("actions/checkout@", "actions/setup-python@", "actions/cache@"):
+        assert f"uses: {action}" in text, action
+    assert re.search(r"^\s+path: ~/\.cache/pip$", text, re.M) and "key: pip-${{ runner.os }}-${{ hashFiles(" in text
+    requirement = SUITE_REQUIREMENT.search(text).group(1)
+    assert re.fullmatch(r"theorems\[test\] @ git\+https://\S+@REF", requirement), requirement
+    assert f"pip install '{requirement}'" in " ".join(README.read_text(encoding="utf-8").split())
+    assert workflow_run_lines() == ['python -m pip install "$THEOREMS"', "python -m pip install -e .",
+                                    "theorems gate --package mypaper.claims"]
+
+
+@pytest.fixture(scope="module")
+def wheel_environment(tmp_path_factory) -> tuple[Path, Path]:
+    """A wheel of this checkout, and a fresh virtual environment holding only it. The wheel is
+    built from a copy of what it packages (a build in the checkout would pack whatever a stale
+    build/ folder holds). The environment reaches the test environment's dependencies through
+    a .pth file naming this interpreter's site-packages, which never runs that folder's own
+    .pth files, so the checkout's editable install stays out of reach; the .pth file comes
+    after the install, so that pip sees no other copy of the suite to replace."""
+    folder = tmp_path_factory.mktemp("wheel")
+    source = folder / "source"
+    shutil.copytree(README.parent / "theorems", source / "theorems", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(README.parent / name, source / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    succeeded([*pip, "wheel", "--no-deps", "--wheel-dir", str(folder), str(source)])
+    [wheel] = folder.glob("theorems-*.whl")
+    venv = folder / "venv"
+    succeeded([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    succeeded([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)])
+    site_packages = succeeded([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    Path(site_packages.stdout.strip(), "test-environment.pth").write_text("".join(f"{path}\n" for path in ours))
+    return wheel, venv
+
+
+def succeeded(command: list[str], **options) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, **options)
+    assert result.returncode == 0, f"{' '.join(command)}: exit {result.returncode}\n{result.stdout}{result.stderr}"
+    return result
+
+
+def outside_the_checkout(venv: Path, **variables: str) -> dict[str, str]:
+    """This run's environment with ``venv`` activated, less what leads back to the checkout or
+    to this test run (PYTHONPATH, PYTEST_*, THEOREMS_PROFILE)."""
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith("PYTEST_") and name not in ("PYTHONPATH", "THEOREMS_PROFILE")}
+    return {**environment, "PATH": f"{venv / 'bin'}{os.pathsep}{environment['PATH']}", "VIRTUAL_ENV": str(venv),
+            **variables}
+
+
+def test_the_workflow_gates_the_readmes_paper_with_only_a_wheel_of_the_suite(wheel_environment, tmp_path):
+    """Its steps in the order GitHub runs them (bash -e), in a project written from the README
+    alone, the suite installed from the wheel where the workflow names its repository."""
+    wheel, venv = wheel_environment
+    with zipfile.ZipFile(wheel) as packaged:  # the package data: the catalog, and this workflow for users to copy
+        assert {"theorems/papers/CLAIMS.md", "theorems/examples/gate-my-paper.yml"} <= set(packaged.namelist())
+    files, _ = readme_example()
+    for path, code in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(code, encoding="utf-8")
+    environment = outside_the_checkout(venv, THEOREMS=f"theorems[test] @ {wheel.as_uri()}")
+    for line in workflow_run_lines():
+        result = succeeded(["bash", "-ec", line], cwd=tmp_path, env=environment)
+    gated = re.search(r"^gate: 1 claim checked against .*claims\.toml, 0 differences$", result.stdout, re.M)
+    assert gated, result.stdout
+    found = succeeded(["bash", "-ec", "command -v theorems; python -c 'import theorems; print(theorems.__file__)'"],
+                      cwd=tmp_path, env=environment)
+    assert [Path(path).is_relative_to(venv) for path in found.stdout.split()] == [True, True], found.stdout
+
+
+@pytest.mark.slow
+def test_every_command_works_from_the_wheel_or_says_what_it_needs(wheel_environment, tmp_path):
+    """Outside a checkout, the packaged catalog and claims are listed, checked, reported and
+    reproduced; the suite's own gate, whose manifest stays with its tests, says so in one line."""
+    _, venv = wheel_environment
+
+    def theorems(*arguments: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(venv / "bin" / "theorems"), *arguments], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600, env=outside_the_checkout(venv))
+
+    listed = theorems("list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert {row["id"] for row in json.loads(listed.stdout)} >= catalog().keys()
+    for command in (["check", "giannou2023.thm6"], ["report", "--profile", "quick", "giannou2023.thm6"],
+                    ["reproduce", "reports/quick/records/giannou2023.thm6.json"]):
+        result = theorems(*command)
+        assert result.returncode == 0, f"{command}: {result.stdout}{result.stderr}"
+    gate = theorems("gate")
+    assert gate.returncode == 2 and gate.stderr.count("\n") == 1, gate.stderr
+    assert gate.stderr.startswith("theorems: error: the suite's own gate manifest, tests/claims.toml, is in a checkout")
+
+
+def test_the_suites_own_gate_outside_a_checkout_says_where_its_manifest_is(tmp_path, monkeypatch, capsys):
+    from theorems import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "site-packages" / "theorems" / "cli.py"))
+    assert cli.main(["gate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("theorems: error: the suite's own gate manifest, tests/claims.toml, is in a checkout of the "
+                          "suite, not in an installed copy: run there, pass --manifest FILE") and err.count("\n") == 1
 
 
 def test_the_examples_broken_variant_passes_the_mutation_rule(tmp_path, monkeypatch):

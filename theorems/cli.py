@@ -128,11 +128,13 @@ def _context(args) -> Context:
 
 def default_manifest_path() -> Path:
     """The suite's gate manifest: tests/claims.toml in the working directory, else in the
-    source tree the suite runs from (an editable install)."""
-    here = Path.cwd() / MANIFEST_PATH
-    if here.is_file():
-        return here
-    return Path(__file__).resolve().parents[1] / MANIFEST_PATH
+    source tree the suite runs from (an editable install). An installed wheel has none: the
+    manifest belongs to the suite's tests, not to the package."""
+    for path in (Path.cwd() / MANIFEST_PATH, Path(__file__).resolve().parents[1] / MANIFEST_PATH):
+        if path.is_file():
+            return path
+    raise UsageError(f"the suite's own gate manifest, {MANIFEST_PATH}, is in a checkout of the suite, not in an "
+                     "installed copy: run there, pass --manifest FILE, or gate your own paper with --package MODULE")
 
 
 def project_manifest_path(folder: Path) -> Path:

@@ -1,4 +1,5 @@
 import dataclasses
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,12 @@ def test_catalog_has_every_paper_and_core_claim():
     assert all(e.id.startswith(e.paper + ".") and e.label and e.statement for e in entries.values())
 
 
-# Labels the packaged catalog corrects against the paper: the shared row of giannou2023.fig4 reads
-# "Fig. 4–5", but Fig. 5 is its variant giannou2023.fig4.sparse, and the claim is Fig. 4 (left).
+# Labels the packaged catalog corrects against the paper: the other copy's row of giannou2023.fig4
+# reads "Fig. 4–5", but Fig. 5 is its variant giannou2023.fig4.sparse, and the claim is Fig. 4 (left).
 CORRECTED_LABELS = {"giannou2023.fig4": "App. E, Fig. 4 (left)"}
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared/CLAIMS.md is not beside this checkout")
+@pytest.mark.skipif(not SHARED.exists(), reason="no other copy of the catalog beside this checkout to compare with")
 def test_packaged_catalog_is_the_shared_one():
     shared = parse_catalog(SHARED.read_text(encoding="utf-8"))
     corrected = {claim_id: dataclasses.replace(entry, label=CORRECTED_LABELS.get(claim_id, entry.label))
@@ -45,3 +46,11 @@ def test_duplicate_or_misfiled_ids_are_rejected():
         parse_catalog(f"## giannou2023 — t\n{row}\n{row}\n")
     with pytest.raises(ValueError, match="listed under paper"):
         parse_catalog(f"## burkholz2024 — t\n{row}\n")
+
+
+def test_the_catalog_speaks_only_of_the_papers():
+    """A reader of the installed catalog has the papers, not the folders nor the briefs it was
+    first written from."""
+    text = resources.files("theorems.papers").joinpath("CLAIMS.md").read_text(encoding="utf-8")
+    for word in ("seeds/", "Seed:", "brief"):
+        assert word not in text, f"CLAIMS.md mentions {word!r}"
