@@ -38,6 +38,10 @@ def bad_files(tmp_path_factory):
         section, key, value = change
         (tampered[section] if section else tampered)[key] = value
         (folder / f"{name}.json").write_text(json.dumps(tampered), encoding="utf-8")
+    other = {**record, "claim": {"id": "nopaper.lemma1"}, "evidence": []}
+    (folder / "other-project.json").write_text(json.dumps(other), encoding="utf-8")
+    (folder / "unimportable.json").write_text(json.dumps({**other, "claim_packages": [{"module": "nopaper.claims"}]}),
+                                              encoding="utf-8")
     return folder
 
 
@@ -90,6 +94,11 @@ CLI_CASES = [
     (["reproduce", "{bad}/bad-verdict.json"], "unknown verdict 'proved'"),
     (["reproduce", "{bad}/no-scope.json"], "scope must be a string for a certified claim"),
     (["reproduce", "{bad}/missing.json", "--device", "tpu"], "invalid choice: 'tpu'"),
+    (["reproduce", "{bad}/other-project.json"], "a claim of another project needs its claims module: --package MODULE"),
+    (["reproduce", "{bad}/unimportable.json"], "is a record of a claim of nopaper.claims: cannot import claim package "
+                                               "'nopaper.claims': ModuleNotFoundError: No module named 'nopaper' "
+                                               "(nopaper is neither in the working directory"),
+    (["gate", "--junit", "{bad}/adir"], "cannot write the JUnit file there (is a folder)"),
     (["enumerate", "boolean", "--n", "9"], "at most n = 5"),
     (["enumerate", "boolean", "--n", "0"], "at least 1"),
     (["enumerate", "boolean", "--n", "x"], "invalid int value: 'x'"),

@@ -183,6 +183,19 @@ def test_a_file_as_the_report_folder_exits_2_with_one_line(capsys, tmp_path, com
     assert blocker.read_text() == "not a folder"
 
 
+def test_report_runs_a_worker_per_core_capped_and_the_other_commands_one(monkeypatch):
+    """Its evidence does not depend on --jobs (tests/engine/test_parallel.py), so report uses the cores."""
+    from theorems.engine import settings
+
+    for cores, jobs in ((16, settings.REPORT_JOBS_CAP), (2, 2), (1, 1)):
+        monkeypatch.setattr(settings, "usable_cores", lambda cores=cores: cores)
+        assert cli.build_parser().parse_args(["report"]).jobs == jobs
+    assert settings.REPORT_JOBS_CAP == 4
+    for command in (["check", "x"], ["gate"], ["meta"]):
+        assert cli.build_parser().parse_args(command).jobs == 1
+    assert cli.build_parser().parse_args(["report", "--jobs", "3"]).jobs == 3
+
+
 def test_unwritable_report_folder_exits_2_before_running(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

@@ -531,9 +531,24 @@ def test_a_project_gets_its_own_report_records_and_html(tmp_path):
     assert "generated_mutants" not in document["claims"][0] and "Generated mutants" not in markdown + page
     record = json.loads((folder / "records" / "mypaper.lemma1.json").read_text(encoding="utf-8"))
     assert record["reproduce"]["command"].endswith("mypaper.lemma1.json --package mypaper.claims")
-    again = run(tmp_path, "python -m theorems reproduce reports/quick/records/mypaper.lemma1.json "
-                          "--package mypaper.claims")
+    # The project's own provenance beside the suite's: not installed, and here not a git checkout.
+    assert record["claim_packages"] == [{"module": "mypaper.claims", "distribution": None, "version": None,
+                                         "commit": None, "dirty": None}]
+    assert document["claim_projects"] == record["claim_packages"]
+    assert ("Same evidence again: this commit and these releases, `theorems report --profile quick --seed 2023 "
+            "--device cpu --package mypaper.claims`.") in markdown
+    assert "| same evidence again | theorems report --profile quick --seed 2023 --device cpu --package mypaper.claims" \
+        in (folder / "html" / "index.html").read_text(encoding="utf-8").replace("<tr><th>", "| ") \
+        .replace("</th><td>", " | ")
+    # The record names its package: reproduce needs no --package, and says in one line what it cannot import.
+    again = run(tmp_path, "python -m theorems reproduce reports/quick/records/mypaper.lemma1.json")
     assert again.returncode == 0 and "matches" in again.stdout, again.stdout + again.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = run(elsewhere, f"python -m theorems reproduce {folder / 'records' / 'mypaper.lemma1.json'}")
+    assert again.returncode == 2 and again.stderr.count("\n") == 1, again.stdout + again.stderr
+    assert "is a record of a claim of mypaper.claims: cannot import claim package 'mypaper.claims'" in again.stderr
+    assert "run from the folder that holds mypaper/, or install it" in again.stderr
 
 
 # A scalar identity (sympy scalars on both sides, no Matrix wrapping) and a check that crashes in
@@ -620,3 +635,41 @@ def test_under_pytest_a_crashing_claim_fails_with_the_traceback_of_what_its_chec
     # as pytest shows a test's exception: source lines, "E" lines, the file:line; then the suite's one line
     assert f"\n{at}: KeyError\n" in tests.stdout and re.search(r"^E +KeyError: 1$", tests.stdout, re.M), tests.stdout
     assert reason in tests.stdout and "FAILED claims.toml::mypaper.lemma5 - KeyError: 1" in tests.stdout
+
+
+def test_a_project_report_marks_each_claim_that_breaks_the_discipline(tmp_path):
+    """As its gate does (the same rules: each breach is tested through the gate above)."""
+    change, manifest_extra, lines = BREACHES["vacuous variant"]
+    broken_project(tmp_path, change, manifest_extra)
+    report = run(tmp_path, "python -m theorems report --package mypaper.claims --profile quick --html --out out")
+    assert report.returncode == 1, report.stdout + report.stderr
+    for line in lines:
+        assert line in report.stdout, report.stdout
+    claim_id = lines[0].split(":", 1)[0]
+    assert f"report: 1 claim breaking the discipline, marked in the report: {claim_id}" in report.stdout
+    document = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert document["discipline"]["breaking"] == [claim_id]
+    marked = {claim["id"]: claim.get("breaks_discipline") for claim in document["claims"]}
+    assert all(line in " ".join(marked[claim_id]) for line in lines)
+    assert all(not marks for other, marks in marked.items() if other != claim_id)
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "(breaks the discipline)**" in markdown and "**Breaking the discipline** (" in markdown
+    assert f"**Breaks the discipline:** {lines[0]}" in markdown
+    page = (tmp_path / "out" / "html" / "claims" / f"{claim_id}.html").read_text(encoding="utf-8")
+    assert "Breaks the discipline:" in page and "(breaks the discipline)</span>" in page
+    assert "Breaking the discipline" in (tmp_path / "out" / "html" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_plugin_works_with_pytests_junitxml(tmp_path):
+    """pytest's own --junitxml: a test case per claim, with its verdict and scope as properties."""
+    import xml.etree.ElementTree as ET
+
+    example_project(tmp_path, manifest=readme_example()[0]["claims.toml"] + '"mypaper.lemma0" = "certified"\n')
+    result = run(tmp_path, "python -m pytest -p no:cacheprovider --theorems-no-generated --junitxml=out.xml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    cases = {case.get("name"): case for case in ET.parse(tmp_path / "out.xml").getroot().iter("testcase")}
+    assert set(cases) == {"mypaper.lemma1", "mypaper.lemma0", "test_ordinary"}
+    properties = {p.get("name"): p.get("value") for p in cases["mypaper.lemma1"].iter("property")}
+    assert properties["verdict"] == "certified" and properties["scope"].startswith("idempotent: center ran at")
+    assert cases["mypaper.lemma1"].find("failure") is None
+    assert "as certified but not a claim of mypaper.claims" in cases["mypaper.lemma0"].find("failure").get("message")

@@ -108,6 +108,14 @@ def test_readme_links_lead_to_files_and_headings_that_exist():
             assert fragment in headings, f"README links to #{fragment}, which is no heading"
 
 
+def test_the_readme_says_what_checks_refuted_by():
+    """``Broken.refuted_by`` names the refuting case in prose, which nothing matches against the
+    run: the README must not call it pinned (the meta-tests check that each variant is refuted)."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "pinned (`refuted_by`)" not in text
+    assert "refuted by a case every seed visits, named in `refuted_by` (prose, unchecked)" in text
+
+
 def test_the_anchor_of_a_heading_is_githubs():
     assert anchor(" Gating your own paper") == "gating-your-own-paper"
     assert anchor(" `theorems meta`") == "theorems-meta"

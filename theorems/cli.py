@@ -4,7 +4,8 @@ Exit codes (also in --help and the README):
   0  success (for ``check`` and ``report``, whatever the verdicts are)
   1  ``gate``: some verdict differs from the manifest, or a claim breaks the erratum or
      mutation rule, or (``--package``) a generated mutant survives within its certified scope
-     (``theorems.discipline``); ``meta``: a claim breaks the mutation rule
+     (``theorems.discipline``); ``report --package``: a claim breaks those rules (marked in the
+     report; generated mutants with ``--mutants``); ``meta``: a claim breaks the mutation rule
   2  bad input: unknown claim id, claim not implemented, bad option value or setting
      (``THEOREMS_PROFILE``, ``THEOREMS_SCHEDULER``), unwritable report folder, ``--device cuda``
      without a GPU, a claims module that cannot be imported or defines a malformed claim
@@ -53,7 +54,8 @@ EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
   1  gate: a verdict differs from the manifest, or a claim breaks the erratum
      or mutation rule, or (--package) a generated mutant survives within its
-     certified scope; meta: a claim breaks the mutation rule
+     certified scope; report --package: a claim breaks those rules (marked in
+     the report); meta: a claim breaks the mutation rule
   2  bad input: unknown or unimplemented claim id, bad option value or
      THEOREMS_* setting, unwritable report folder, --device cuda without a
      GPU, a claims module that cannot be imported or defines a malformed claim
@@ -64,10 +66,12 @@ EXIT_CODES = """exit codes:
 
 
 EXIT_CODES_REPRODUCE = """exit codes:
-  0  the same claim, verdict and evidence, re-run on the record's device
-  1  the claim (id, statement, hypotheses, source), the verdict or the evidence differs
+  0  the same claim, verdict, scope, sizes and evidence, re-run on the record's device
+  1  the record was edited by hand (its digest does not cover what it holds), or the claim
+     (id, statement, hypotheses, source), the verdict, scope, sizes or evidence differs
      (the differences are printed, numeric paths in order)
-  2  bad input: not a record, unknown claim id, --device cuda without a GPU
+  2  bad input: not a record, unknown claim id, a claim package (--package, else the
+     record's) that cannot be imported, --device cuda without a GPU
   3  internal error: a check crashed instead of returning a verdict
   4  the verdict matches but the evidence was not compared: re-run on another device than
      the record's (this machine lacks it, or --device asked for another)"""
@@ -94,7 +98,8 @@ def _option(validator):
 DEVICE_CHOICES = tuple(device.value for device in Device)
 
 
-def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAULT_PROFILE) -> None:
+def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAULT_PROFILE, jobs: int = 1,
+                 jobs_note: str = "") -> None:
     parser.add_argument("--profile", choices=settings.PROFILES,
                         help=f"how hard the checks try (default: ${settings.PROFILE_VARIABLE} when set, "
                              f"else {profile})")
@@ -105,9 +110,9 @@ def _run_options(parser: argparse.ArgumentParser, profile: str = settings.DEFAUL
                         help="where torch-based checks run (default %(default)s)")
     parser.add_argument("--progress", action="store_true",
                         help="progress bars on stderr (default when it is a terminal)")
-    parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=1, metavar="N",
+    parser.add_argument("--jobs", type=_option(settings.validate_jobs), default=jobs, metavar="N",
                         help="run claims in N worker processes, at most one per core and as many as fit in memory; "
-                             "verdicts and evidence do not depend on N (default 1)")
+                             f"verdicts and evidence do not depend on N (default {jobs_note or jobs})")
     parser.add_argument("--scheduler", type=_option(settings.validate_scheduler), metavar="ADDRESS",
                         help="run claims as tasks of the Dask cluster at ADDRESS (tcp://host:8786), or of a local one "
                              "of --jobs workers ('local'); needs the cluster extra (default: "
@@ -390,19 +395,24 @@ def command_report(args) -> int:
         results, stopped = interruption.finished, interruption.signum
     except ClaimsCrashed as crash:  # the same, naming the claims that crashed and why
         results, crashes = crash.finished, crash.crashes
+    # Another project's claims are held to the discipline, as its gate holds them, and marked where they break it.
+    discipline = _discipline([results], args.package, generated=args.mutants) if args.package and not stopped else None
     finished = {result.claim.id for result in results}
     not_run = [claim.id for claim in selected if claim.id not in finished]
     interrupted = {"signal": signal.Signals(stopped).name, "not_run": not_run} if stopped else None
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
            "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
            **({"scheduler": args.scheduler} if args.scheduler else {}),
-           **({"claim_packages": args.package} if args.package else {}),
+           **({"claim_packages": args.package,
+               "claim_projects": [environment.claim_package(package) for package in args.package]}
+              if args.package else {}),
            **({"generated_mutants": True} if args.mutants else {}),
            **({"interrupted": interrupted} if stopped else {}), **({"crashed": crashes} if crashes else {}),
            **_benchmarks_in(out)}
     try:
         json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run,
-                                                 expected=_manifest_expectations(args.package)[0])
+                                                 expected=_manifest_expectations(args.package)[0],
+                                                 discipline=discipline)
     except OSError as error:
         raise UsageError(f"could not write the report to {out}: {error}") from None
     counts = ", ".join(f"{sum(r.verdict is verdict for r in results)} {verdict}" for verdict in Verdict)
@@ -426,7 +436,13 @@ def command_report(args) -> int:
         print(f"theorems: {counted(len(crashed), 'claim')} crashed, the report names them and why: "
               f"{', '.join(crashed)}", file=sys.stderr)
         return 3
-    return 0
+    broken = discipline or {}
+    for line in (line for lines in broken.values() for line in lines):
+        print(line)
+    if broken:
+        print(f"report: {counted(len(broken), 'claim')} breaking the discipline, marked in the report: "
+              f"{', '.join(broken)}")
+    return 1 if broken else 0
 
 
 def _benchmarks_in(out: Path) -> dict:
@@ -443,6 +459,8 @@ def command_gate(args) -> int:
     from .engine.manifest import differences, load_manifest, load_scopes, scope_difference, seed_agreement, seeds_after
 
     _once_each(args.seed_list or [], "seed of --seed-list")
+    if args.junit:
+        _check_junit_path(Path(args.junit))
     path = _manifest_path(args)
     expected = load_manifest(path)
     scopes = load_scopes(path) or {}
@@ -452,28 +470,29 @@ def command_gate(args) -> int:
     if args.ids:
         expected = {claim.id: expected[claim.id] for claim in selected if claim.id in expected}
     context = _context(args)
+    done: list[tuple[int, list]] = []  # each seed's results
     if seeds is None:
-        results = _run_claims(selected, context, "gate", args)
+        results = _gate_run(selected, context, "gate", args, done, expected, scopes)
         lines = differences(expected, {r.claim.id: r.verdict for r in results}, scopes,
                             {r.claim.id: r.scope for r in results}, args.package or ())
-        lines += [line for broken in _discipline([results], args.package, not args.no_generated).values()
-                  for line in broken]
+        broken_rules = _discipline([results], args.package, not args.no_generated)
+        lines += [line for broken in broken_rules.values() for line in broken]
         for line in lines:
             print(line)
         print(f"gate: {counted(len(results), 'claim')} checked against {path}, {counted(len(lines), 'difference')}")
+        _write_junit(args, done, expected, scopes, broken_rules)
         return 1 if lines else 0
-    runs, scope_lines, scope_differing, seeded_results = {}, [], set(), []
+    runs, scope_lines, scope_differing = {}, [], set()
     for seed in seeds:
         seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
-        results = _run_claims(selected, seeded, f"gate seed {seed}", args)
-        seeded_results.append(results)
+        results = _gate_run(selected, seeded, f"gate seed {seed}", args, done, expected, scopes)
         runs[seed] = {r.claim.id: r.verdict for r in results}
         for r in results:
             line = scope_difference(r.claim.id, scopes[r.claim.id], r.scope) if r.claim.id in scopes else None
             if line and r.verdict is expected.get(r.claim.id):
                 scope_lines.append(f"seed {seed}: {line}")
                 scope_differing.add(r.claim.id)
-    broken_rules = _discipline(seeded_results, args.package, not args.no_generated)
+    broken_rules = _discipline([results for _, results in done], args.package, not args.no_generated)
     lines, differing = seed_agreement(expected, runs, args.package or ())
     for line in lines + scope_lines + [line for broken in broken_rules.values() for line in broken]:
         print(line)
@@ -483,7 +502,40 @@ def command_gate(args) -> int:
     print(f"gate: {counted(len(selected), 'claim')} at {counted(len(seeds), 'seed')} ({', '.join(map(str, seeds))}; "
           f"profile {context.profile}, device {context.device}) against {path}: {differing} differ from the manifest "
           "at some seed")
+    _write_junit(args, done, expected, scopes, broken_rules)
     return 1 if differing else 0
+
+
+def _gate_run(selected: list, context: Context, label: str, args, done: list, expected: dict, scopes: dict) -> list:
+    """The gate's run at ``context``'s seed, added to ``done``; a crash first writes the JUnit
+    file (--junit) of what ran, the claims that crashed as errors."""
+    try:
+        results = _run_claims(selected, context, label, args)
+    except ClaimsCrashed as crash:
+        _write_junit(args, [*done, (context.seed, crash.finished)], expected, scopes, crashes=crash.crashes)
+        raise
+    done.append((context.seed, results))
+    return results
+
+
+def _check_junit_path(path: Path) -> None:
+    """Bad input before any claim runs: a --junit file that could not be written."""
+    folder = path.parent
+    if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+        why = "is a folder" if path.is_dir() else f"{folder} is not a writable folder"
+        raise UsageError(f"--junit {path}: cannot write the JUnit file there ({why})")
+
+
+def _write_junit(args, done: list, expected: dict, scopes: dict, broken: dict | None = None,
+                 crashes: list = ()) -> None:
+    if not args.junit:
+        return
+    from .report.junit import gate_cases, write_junit
+
+    try:
+        write_junit(Path(args.junit), gate_cases(done, expected, scopes, broken, crashes, args.package or ()))
+    except OSError as error:
+        raise UsageError(f"could not write the JUnit file {args.junit}: {error.strerror or error}") from None
 
 
 def _discipline(seeded_results: list[list], packages: list[str] | None, generated: bool = True) -> dict[str, list[str]]:
@@ -533,14 +585,16 @@ def _discipline(seeded_results: list[list], packages: list[str] | None, generate
 
 def _generated_reports(genuine: list) -> list:
     """The generated mutants (``engine.generated_mutants``) of each certified claim of
-    ``genuine`` at that result's context, one claim after the other."""
+    ``genuine`` at that result's context, one claim after the other (those a report ran
+    beside the claim are not run again)."""
     from tqdm import tqdm
 
     from .engine.generated_mutants import generated_mutation_test
 
     certified = [result for result in genuine if result.verdict is Verdict.CERTIFIED]
     shown = bool(certified) and certified[0].context.show_progress
-    return [generated_mutation_test(result.claim, result.context, result)
+    return [result.generated_mutants if result.generated_mutants is not None  # run already (report --mutants)
+            else generated_mutation_test(result.claim, result.context, result)
             for result in tqdm(certified, desc="generated mutants", disable=not shown, file=sys.stderr)]
 
 
@@ -630,24 +684,30 @@ def _print_coverage(result) -> None:
 
 
 def command_reproduce(args) -> int:
-    from .report.records import load_record
+    from .report.records import Integrity, load_record
     from .report.reproduce import Agreement, reproduce
 
     record = load_record(Path(args.record))
-    try:
-        claim = resolve(record["claim"]["id"], args.package or ())
-    except (UnknownClaim, NotImplementedClaim) as error:
-        raise UsageError(f"{args.record}: {error}") from None
+    claim = _recorded_claim(args, record)
     recorded = Device(record["run"]["device"])
     if args.device == "record":
         device, lacking = _record_device(recorded)
     else:
         device, lacking = settings.resolve_device(args.device), None
-    outcome = reproduce(record, claim, device)
+    outcome = reproduce(record, claim, device, args.package or ())
     code = {Agreement.MATCHES: 0, Agreement.DIFFERS: 1, Agreement.NOT_COMPARED: 4}[outcome.agreement]
     if args.json:
         print(json.dumps(outcome.to_json(), indent=1, ensure_ascii=False))
         return code
+    if outcome.integrity is Integrity.EDITED:
+        where = (f"the first field that differs: {outcome.edited_field}" if outcome.edited_field else
+                 "no field a re-run gives again differs: the edit is in one it cannot check (timings, resources, "
+                 "the environment, the command)")
+        print(f"{outcome.id}: record EDITED BY HAND: it holds other than what its digest covers; {where}")
+    elif outcome.integrity is Integrity.NO_DIGEST:
+        print(f"{outcome.id}: no digest (the record was written before records carried one, format "
+              f"{record['format'].rsplit(', ', 1)[-1]}): hand edits are found only where a re-run differs; "
+              "compared field by field")
     if outcome.claim_differences:
         print(f"{outcome.id}: the record is of another version of this claim; not re-run:")
         _print_listed(outcome.claim_differences)
@@ -660,13 +720,35 @@ def command_reproduce(args) -> int:
               "(CUDA draws other random streams than the CPU, so evidence is compared only on the record's device)")
     elif outcome.evidence_matches:
         rounding = outcome.rounding_differences
-        print("evidence: identical" + (f" ({len(rounding)} floats differ below 1e-9 relative)" if rounding else ""))
+        print("scope, sizes and evidence: identical"
+              + (f" ({len(rounding)} floats differ below 1e-9 relative)" if rounding else ""))
     else:
-        print(f"evidence: {len(outcome.differences)} differences:")
+        print(f"scope, sizes and evidence: {counted(len(outcome.differences), 'difference')}:")
         _print_listed(outcome.differences)
     if outcome.commit != outcome.recorded_commit:
         print(f"note: recorded at commit {outcome.recorded_commit}, re-run at {outcome.commit}")
+    for line in outcome.package_commits:
+        print(f"note: {line}")
     return code
+
+
+def _recorded_claim(args, record: dict):
+    """The claim a record is of: from --package, else from the claim packages the record
+    names (imported as --package imports them), else from the packaged papers."""
+    from .report.records import record_packages
+
+    if not args.package and record_packages(record):
+        args.package = record_packages(record)
+        _working_directory_first()
+        try:
+            _selected_claims(args)
+        except UsageError as error:
+            raise UsageError(f"{args.record} is a record of a claim of {', '.join(args.package)}: {error}") from None
+    try:
+        return resolve(record["claim"]["id"], args.package or ())
+    except (UnknownClaim, NotImplementedClaim) as error:
+        hint = "" if args.package else "; a claim of another project needs its claims module: --package MODULE"
+        raise UsageError(f"{args.record}: {error}{hint}") from None
 
 
 def _print_listed(lines: list[str], shown: int = 20) -> None:
@@ -804,7 +886,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run the generated mutants of every certified claim (as `theorems meta --generated`), "
                         "right after it and where it ran, and report each one's score killed / (generated − "
                         "equivalent) with its survivors")
-    _run_options(p)
+    jobs = settings.default_report_jobs()
+    _run_options(p, jobs=jobs, jobs_note=f"the usable cores, at most {settings.REPORT_JOBS_CAP}: {jobs} here")
     _package_option(p)
     p.set_defaults(func=command_report)
 
@@ -822,6 +905,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "per claim, how many gave the manifest verdict")
     seeds.add_argument("--seed-list", type=_option(settings.validate_seed), nargs="+", metavar="N",
                        help="run the gate at these seeds (as --seeds)")
+    p.add_argument("--junit", type=_folder, metavar="FILE",
+                   help="also write JUnit XML to FILE: a test case per claim and seed (classname the paper), failing "
+                        "where the verdict or scope differs from the manifest or the claim breaks the discipline, "
+                        "erring where it crashed, with the verdict, scope and reason in its message")
     p.add_argument("--no-generated", action="store_true",
                    help="with --package, skip the generated mutants (by default each certified claim's generated "
                         "mutants run at the first seed: a survivor that changes an object within the certified scope "

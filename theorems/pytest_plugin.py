@@ -221,13 +221,14 @@ def claim_marks(claim) -> list[pytest.MarkDecorator]:
 def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: str,
                            seeds: tuple[int, ...] = (settings.DEFAULT_SEED,), device: Device = Device.CPU,
                            scopes: dict | None = None, packages: tuple[str, ...] = (),
-                           scheduler: str | None = None) -> list:
+                           scheduler: str | None = None, properties: list | None = None) -> list:
     """Run ``claim`` (with the claims of ``packages`` it rests on, which limit its scope) at
     ``profile`` at each of ``seeds`` on ``device`` (on the Dask cluster ``scheduler``, when
     given) and raise
     ``VerdictMismatch`` when a verdict is not the manifest's, when a certification's scope
     and the manifest's ``scopes`` disagree on covering every size, or when a refutation
-    comes without a counterexample; return the results, one per seed."""
+    comes without a counterexample; return the results, one per seed. ``properties`` (a test's
+    ``user_properties``, which pytest's --junitxml writes) gets each seed's verdict and scope."""
     from .engine.context import Context
     from .engine.manifest import scope_difference
     from .engine.parallel import run_claims
@@ -240,6 +241,10 @@ def check_manifest_verdict(claim, manifest: dict, manifest_path: Path, profile: 
     for seed in seeds:
         [result] = run_claims([claim], Context(profile, seed, device), packages=packages, scheduler=scheduler)
         results.append(result)
+        if properties is not None:
+            at_seed = "" if len(seeds) == 1 else f" (seed {seed})"
+            properties.append(("verdict", f"{result.verdict}{at_seed}"))
+            properties += [("scope", f"{result.scope}{at_seed}")] if result.scope is not None else []
         report = "\n".join(f"  {r.check.name}: {r.outcome.verdict} — {r.outcome.summary}" for r in result.checks)
         at = f"at profile {profile}" + (f", seed {seed}" if seeds != (settings.DEFAULT_SEED,) else "")
         if result.verdict is not manifest[claim.id]:
@@ -310,7 +315,7 @@ class ClaimItem(pytest.Item):
             raise VerdictMismatch(f"{self.name}: in {self.path} as {gate.manifest[self.name]} but not a claim of "
                                   f"{', '.join(gate.packages)}")
         results = check_manifest_verdict(self.claim, gate.manifest, self.path, gate.profile, gate.seeds, gate.device,
-                                         gate.scopes, gate.packages, gate.scheduler)
+                                         gate.scopes, gate.packages, gate.scheduler, self.user_properties)
         check_discipline(results, gate.generated)
 
     def repr_failure(self, excinfo):

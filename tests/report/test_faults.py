@@ -31,7 +31,9 @@ def start(out: Path, *options: str, pause: str | None = None) -> subprocess.Pope
     environment.pop("THEOREMS_TEST_PAUSE_AT", None)
     if pause:
         environment["THEOREMS_TEST_PAUSE_AT"] = pause
-    process = subprocess.Popen([sys.executable, "-m", "theorems", "report", *IDS, "--profile", "quick",
+    # --jobs 1: the claims run one after the other in the process paused, so a stop after the first leaves
+    # the others not run (report's default runs them in workers, which a paused main process does not hold)
+    process = subprocess.Popen([sys.executable, "-m", "theorems", "report", *IDS, "--profile", "quick", "--jobs", "1",
                                 "--out", str(out), *options], env=environment, cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     if pause:

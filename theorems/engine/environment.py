@@ -41,18 +41,73 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _git_commit() -> str:
-    source = Path(__file__).resolve().parent.parent
+def _git(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *arguments], cwd=folder, capture_output=True, text=True, timeout=10, check=False)
+
+
+# What importing code leaves beside it: never a change to the code.
+_COMPILED = (".pyc", ".pyo")
+
+
+def git_state(folder: Path, untracked: Path | None = None) -> tuple[str | None, bool | None, str]:
+    """The commit of the git checkout holding ``folder``, whether its tracked files (and the
+    untracked ones under ``untracked``, the code a run imported) differ from it, and in words
+    ("unknown (not a git checkout)" where there is no commit to name: then both are None)."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, timeout=10,
-                                check=False)
+        commit = _git(folder, "rev-parse", "HEAD")
         if commit.returncode != 0:
-            return "unknown (not a git checkout)"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=source,
-                               capture_output=True, text=True, timeout=10, check=False)
-        return commit.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+            return None, None, "unknown (not a git checkout)"
+        changed = _git(folder, "status", "--porcelain", "--untracked-files=no").stdout.strip()
+        if untracked is not None and not changed:
+            new = _git(folder, "status", "--porcelain", "--untracked-files=all", "--", str(untracked)).stdout
+            changed = any(not line.endswith(_COMPILED) for line in new.splitlines())
     except (OSError, subprocess.TimeoutExpired):
-        return "unknown (git unavailable)"
+        return None, None, "unknown (git unavailable)"
+    sha = commit.stdout.strip()
+    return sha, bool(changed), sha + (" (with uncommitted changes)" if changed else "")
+
+
+def _git_commit() -> str:
+    return git_state(Path(__file__).resolve().parent.parent)[2]
+
+
+def _distribution(top_level: str) -> tuple[str | None, str | None]:
+    """The installed distribution that provides the import package ``top_level`` and its
+    version; (None, None) when none does (a project run from its own folder)."""
+    names = metadata.packages_distributions().get(top_level) or []
+    for name in names:
+        try:
+            return name, metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None, None
+
+
+def _source(top_level: str) -> Path | None:
+    """The folder of the imported package ``top_level`` (a namespace package's first), or its
+    file when it is a module."""
+    imported = sys.modules.get(top_level)
+    folders = list(getattr(imported, "__path__", []))
+    if folders:
+        return Path(folders[0]).resolve()
+    file = getattr(imported, "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+@functools.cache
+def claim_package(module: str) -> dict:
+    """Where the claims of ``module`` (a ``--package``, already imported) come from: the
+    distribution and version that provide it (None when not installed) and the commit of
+    the checkout it is imported from, with whether its tree differs from that commit (None
+    outside git). Recorded beside the suite's own commit: another project's claims are that
+    project's code, which the suite's commit does not pin."""
+    top_level = module.split(".", 1)[0]
+    distribution, version = _distribution(top_level)
+    source = _source(top_level)
+    commit, dirty = None, None
+    if source is not None:
+        commit, dirty, _ = git_state(source if source.is_dir() else source.parent, untracked=source)
+    return {"module": module, "distribution": distribution, "version": version, "commit": commit, "dirty": dirty}
 
 
 def _gpu(device: Device) -> dict:

@@ -117,23 +117,32 @@ def _without_verdict(packages: Sequence[str]) -> str:
     return f"not a claim of {', '.join(packages)}" if packages else "not implemented"
 
 
+def claim_difference(claim_id: str, expected: Verdict | None, observed: Verdict | None,
+                     expected_scope: str | None = None, observed_scope: str | None = None,
+                     packages: Sequence[str] = ()) -> str | None:
+    """The line of one claim that the manifest (``expected``, None: not in it) and a run
+    (``observed``, None: no verdict) disagree on, scopes included when the manifest gives
+    one; None when they agree. ``packages``: the claim packages gated, if not the suite's."""
+    if observed is None:
+        return f"{claim_id}: in the manifest as {expected} but {_without_verdict(packages)}"
+    if expected is None:
+        return f"{claim_id}: verdict {observed} but missing from the manifest"
+    if expected is not observed:
+        return f"{claim_id}: expected {expected}, got {observed}"
+    return None if expected_scope is None else scope_difference(claim_id, expected_scope, observed_scope)
+
+
 def differences(expected: dict[str, Verdict], observed: dict[str, Verdict],
                 expected_scopes: dict[str, str] | None = None, observed_scopes: dict[str, str | None] | None = None,
                 packages: Sequence[str] = ()) -> list[str]:
     """One line per disagreement between the manifest and a run (both keyed by claim id),
     scopes included when both are given; ``packages``: the claim packages gated, if not the suite's."""
-    lines = []
-    for claim_id in sorted(set(expected) | set(observed)):
-        if claim_id not in observed:
-            lines.append(f"{claim_id}: in the manifest as {expected[claim_id]} but {_without_verdict(packages)}")
-        elif claim_id not in expected:
-            lines.append(f"{claim_id}: verdict {observed[claim_id]} but missing from the manifest")
-        elif expected[claim_id] is not observed[claim_id]:
-            lines.append(f"{claim_id}: expected {expected[claim_id]}, got {observed[claim_id]}")
-        elif expected_scopes is not None and observed_scopes is not None and claim_id in expected_scopes:
-            line = scope_difference(claim_id, expected_scopes[claim_id], observed_scopes.get(claim_id))
-            lines += [line] if line else []
-    return lines
+    scoped = expected_scopes is not None and observed_scopes is not None
+    lines = [claim_difference(claim_id, expected.get(claim_id), observed.get(claim_id),
+                              expected_scopes.get(claim_id) if scoped else None,
+                              observed_scopes.get(claim_id) if scoped else None, packages)
+             for claim_id in sorted(set(expected) | set(observed))]
+    return [line for line in lines if line]
 
 
 def seeds_after(seed: int, count: int) -> list[int]:

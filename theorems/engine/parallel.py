@@ -52,7 +52,7 @@ from .context import Context
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
 from .runner import ClaimResult, attach_dependencies, dependency_ids, run_claim
-from .settings import validate_jobs
+from .settings import usable_cores, validate_jobs
 from .tasks import ClaimOutcome, here, import_every_suite_module, one_thread_each, run_group
 from .vocabulary import Device
 
@@ -65,13 +65,6 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 SERVER_VARIABLE = "THEOREMS_WORKER_SERVER"
 _told: set[str] = set()  # the --jobs caps already announced by this process
 _sent = None  # in a worker: the queue that carries each claim's outcome to the main process
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the platform has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def worker_count(jobs: int) -> tuple[int, str | None]:

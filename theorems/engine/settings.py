@@ -111,6 +111,24 @@ def validate_jobs(jobs: object) -> int:
     return value
 
 
+# `theorems report`'s --jobs when none is given: a worker per usable core, at most this many
+# (each worker holds the suite in memory, and ``parallel.worker_count`` also caps by what is free).
+REPORT_JOBS_CAP = 4
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def default_report_jobs() -> int:
+    """The workers of a report run without --jobs: its verdicts and evidence are those of
+    --jobs 1, so only the time depends on it."""
+    return min(usable_cores(), REPORT_JOBS_CAP)
+
+
 def validate_device(device: object) -> Device:
     """A device request (auto, cpu or cuda), not yet checked against this machine."""
     try:

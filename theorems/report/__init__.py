@@ -9,6 +9,7 @@ engine's results. The engine produces ``ClaimResult``s; nothing here runs a chec
     reproduce    re-run a record and compare verdict and evidence (a typed ``Reproduction``)
     benchmarks   the ``theorems bench all`` table, for bench.md and both reports
     mutants      the generated mutants' score of each certified claim (``report --mutants``)
+    junit        ``gate --junit``: JUnit XML, a test case per claim and seed
     files        the report folder, written atomically
 """
 

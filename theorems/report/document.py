@@ -70,6 +70,28 @@ def shown_verdict(verdict: str, scope: str | None) -> str:
     return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
 
 
+# What a report of another project's claims holds them to (``theorems.discipline``), as its gate does.
+DISCIPLINE_APPLIED = ("the erratum, paper and mutation rules of theorems.discipline (the generated mutants' rule too, "
+                      "with --mutants), as `theorems gate --package` applies them")
+DISCIPLINE_MARK = "breaks the discipline"
+
+
+def discipline_mark(claim: dict) -> str:
+    """" (breaks the discipline)" after the verdict of a claim that breaks it (report.json's
+    ``breaks_discipline``), else ""."""
+    return f" ({DISCIPLINE_MARK})" if claim.get("breaks_discipline") else ""
+
+
+def rerun_command(report: dict) -> str | None:
+    """The command that gives the report's evidence again (with this commit and these
+    releases), its claim packages included; None when the run did not record one."""
+    env = report.get("environment", {})
+    if "rerun" not in env:
+        return None
+    return f"theorems report {env['rerun']}" + "".join(f" --package {package}"
+                                                     for package in report.get("claim_packages", ()))
+
+
 def manifest_mark(claim: dict) -> str:
     """" (manifest: inconclusive)" after a claim's verdict where it differs from the gate
     manifest's expected verdict (report.json's ``manifest_verdict``), else ""."""
@@ -116,6 +138,15 @@ def reference_markdown(paper: dict) -> str:
             f"[{link_label(paper['link'])}]({paper['link']}).{note}")
 
 
+def project_text(package: dict) -> str:
+    """Another project's provenance (``environment.claim_package``) as people read it."""
+    installed = (f"{package['distribution']} {package['version']}" if package.get("version")
+                 else "not installed (imported from its folder)")
+    if package.get("commit") is None:
+        return f"{installed}; not in a git checkout"
+    return f"{installed}; commit `{package['commit']}`" + (" with uncommitted changes" if package["dirty"] else "")
+
+
 def slug(text: str) -> str:
     """``text`` as a file name or anchor: runs of anything but letters, digits, '.', '_'
     and '-' become one '-'."""
@@ -135,18 +166,24 @@ def claim_document(result: ClaimResult) -> dict[str, Any]:
 
 
 def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = (),
-                 expected: Mapping[str, Verdict] | None = None) -> dict:
+                 expected: Mapping[str, Verdict] | None = None,
+                 discipline: Mapping[str, list[str]] | None = None) -> dict:
     """The report of ``results``. ``not_run``: the claims (variants included) that the run
     selected but did not finish, because it was interrupted; ``not_implemented``: the catalog
     ids no registered claim implements (none in the report of another project's claim
     packages, ``run["claim_packages"]``: the packaged catalog is not its paper). An
     implemented claim in neither and without a result was not selected (``theorems report ID ...``).
     ``expected``: the gate manifest's verdicts, where one is known; each claim it names gets
-    ``manifest_verdict``, so that the renderers mark a verdict that differs (``manifest_mark``)."""
+    ``manifest_verdict``, so that the renderers mark a verdict that differs (``manifest_mark``).
+    ``discipline``: where the report applied ``theorems.discipline`` (another project's claims),
+    the lines of each claim that breaks it: the claim gets ``breaks_discipline``, which the
+    renderers mark (``discipline_mark``), and the report ``discipline``, the claims breaking it."""
     claims = [claim_document(r) for r in results]
     for claim in claims:
         if expected and claim["id"] in expected:
             claim["manifest_verdict"] = expected[claim["id"]].value
+        if discipline and claim["id"] in discipline:
+            claim["breaks_discipline"] = list(discipline[claim["id"]])
     packaged = "claim_packages" not in run
     have = {r.claim.id for r in results} | set(not_run) | (set(registered_claims()) if packaged else set())
     not_implemented = [claim_id for claim_id in catalog() if claim_id not in have] if packaged else []
@@ -167,6 +204,8 @@ def build_report(results: list[ClaimResult], run: dict, not_run: list[str] = (),
         # project's claim), for the tables that list it all the same.
         "labels": {claim_id: claim.catalog_label() for claim_id in not_run
                    if (claim := registered_claim(claim_id)) is not None},
+        **({"discipline": {"applied": DISCIPLINE_APPLIED, "breaking": list(discipline)}} if discipline is not None
+           else {}),
     }
 
 

@@ -185,15 +185,17 @@ class FiguresAndMutants:
 
 
 def write_report(results: list[ClaimResult], run: dict, out: Path, html: bool = False,
-                 not_run: list[str] = (), expected: Mapping[str, Verdict] | None = None) -> tuple[Path, Path]:
+                 not_run: list[str] = (), expected: Mapping[str, Verdict] | None = None,
+                 discipline: Mapping[str, list[str]] | None = None) -> tuple[Path, Path]:
     """Write report.json, report.md, figures/, records/ (one reproducibility record per claim)
     and, with ``html``, the HTML report html/ under ``out`` atomically, replacing the whole
     folder (a report without ``html`` has no html/); return the paths. ``not_run``: the
     claims selected that did not run (the run was interrupted); ``expected``: the gate
-    manifest's verdicts, marked beside the verdicts that differ."""
+    manifest's verdicts, marked beside the verdicts that differ; ``discipline``: where it was
+    applied, the lines of each claim that breaks it, marked beside its verdict."""
     ensure_writable(out)
     target = out.resolve()
-    report = build_report(results, run, not_run, expected)
+    report = build_report(results, run, not_run, expected, discipline)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".{target.name}.staging-{secrets.token_hex(6)}"
     staging.mkdir()  # with a new folder's permissions (the umask's), unlike mkdtemp's private one

@@ -33,8 +33,10 @@ from .document import (
     SEVERITY_EXPLANATION,
     absent_label,
     affects_relation,
+    discipline_mark,
     link_label,
     manifest_mark,
+    rerun_command,
     scope_limit,
     scope_text,
     short_authors,
@@ -386,9 +388,10 @@ def _badge(verdict: str) -> str:
 def _scoped_badge(entry: dict) -> str:
     """A claim's or check's verdict badge, with what a certification covers beside it, and a
     claim's expected verdict where the manifest expects another."""
-    scope, differs = scope_text(entry.get("scope")), manifest_mark(entry)
+    scope, differs, breaks = scope_text(entry.get("scope")), manifest_mark(entry), discipline_mark(entry)
     return (_badge(entry["verdict"]) + (f' <span class="scope">{escape(scope)}</span>' if scope else "")
-            + (f' <span class="manifest-differs">{escape(differs.strip())}</span>' if differs else ""))
+            + "".join(f' <span class="manifest-differs">{escape(mark.strip())}</span>' for mark in (differs, breaks)
+                      if mark))
 
 
 def _id_code(claim_id: str) -> str:
@@ -426,6 +429,7 @@ def _index(report: dict, graph: _Graph) -> str:
             f"<p>{run}; commit <code>{escape(str(env.get('git_commit', '?')))}</code>. "
             '<a href="#run">Run details</a>.</p>',
             *([_interrupted_banner(report)] if "interrupted" in report else []),
+            *([_discipline_banner(report)] if report.get("discipline", {}).get("breaking") else []),
             *(_crash_banner(crash) for crash in report.get("crashed", ())),
             "<p>" + " ".join(f"{_badge(v)} {total[v]}" for v in VERDICTS)
             + "".join(f" &nbsp; {_badge(kind)} {len(absent[kind])}" for kind in columns if kind in absent)
@@ -477,6 +481,13 @@ def _crash_banner(crash: dict) -> str:
             + f". {escape(str(crash['reason']))}</div>")
 
 
+def _discipline_banner(report: dict) -> str:
+    discipline = report["discipline"]
+    return (f'<div class="box warn"><strong>Breaking the discipline</strong> ({escape(discipline["applied"])}): '
+            + ", ".join(f'<a href="{escape(_claim_page_path(i))}">{_id_code(i)}</a>' for i in discipline["breaking"])
+            + ".</div>")
+
+
 def _interrupted_banner(report: dict) -> str:
     not_run = report.get("not_run", [])
     return (f'<div class="box interrupted"><strong>Interrupted '
@@ -503,7 +514,7 @@ def _run_table(report: dict) -> str:
     rows = [("profile", report.get("profile")), ("seed", report.get("seed")), ("device", report.get("device")),
             ("generated", report.get("generated_at")), ("total time (s)", report.get("seconds")),
             ("commit", env.get("git_commit")), ("command", env.get("command")),
-            ("same evidence again", f"theorems report {env['rerun']}" if "rerun" in env else None),
+            ("same evidence again", rerun_command(report)),
             ("search budget", env.get("search_budget")), ("Python", env.get("python")),
             ("platform", env.get("platform")),
             ("CPU", f"{env['cpu']} ({env.get('cpu_count', '?')} cores)" if "cpu" in env else None),
@@ -621,6 +632,9 @@ def _claim_page(claim: dict, paper: dict | None, graph: _Graph, figures: list[st
     limit = scope_limit(claim)
     if limit:
         body.append(f"<p><strong>Scope:</strong> {escape(limit)}.</p>")
+    if claim.get("breaks_discipline"):
+        body.append('<div class="box warn"><strong>Breaks the discipline:</strong><ul>'
+                    + "".join(f"<li>{escape(line)}</li>" for line in claim["breaks_discipline"]) + "</ul></div>")
     if below:
         body.append(f'<div class="box warn"><strong>Rests on a refuted claim:</strong> '
                     f"{_claim_list(below, root, graph)}.</div>")

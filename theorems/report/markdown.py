@@ -15,9 +15,12 @@ from .document import (
     affects_relation,
     citation_markdown,
     crashed_ids,
+    discipline_mark,
     manifest_mark,
     not_run_summary,
+    project_text,
     reference_markdown,
+    rerun_command,
     scope_limit,
     scope_text,
     shown_verdict,
@@ -167,6 +170,10 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
         + f"; {len(report['not_implemented'])} catalog ids not implemented yet.",
         "",
     ]
+    breaking = report.get("discipline", {}).get("breaking", [])
+    if breaking:
+        lines += [f"**Breaking the discipline** ({report['discipline']['applied']}): "
+                  + ", ".join(f"`{i}`" for i in breaking) + ". Each is marked below with what it breaks.", ""]
     for crash in report.get("crashed", ()):
         lines += [f"**Crashed on {crash['worker']}, without a verdict: "
                   + ", ".join(f"`{i}`" for i in crash["claims"]) + f". {crash['reason']}**", ""]
@@ -191,15 +198,18 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
             if claim is None:
                 lines.append(f"| {claim_id} | {absent_label(claim_id, report)} | {_absent(claim_id, report)} | |")
             else:
-                verdict = _table_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
+                verdict = (_table_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
+                           + discipline_mark(claim))
                 lines.append(f"| [{claim_id}](#{slug(claim_id).lower().replace('.', '')}) | {claim['label']} | "
                              f"**{verdict}** | {claim['timing_s']['total']:.1f} |")
     lines += _errata_lines(report["errata"])
     lines += _mutants_lines(claims)
     lines += ["", "## Claims"]
     for claim in claims:
-        verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim)
+        verdict = shown_verdict(claim["verdict"], claim["scope"]) + manifest_mark(claim) + discipline_mark(claim)
         lines += ["", f"### {claim['id']}", "", f"**{claim['label']}** — verdict **{verdict}**", "",
+                  *(["**Breaks the discipline:** " + " ".join(f"{line}." for line in claim["breaks_discipline"]), ""]
+                    if claim.get("breaks_discipline") else []),
                   f"> {claim['statement']}", "",
                   f"Source: {citation_markdown(cited.get(claim['paper']), claim['paper'], claim['source'])}."]
         limit = scope_limit(claim)
@@ -240,7 +250,9 @@ def render_markdown(report: dict, figures: dict[str, list[str]]) -> str:
     lines += ["", machine]
     if "blas" in env:
         lines.append(f"BLAS: numpy {env['blas']['numpy']}, scipy {env['blas']['scipy']}.")
-    if "rerun" in env:
-        lines.append(f"Same evidence again: this commit and these releases, `theorems report {env['rerun']}`.")
+    for project in report.get("claim_projects", ()):
+        lines.append(f"Claims of {project['module']}: {project_text(project)}.")
+    if rerun_command(report):
+        lines.append(f"Same evidence again: this commit and these releases, `{rerun_command(report)}`.")
     lines.append("")
     return "\n".join(lines)

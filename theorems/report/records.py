@@ -4,14 +4,22 @@ A record holds what a reader needs to judge and re-run one claim without the res
 report: the claim, its statement and the paper it is from, the profile, seed and device, the sizes and dtypes
 its checks name, versions and commit, timings, peak memory and sizes capped for lack of it,
 the verdict with every check's evidence, the generated mutants' score where they ran
-(``report --mutants``), and the command that re-runs it.
+(``report --mutants``), the command that re-runs it and, for another project's claims
+(``--package``), that project's version and commit.
+
+Every field is covered by the record's digest (``digest``: sha256 of the canonical JSON of
+the others), so that a hand edit of any of them, the scope included, is found before the
+re-run: tamper-evident, not forgery-proof (anyone can compute a digest).
 ``theorems.report.reproduce`` re-runs a record and says what differs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +33,20 @@ from .document import (
     RELIES_ON_LABEL,
     citation_markdown,
     claim_document,
+    project_text,
     scope_limit,
     shown_verdict,
 )
 from .mutants import counts_text, score_text
 
-# version 2: the claim's "scope" and each certified check's
-RECORD_FORMAT = "theorems reproducibility record, version 2"
+# version 2: the claim's "scope" and each certified check's; version 3: the digest, and the
+# claim packages' provenance
+RECORD_FORMAT = "theorems reproducibility record, version 3"
+# Read too: written before records carried a digest, so compared field by field only.
+FORMATS_WITHOUT_DIGEST = ("theorems reproducibility record, version 2",)
+DIGEST = "digest"
+DIGEST_COVERS = ("every other field of this record, as JSON with sorted keys and no spaces, UTF-8: "
+                 "json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(',', ':'))")
 
 # Evidence keys that name an instance's size or the amount of sampling, collected into the
 # record's "sizes" so a reader sees them without reading every check's evidence.
@@ -62,7 +77,7 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
     # The machine that ran the claim (a cluster's worker), over the run's (the client's).
     env = {**(run_environment or environment.describe(context)), **result.environment}
     package_options = "".join(f" --package {package}" for package in packages)
-    return {
+    return sealed({
         "format": RECORD_FORMAT,
         "claim": {key: claim[key] for key in ("id", "paper", "label", "statement", "source", "hypotheses",
                                               "variant_of", "depends_on", "notes", "general_argument")
@@ -82,6 +97,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
         },
         "environment": {key: env[key] for key in ("host", "worker", "python", "platform", "cpu", "cpu_count", "gpu",
                                                   "blas", "packages", "git_commit") if key in env},
+        # Another project's claims: its distribution, version and commit, which the suite's do not pin.
+        **({"claim_packages": [environment.claim_package(package) for package in packages]} if packages else {}),
         "timing_s": claim["timing_s"],
         "resources": claim["resources"],
         "verdict": claim["verdict"],
@@ -96,7 +113,45 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
                            f"--device {context.device}{package_options} --json"),
             "commit": env.get("git_commit"),
         },
-    }
+    })
+
+
+def canonical_json(record: dict) -> str:
+    """The fields of ``record`` that its digest covers (all but the digest), as ``DIGEST_COVERS`` says."""
+    fields = {key: value for key, value in record.items() if key != DIGEST}
+    return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sealed(record: dict) -> dict:
+    """``record`` as it will be read back (JSON: tuples as lists, keys as strings) with its digest."""
+    record = json.loads(json.dumps(record, ensure_ascii=False))
+    digest = hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()
+    return {**record, DIGEST: {"sha256": digest, "covers": DIGEST_COVERS}}
+
+
+class Integrity(StrEnum):
+    """Whether a record holds what it was written with, as far as its digest tells."""
+
+    INTACT = "intact"  # its digest covers what it holds
+    EDITED = "edited by hand"  # it holds something else than its digest covers, or its digest is gone
+    NO_DIGEST = "no digest"  # written before records carried one (FORMATS_WITHOUT_DIGEST)
+
+
+def integrity(record: dict) -> Integrity:
+    if record.get("format") in FORMATS_WITHOUT_DIGEST:
+        return Integrity.NO_DIGEST
+    digest = record.get(DIGEST)
+    recomputed = sealed({key: value for key, value in record.items() if key != DIGEST})[DIGEST]["sha256"]
+    return Integrity.INTACT if isinstance(digest, dict) and digest.get("sha256") == recomputed else Integrity.EDITED
+
+
+def record_packages(record: dict) -> list[str]:
+    """The claim packages (``--package``) a record's claim comes from; read from its re-run
+    command in a record written before records named them."""
+    if "claim_packages" in record:
+        return [package["module"] for package in record["claim_packages"]]
+    rerun = record.get("reproduce")
+    return re.findall(r" --package (\S+)", rerun.get("command") or "") if isinstance(rerun, dict) else []
 
 
 def record_filename(claim_id: str, suffix: str = ".json") -> str:
@@ -130,6 +185,8 @@ def render_record_markdown(record: dict) -> str:
                                                 for c in caps) or "none") + " |")
     packages = record["environment"].get("packages", {})
     lines.append("| versions | " + ", ".join(f"{name} {version}" for name, version in packages.items()) + " |")
+    lines += [f"| claims of {package['module']} | {project_text(package)} |"
+              for package in record.get("claim_packages", [])]
     lines += ["", "Re-run it:", "", "```sh", record["reproduce"]["command"], "# or", record["reproduce"]["equivalent"],
               "```", "", "## Checks", "", "| check | kind | verdict | summary |", "|---|---|---|---|"]
     for check in record["evidence"]:
@@ -175,7 +232,7 @@ def load_record(path: Path) -> dict:
         raise RecordError(f"cannot read record {path}: {error.strerror or error}") from None
     except ValueError as error:
         raise RecordError(f"{path} is not JSON: {error}") from None
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+    if not isinstance(record, dict) or record.get("format") not in (RECORD_FORMAT, *FORMATS_WITHOUT_DIGEST):
         raise RecordError(f"{path} is not a theorems reproducibility record (expected format {RECORD_FORMAT!r})")
     _check_fields(record, path)
     return record
@@ -208,3 +265,7 @@ def _check_fields(record: dict, path: Path) -> None:
     if not isinstance(field("evidence"), list):
         raise RecordError(f"{path}: evidence is not a list of checks")
     field("environment", "git_commit")
+    packages = record.get("claim_packages", [])
+    if not isinstance(packages, list) or not all(isinstance(package, dict) and isinstance(package.get("module"), str)
+                                                 for package in packages):
+        raise RecordError(f"{path}: claim_packages is not a list of packages, each with its module")

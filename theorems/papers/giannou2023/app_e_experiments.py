@@ -433,7 +433,6 @@ register(Claim(
     source="App. E, Fig. 4 (left)",
     # The catalog row also says Fig. 5's "sparse weights (20%) still work": that part has its own evidence,
     # and its own id (giannou2023.fig4.sparse); this claim states what its checks cover.
-    label="App. E, Fig. 4 (left)",
     statement="Experiment: BN parameters set by the construction (from the teacher, or from an SGD-trained dense "
               "copy) reach far lower test error than SGD on BN parameters alone.",
     hypotheses=("teacher: one hidden ReLU layer of width d, output the sum of hidden units", "Gaussian inputs",
