@@ -322,3 +322,37 @@ def test_the_console_script_imports_a_project_package_from_the_working_directory
     assert missing.stderr == ("theorems: error: cannot import claim package 'nopaper.claims': ModuleNotFoundError: No "
                               f"module named 'nopaper' (nopaper is neither in the working directory {tmp_path} nor "
                               "installed: run from the folder that holds nopaper/, or install it)\n")
+
+
+# Prints, when the command has finished (or argparse exited), which of these libraries it imported,
+# and whether it imported a claim module.
+IMPORTS_AT_EXIT = """
+import atexit, json, sys
+LIBRARIES = ("torch", "matplotlib", "scipy.stats", "sympy", "flint", "hypothesis", "numpy")
+atexit.register(lambda: sys.stderr.write("\\nimported " + json.dumps({
+    "libraries": [name for name in LIBRARIES if name in sys.modules],
+    "claim_modules": any(name.startswith("theorems.papers.") for name in sys.modules)}) + "\\n"))
+from theorems.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def imported_by(*argv) -> dict:
+    result = subprocess.run([sys.executable, "-c", IMPORTS_AT_EXIT, *argv], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stderr.rpartition("imported ")[2])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"]])
+def test_commands_that_run_no_claim_import_no_claim_module_and_no_heavy_library(argv):
+    # (not even sympy or numpy: `theorems list` reads the packaged index, engine.listing)
+    assert imported_by(*argv) == {"libraries": [], "claim_modules": False}
+
+
+def test_a_claim_that_needs_no_torch_is_checked_without_torch_matplotlib_or_scipy_stats():
+    from importlib import metadata
+
+    # auto: a CPU build of torch sees no GPU without being imported; another build must be asked
+    device = [] if metadata.version("torch").endswith("+cpu") else ["--device", "cpu"]
+    imported = imported_by("check", "giannou2023.thm6", "--profile", "quick", *device)
+    assert not {"torch", "matplotlib", "scipy.stats"} & set(imported["libraries"]), imported

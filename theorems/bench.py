@@ -33,6 +33,7 @@ from .engine.context import Context
 from .engine.runner import torch_threads
 from .engine.vocabulary import Device
 from .errors import SettingError, UsageError
+from .lazy import nn, torch
 from .maths import exact, modular_lu
 from .maths.khatri_rao import KhatriRaoColumns
 from .report.benchmarks import render_benchmarks_markdown
@@ -57,8 +58,6 @@ def khatri_rao_source(rng: np.random.Generator, n: int, m: int) -> KhatriRaoColu
 def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device, repeat: int) -> float:
     """float64 LU of the matrix (its residues, the same n×n floats the engine factors): the
     fastest of ``repeat`` runs."""
-    import torch
-
     matrix = torch.as_tensor(modular_lu.residue_matrix(source, prime, "cpu"), device=device)
     synchronize = torch.cuda.synchronize if device == Device.CUDA else (lambda: None)
     if device == Device.CUDA:
@@ -89,8 +88,6 @@ def _measured_certificate(source: KhatriRaoColumns, prime: int, device: Device,
 
 
 def _certificate_run(source: KhatriRaoColumns, prime: int, device: Device) -> tuple[int, float, int | None]:
-    import torch
-
     if device == Device.CUDA:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
@@ -194,9 +191,6 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
     """Time ``build_source`` for a one-layer width-d target (source width d² for "wide") on
     the CPU, the share spent in the linear solves (Khatri–Rao systems, their condition
     estimates, the shift solves), and the equivalence error on 256 points of the unit ball."""
-    import torch
-    from torch import nn
-
     from .constructions import build_source
     from .maths.construction import SolveLog
 

@@ -16,17 +16,18 @@ Exit codes (also in --help and the README):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .engine import coverage, settings
+from .engine import settings
 from .engine.catalog import catalog
-from .engine.context import Context
 from .engine.registry import claims, known_ids, resolve
 from .engine.vocabulary import Device, Verdict
 from .errors import (
@@ -41,6 +42,9 @@ from .errors import (
     UnknownClaim,
     UsageError,
 )
+
+if TYPE_CHECKING:  # imported where used: `theorems list` and `--help` start without numpy, sympy or torch
+    from .engine.context import Context
 
 # Where the command line looks when not told: the suite's own manifest and report folders,
 # relative to the working directory (a checkout of the suite).
@@ -118,6 +122,8 @@ def _show_progress(args) -> bool:
 
 
 def _context(args) -> Context:
+    from .engine.context import Context
+
     return Context(args.profile, args.seed, settings.resolve_device(args.device), show_progress=_show_progress(args))
 
 
@@ -275,30 +281,31 @@ def _manifest_expectations(packages: list[str] | None) -> tuple[dict, dict]:
 
 
 def command_list(args) -> int:
-    from .engine.papers import papers_json
-    from .report.document import shown_verdict
-    registered = _selected_claims(args)
+    from .engine.listing import listing_of, packaged_listing
+    from .engine.verdicts import shown_verdict
+
+    # The packaged papers from the index the package carries, without importing their claim
+    # modules (seconds of sympy, flint and numpy); another project's claims by importing them.
+    listing = listing_of(_selected_claims(args), known_ids(*args.package)) if args.package else packaged_listing()
     expected, scopes = _manifest_expectations(args.package)
     rows = []
-    ids = known_ids(*(args.package or ()))
-    papers = papers_json(claim_id.split(".", 1)[0] for claim_id in ids)
-    for claim_id in ids:
+    for claim_id in listing.ids:
         entry = catalog().get(claim_id)
-        claim = registered.get(claim_id)
+        claim = listing.claims.get(claim_id)
         paper = claim_id.split(".", 1)[0]
         rows.append({
             "id": claim_id,
             "paper": paper,
             # title, authors, venue, year and link, so that a script needs no second table (None: undeclared)
-            "paper_metadata": papers[paper],
-            "source": claim.source if claim else None,  # where the paper states it: "App. A.2, Theorem 5"
-            "label": entry.label if entry else claim.label,
-            "statement": entry.statement if entry else claim.statement,
+            "paper_metadata": listing.papers[paper],
+            "source": claim["source"] if claim else None,  # where the paper states it: "App. A.2, Theorem 5"
+            "label": entry.label if entry else claim["label"],
+            "statement": entry.statement if entry else claim["statement"],
             "implemented": claim is not None,
             "core": bool(entry and entry.core),
-            "variant_of": claim.variant_of if claim else None,
-            "check_kinds": sorted({c.kind.value for c in claim.checks}) if claim else [],
-            "general_argument": (claim.general_argument or None) if claim else None,
+            "variant_of": claim["variant_of"] if claim else None,
+            "check_kinds": claim["check_kinds"] if claim else [],
+            "general_argument": claim["general_argument"] if claim else None,
             "expected_verdict": expected[claim_id].value if claim_id in expected else None,
             "expected_scope": scopes.get(claim_id),
         })
@@ -352,7 +359,7 @@ def command_check(args) -> int:
         print(json.dumps([{**claim_document(r), "environment": environment} for r in results], indent=1,
                          ensure_ascii=False))
         return 0
-    from .report.document import shown_verdict
+    from .engine.verdicts import shown_verdict
 
     for result in results:
         print(f"{result.claim.id}: {shown_verdict(result.verdict, result.scope)}  ({result.seconds:.1f} s, "
@@ -457,7 +464,7 @@ def command_gate(args) -> int:
         return 1 if lines else 0
     runs, scope_lines, scope_differing, seeded_results = {}, [], set(), []
     for seed in seeds:
-        seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
+        seeded = dataclasses.replace(context, seed=seed)
         results = _run_claims(selected, seeded, f"gate seed {seed}", args)
         seeded_results.append(results)
         runs[seed] = {r.claim.id: r.verdict for r in results}
@@ -550,7 +557,8 @@ def _mutation_reports(genuine: list) -> list:
 
 
 def command_meta(args) -> int:
-    from .report.document import scope_text, shown_verdict
+    from .engine import coverage
+    from .engine.verdicts import scope_text, shown_verdict
 
     registered = _selected_claims(args)
     selected = _resolve_all(args.ids, args.package) if args.ids else list(registered.values())
@@ -608,7 +616,8 @@ def command_meta(args) -> int:
 
 def _print_coverage(result) -> None:
     """The object × check matrix of one claim's run, and what each certified part covers."""
-    from .report.document import scope_text
+    from .engine import coverage
+    from .engine.verdicts import scope_text
 
     print("  coverage (object × check: how the check called the object):")
     for row in coverage.matrix([check.to_json() for check in result.checks]):
