@@ -734,7 +734,25 @@ def _chain_line(row: dict) -> str:
             f"{row['matmul_per_second']} /s ({row['matmul_gflops']} GFLOP/s), ratio {row['ratio']:.2f}")
 
 
+def _startup_line(row: dict) -> str:
+    from .bench import STARTUP_LIBRARIES
+
+    goal = "" if row["goal_s"] is None else (f"; goal: under +{row['goal_s']} s on a quiet machine, "
+                                             f"{'met' if row['difference_s'] < row['goal_s'] else 'not met'}")
+    imports = ", ".join(row["imports"]) if row["imports"] else f"none of {', '.join(STARTUP_LIBRARIES)}"
+    return (f"{row['command']}: {row['seconds']:.2f} s, bare interpreter {row['bare_s']:.2f} s: "
+            f"+{row['difference_s']:.2f} s ({row['ratio']:.1f}×){goal}; peak {row['peak_bytes'] / 2**20:.0f} MiB "
+            f"(bare {row['bare_peak_bytes'] / 2**20:.0f} MiB); imports {imports}; median of {row['repeat']}"
+            + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
+
+
 def command_bench(args) -> int:
+    if args.target == "startup":
+        from .bench import STARTUP_REPEAT, benchmark_startup
+
+        repeat = STARTUP_REPEAT if args.repeat is None else args.repeat
+        return _print_bench_rows(lambda: benchmark_startup(repeat), args, _startup_line)
+    args.repeat = 3 if args.repeat is None else args.repeat  # the certificate's runs per row
     if args.target == "certificate":
         from .bench import benchmark_certificates
 
@@ -879,9 +897,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", choices=("certificate", "chain", "construction", "all"),
+    p.add_argument("target", choices=("certificate", "chain", "construction", "startup", "all"),
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
-                        "construction: build_source time and its share in linear solves; all: every one, written to "
+                        "construction: build_source time and its share in linear solves; startup: `theorems list` "
+                        "(and list --json, --help) as a new process vs `python -c pass`; all: every one, written to "
                         "--out/bench.json and bench.md, which `theorems report` into that folder includes")
     p.add_argument("--out", type=_folder, default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE),
                    help="all: the report folder to write bench.json into (default %(default)s)")
@@ -891,8 +910,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: matrix orders n (perfect squares: A ⊙ B with √n × n factors)")
     p.add_argument("--threads", type=int, nargs="+", default=None,
                    help="certificate: BLAS thread counts to run each size at (default: 1 and every core)")
-    p.add_argument("--repeat", type=int, default=3,
-                   help="certificate: runs of the certificate and of LU per row, each timed by its fastest")
+    p.add_argument("--repeat", type=int,
+                   help="certificate: runs of the certificate and of LU per row, each timed by its fastest (default "
+                        "3); startup: runs of each command and of the bare interpreter, timed by their median "
+                        "(default 5)")
     p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
     p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
@@ -901,7 +922,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "threads, certificate_s, flint_s, lu_s, lu_measured_at, ratio, peak_bytes, peak_per_copy; "
                         "construction: one object per d with total_s, solve_s, solve_share, max_abs_error; "
                         "chain: one object with d, n, chains, device, dtype, threads, layers, layers_per_second, "
-                        "matmul_per_second, matmul_gflops, ratio")
+                        "matmul_per_second, matmul_gflops, ratio; startup: one object per command with command, "
+                        "seconds, bare_s, difference_s, ratio, goal_s, peak_bytes, bare_peak_bytes, imports, repeat")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)
     return parser
