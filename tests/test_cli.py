@@ -379,3 +379,37 @@ def test_enumerating_past_the_bound_names_it_in_one_line_however_large_n_is(caps
         code, out, err = run(capsys, "enumerate", "boolean", "--n", n)
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert err.startswith(f"theorems: error: n = {n} means 2^{int(n) ** 2} matrices; at most n = 5 is enumerable")
+
+
+# Prints, when the command has finished (or argparse exited), which of these libraries it imported,
+# and whether it imported a claim module.
+IMPORTS_AT_EXIT = """
+import atexit, json, sys
+LIBRARIES = ("torch", "matplotlib", "scipy.stats", "sympy", "flint", "hypothesis", "numpy")
+atexit.register(lambda: sys.stderr.write("\\nimported " + json.dumps({
+    "libraries": [name for name in LIBRARIES if name in sys.modules],
+    "claim_modules": any(name.startswith("theorems.papers.") for name in sys.modules)}) + "\\n"))
+from theorems.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def imported_by(*argv) -> dict:
+    result = subprocess.run([sys.executable, "-c", IMPORTS_AT_EXIT, *argv], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stderr.rpartition("imported ")[2])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"]])
+def test_commands_that_run_no_claim_import_no_claim_module_and_no_heavy_library(argv):
+    # (not even sympy or numpy: `theorems list` reads the packaged index, engine.listing)
+    assert imported_by(*argv) == {"libraries": [], "claim_modules": False}
+
+
+def test_a_claim_that_needs_no_torch_is_checked_without_torch_matplotlib_or_scipy_stats():
+    from importlib import metadata
+
+    # auto: a CPU build of torch sees no GPU without being imported; another build must be asked
+    device = [] if metadata.version("torch").endswith("+cpu") else ["--device", "cpu"]
+    imported = imported_by("check", "giannou2023.thm6", "--profile", "quick", *device)
+    assert not {"torch", "matplotlib", "scipy.stats"} & set(imported["libraries"]), imported

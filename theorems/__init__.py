@@ -13,7 +13,16 @@ Layout: ``engine/`` (knows no paper), ``maths/`` (shared mathematics), ``papers/
 
 __version__ = "0.1.0"
 
-from .api import check, claims
 from .errors import TheoremsError
 
-__all__ = ["TheoremsError", "__version__", "check", "claims"]
+__all__ = ["TheoremsError", "__version__", "check", "claims"]  # check, claims: from __getattr__
+
+
+def __getattr__(name: str):
+    # The Python face is imported when first used: a command that only lists claims starts
+    # without the engine it loads (sympy, numpy, Hypothesis).
+    if name in ("check", "claims"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

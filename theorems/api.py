@@ -16,10 +16,11 @@ from collections.abc import Sequence
 
 from .engine import settings
 from .engine.context import Context
-from .engine.parallel import import_every_suite_module, run_claims
+from .engine.parallel import run_claims
 from .engine.registry import Claim, resolve
 from .engine.registry import claims as registered_claims
 from .engine.runner import ClaimResult
+from .engine.tasks import import_every_suite_module
 from .errors import NotImplementedClaim, TheoremsError, UnknownClaim, UsageError
 
 __all__ = ["Claim", "ClaimResult", "NotImplementedClaim", "TheoremsError", "UnknownClaim", "check", "claims"]

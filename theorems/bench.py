@@ -14,6 +14,13 @@ copies of the matrix do not fit, the LU time is extrapolated by n³ from the lar
 measured in the same run, and the row says so. flint (nmod_mat, conversion plus determinant)
 computes the same residue up to FLINT_UP_TO where its Python-int conversion fits in memory,
 and must agree.
+
+Startup: ``theorems list`` (and ``list --json``, ``--help``) as a fresh process against the
+bare interpreter (``python -c pass``) in the same run, each the median of ``repeat`` runs
+taken in turn, with each process's peak resident memory and the heavy libraries it imported
+(read from one more run). The goal: ``list`` under STARTUP_GOAL_S
+more than the bare interpreter on a quiet machine, which it meets by importing no claim
+module (``engine.listing``) and no heavy library (``theorems.lazy``).
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +43,7 @@ from .engine.context import Context
 from .engine.runner import torch_threads
 from .engine.vocabulary import Device
 from .errors import SettingError, UsageError
+from .lazy import nn, torch
 from .maths import exact, modular_lu
 from .maths.khatri_rao import KhatriRaoColumns
 from .report.benchmarks import render_benchmarks_markdown
@@ -57,8 +68,6 @@ def khatri_rao_source(rng: np.random.Generator, n: int, m: int) -> KhatriRaoColu
 def _float_lu_seconds(source: KhatriRaoColumns, prime: int, device: Device, repeat: int) -> float:
     """float64 LU of the matrix (its residues, the same n×n floats the engine factors): the
     fastest of ``repeat`` runs."""
-    import torch
-
     matrix = torch.as_tensor(modular_lu.residue_matrix(source, prime, "cpu"), device=device)
     synchronize = torch.cuda.synchronize if device == Device.CUDA else (lambda: None)
     if device == Device.CUDA:
@@ -89,8 +98,6 @@ def _measured_certificate(source: KhatriRaoColumns, prime: int, device: Device,
 
 
 def _certificate_run(source: KhatriRaoColumns, prime: int, device: Device) -> tuple[int, float, int | None]:
-    import torch
-
     if device == Device.CUDA:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
@@ -194,9 +201,6 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
     """Time ``build_source`` for a one-layer width-d target (source width d² for "wide") on
     the CPU, the share spent in the linear solves (Khatri–Rao systems, their condition
     estimates, the shift solves), and the equivalence error on 256 points of the unit ball."""
-    import torch
-    from torch import nn
-
     from .constructions import build_source
     from .maths.construction import SolveLog
 
@@ -220,23 +224,124 @@ def benchmark_construction(d: int, seed: int, method: str = "wide") -> dict:
             "solve_share": log.seconds / total_s, "max_abs_error": error}
 
 
+# What ``bench startup`` times, as the arguments of ``theorems``, and the goal of the first:
+# at most this many seconds more than the bare interpreter, on a quiet machine.
+STARTUP_COMMANDS = (("list",), ("list", "--json"), ("--help",))
+STARTUP_GOAL_S = 0.5
+STARTUP_REPEAT = 5  # runs of each, timed by their median
+# The libraries whose import a startup row reports: the heavy ones (``theorems.lazy``) and the
+# engine's, which only a command that runs claims needs.
+STARTUP_LIBRARIES = ("torch", "matplotlib", "scipy.stats", "sympy", "flint", "hypothesis", "numpy")
+
+
+# Starts each timed process, in a small interpreter of its own (``-S``: no site, no other
+# imports): Linux carries the resident size of the process a child is forked from into the
+# child's peak (``ru_maxrss``), and this process's, with numpy and the engine loaded, is above
+# the commands' own. Prints [seconds, peak bytes, exit status] for each argv of its argument.
+_SPAWNER = """
+import json, os, sys, time
+
+def run(argv):
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(quiet, fd)
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # Linux counts KiB
+    return time.perf_counter() - started, peak, os.waitstatus_to_exitcode(status)
+
+print(json.dumps([run(argv) for argv in json.loads(sys.argv[1])]))
+"""
+
+
+def _fresh_processes(argvs: list[list[str]], env: dict[str, str]) -> list[tuple[float, int]]:
+    """Seconds and peak resident bytes of each of ``argvs`` run as a new process, in turn."""
+    spawned = subprocess.run([sys.executable, "-S", "-c", _SPAWNER, json.dumps(argvs)], stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, env=env, check=False)
+    if spawned.returncode:
+        raise UsageError(f"the startup benchmark could not start its commands: {spawned.stderr.strip()}")
+    measured = json.loads(spawned.stdout)
+    for argv, (_, _, status) in zip(argvs, measured, strict=True):
+        if status:
+            raise UsageError(f"`{' '.join(argv)}` exited with {status}")
+    return [(seconds, peak) for seconds, peak, _ in measured]
+
+
+# Runs `python -m theorems ARGS` and prints, at exit, which of the libraries named in its first
+# argument it imported (sys.modules: -X importtime does not name every package it loads).
+_IMPORTS_AT_EXIT = """
+import atexit, json, runpy, sys
+
+libraries = json.loads(sys.argv.pop(1))
+imported = lambda: [name for name in libraries if name in sys.modules]
+atexit.register(lambda: sys.stderr.write("\\nimported " + json.dumps(imported())))
+runpy.run_module("theorems", run_name="__main__", alter_sys=True)
+"""
+
+
+def _imported_libraries(arguments: tuple[str, ...], env: dict[str, str]) -> list[str]:
+    """The libraries of ``STARTUP_LIBRARIES`` that ``theorems <arguments>`` imports."""
+    run = subprocess.run([sys.executable, "-c", _IMPORTS_AT_EXIT, json.dumps(STARTUP_LIBRARIES), *arguments],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                         text=True, check=False)
+    return json.loads(run.stderr.rpartition("\nimported ")[2])
+
+
+def benchmark_startup(repeat: int = STARTUP_REPEAT) -> list[dict]:
+    """One row per command of ``STARTUP_COMMANDS``: the median seconds and the peak memory of
+    ``theorems <command>`` run as a new process, against ``python -c pass`` timed in the same
+    rounds (bare interpreter, then each command, ``repeat`` times), and the libraries of
+    ``STARTUP_LIBRARIES`` it imports. The suite is found where this process found it."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise UsageError(f"benchmark repeats must be ≥ 1, got {repeat}")
+    # This suite first on the module path, not a copy in the working directory (which `python -m` would put first)
+    suite_path = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONSAFEPATH": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, (suite_path, os.environ.get("PYTHONPATH"))))}
+    bare = [sys.executable, "-c", "pass"]
+    commands = [[sys.executable, "-m", "theorems", *arguments] for arguments in STARTUP_COMMANDS]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # other work on the machine, before the runs
+    measured = _fresh_processes([bare, *commands] * repeat, env)
+    runs = [measured[index::len(commands) + 1] for index in range(len(commands) + 1)]  # the bare interpreter's first
+    bare_s = statistics.median(seconds for seconds, _ in runs[0])
+    bare_peak = max(peak for _, peak in runs[0])
+    rows = []
+    for index, arguments in enumerate(STARTUP_COMMANDS):
+        seconds = statistics.median(seconds for seconds, _ in runs[index + 1])
+        rows.append({"command": " ".join(["theorems", *arguments]), "repeat": repeat,
+                     "seconds": seconds, "bare_s": bare_s, "difference_s": seconds - bare_s, "ratio": seconds / bare_s,
+                     "goal_s": STARTUP_GOAL_S if index == 0 else None,
+                     "peak_bytes": max(peak for _, peak in runs[index + 1]), "bare_peak_bytes": bare_peak,
+                     "imports": _imported_libraries(arguments, env), "load_average": load})
+    return rows
+
+
 def benchmark_all(seed: int, device: str, sizes: list[int], dims: list[int], progress: bool = False,
                   threads: list[int] | None = None, repeat: int = 3) -> dict:
     """Every benchmark of the suite, each a ratio against a baseline measured in the same
-    run: the certificate against float64 LU, the chains against batched matmul, and the
-    constructions' share of time in linear solves, with the run's environment."""
+    run: the certificate against float64 LU, the chains against batched matmul, the
+    constructions' share of time in linear solves, and the command line's startup against
+    the bare interpreter, with the run's environment."""
     from tqdm import tqdm
 
     from .engine import environment
     from .maths.bn_chain import benchmark_chain
 
-    steps = [("certificate", None), ("chain", None)] + [("construction", d) for d in dims]
-    results: dict = {"certificate": [], "chain": None, "construction": []}
+    steps = [("certificate", None), ("chain", None)] + [("construction", d) for d in dims] + [("startup", None)]
+    results: dict = {"certificate": [], "chain": None, "construction": [], "startup": []}
     for name, size in tqdm(steps, desc="benchmarks", disable=not progress):
         if name == "certificate":
             results["certificate"] = benchmark_certificates(sizes, seed, device, threads, repeat)
         elif name == "chain":
             results["chain"] = benchmark_chain(device=device)
+        elif name == "startup":
+            results["startup"] = benchmark_startup()
         else:
             results["construction"].append(benchmark_construction(size, seed=seed))
     return {"seed": seed, "device": device, **results,

@@ -18,6 +18,7 @@ Exit codes (also in --help and the README):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
@@ -25,11 +26,11 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .engine import coverage, settings
+from .engine import settings
 from .engine.catalog import catalog
-from .engine.context import Context
 from .engine.registry import claims, known_ids, resolve
 from .engine.vocabulary import Device, Verdict
 from .errors import (
@@ -44,6 +45,9 @@ from .errors import (
     UnknownClaim,
     UsageError,
 )
+
+if TYPE_CHECKING:  # imported where used: `theorems list` and `--help` start without numpy, sympy or torch
+    from .engine.context import Context
 
 # Where the command line looks when not told: the suite's own manifest and report folders,
 # relative to the working directory (a checkout of the suite).
@@ -126,6 +130,8 @@ def _show_progress(args) -> bool:
 
 
 def _context(args) -> Context:
+    from .engine.context import Context
+
     return Context(args.profile, args.seed, settings.resolve_device(args.device), show_progress=_show_progress(args))
 
 
@@ -285,30 +291,31 @@ def _manifest_expectations(packages: list[str] | None) -> tuple[dict, dict]:
 
 
 def command_list(args) -> int:
-    from .engine.papers import papers_json
-    from .report.document import shown_verdict
-    registered = _selected_claims(args)
+    from .engine.listing import listing_of, packaged_listing
+    from .engine.verdicts import shown_verdict
+
+    # The packaged papers from the index the package carries, without importing their claim
+    # modules (seconds of sympy, flint and numpy); another project's claims by importing them.
+    listing = listing_of(_selected_claims(args), known_ids(*args.package)) if args.package else packaged_listing()
     expected, scopes = _manifest_expectations(args.package)
     rows = []
-    ids = known_ids(*(args.package or ()))
-    papers = papers_json(claim_id.split(".", 1)[0] for claim_id in ids)
-    for claim_id in ids:
+    for claim_id in listing.ids:
         entry = catalog().get(claim_id)
-        claim = registered.get(claim_id)
+        claim = listing.claims.get(claim_id)
         paper = claim_id.split(".", 1)[0]
         rows.append({
             "id": claim_id,
             "paper": paper,
             # title, authors, venue, year and link, so that a script needs no second table (None: undeclared)
-            "paper_metadata": papers[paper],
-            "source": claim.source if claim else None,  # where the paper states it: "App. A.2, Theorem 5"
-            "label": entry.label if entry else claim.label,
-            "statement": entry.statement if entry else claim.statement,
+            "paper_metadata": listing.papers[paper],
+            "source": claim["source"] if claim else None,  # where the paper states it: "App. A.2, Theorem 5"
+            "label": entry.label if entry else claim["label"],
+            "statement": entry.statement if entry else claim["statement"],
             "implemented": claim is not None,
             "core": bool(entry and entry.core),
-            "variant_of": claim.variant_of if claim else None,
-            "check_kinds": sorted({c.kind.value for c in claim.checks}) if claim else [],
-            "general_argument": (claim.general_argument or None) if claim else None,
+            "variant_of": claim["variant_of"] if claim else None,
+            "check_kinds": claim["check_kinds"] if claim else [],
+            "general_argument": claim["general_argument"] if claim else None,
             "expected_verdict": expected[claim_id].value if claim_id in expected else None,
             "expected_scope": scopes.get(claim_id),
         })
@@ -362,7 +369,7 @@ def command_check(args) -> int:
         print(json.dumps([{**claim_document(r), "environment": environment} for r in results], indent=1,
                          ensure_ascii=False))
         return 0
-    from .report.document import shown_verdict
+    from .engine.verdicts import shown_verdict
 
     for result in results:
         print(f"{result.claim.id}: {shown_verdict(result.verdict, result.scope)}  ({result.seconds:.1f} s, "
@@ -484,7 +491,7 @@ def command_gate(args) -> int:
         return 1 if lines else 0
     runs, scope_lines, scope_differing = {}, [], set()
     for seed in seeds:
-        seeded = Context(context.profile, seed, context.device, show_progress=context.show_progress)
+        seeded = dataclasses.replace(context, seed=seed)
         results = _gate_run(selected, seeded, f"gate seed {seed}", args, done, expected, scopes)
         runs[seed] = {r.claim.id: r.verdict for r in results}
         for r in results:
@@ -611,7 +618,8 @@ def _mutation_reports(genuine: list) -> list:
 
 
 def command_meta(args) -> int:
-    from .report.document import scope_text, shown_verdict
+    from .engine import coverage
+    from .engine.verdicts import scope_text, shown_verdict
 
     registered = _selected_claims(args)
     selected = _resolve_all(args.ids, args.package) if args.ids else list(registered.values())
@@ -669,7 +677,8 @@ def command_meta(args) -> int:
 
 def _print_coverage(result) -> None:
     """The object × check matrix of one claim's run, and what each certified part covers."""
-    from .report.document import scope_text
+    from .engine import coverage
+    from .engine.verdicts import scope_text
 
     print("  coverage (object × check: how the check called the object):")
     for row in coverage.matrix([check.to_json() for check in result.checks]):
@@ -814,7 +823,25 @@ def _chain_line(row: dict) -> str:
             f"{row['matmul_per_second']} /s ({row['matmul_gflops']} GFLOP/s), ratio {row['ratio']:.2f}")
 
 
+def _startup_line(row: dict) -> str:
+    from .bench import STARTUP_LIBRARIES
+
+    goal = "" if row["goal_s"] is None else (f"; goal: under +{row['goal_s']} s on a quiet machine, "
+                                             f"{'met' if row['difference_s'] < row['goal_s'] else 'not met'}")
+    imports = ", ".join(row["imports"]) if row["imports"] else f"none of {', '.join(STARTUP_LIBRARIES)}"
+    return (f"{row['command']}: {row['seconds']:.2f} s, bare interpreter {row['bare_s']:.2f} s: "
+            f"+{row['difference_s']:.2f} s ({row['ratio']:.1f}×){goal}; peak {row['peak_bytes'] / 2**20:.0f} MiB "
+            f"(bare {row['bare_peak_bytes'] / 2**20:.0f} MiB); imports {imports}; median of {row['repeat']}"
+            + ("" if row["load_average"] is None else f"; load average {row['load_average']:.2f} before"))
+
+
 def command_bench(args) -> int:
+    if args.target == "startup":
+        from .bench import STARTUP_REPEAT, benchmark_startup
+
+        repeat = STARTUP_REPEAT if args.repeat is None else args.repeat
+        return _print_bench_rows(lambda: benchmark_startup(repeat), args, _startup_line)
+    args.repeat = 3 if args.repeat is None else args.repeat  # the certificate's runs per row
     if args.target == "certificate":
         from .bench import benchmark_certificates
 
@@ -964,9 +991,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print ratios against a baseline measured in the same run",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("target", choices=("certificate", "chain", "construction", "all"),
+    p.add_argument("target", choices=("certificate", "chain", "construction", "startup", "all"),
                    help="certificate: modular determinant vs float64 LU; chain: BN chain layers/s vs matmul rate; "
-                        "construction: build_source time and its share in linear solves; all: every one, written to "
+                        "construction: build_source time and its share in linear solves; startup: `theorems list` "
+                        "(and list --json, --help) as a new process vs `python -c pass`; all: every one, written to "
                         "--out/bench.json and bench.md, which `theorems report` into that folder includes")
     p.add_argument("--out", type=_folder, default=str(REPORTS_FOLDER / settings.DEFAULT_PROFILE),
                    help="all: the report folder to write bench.json into (default %(default)s)")
@@ -976,8 +1004,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="certificate: matrix orders n (perfect squares: A ⊙ B with √n × n factors)")
     p.add_argument("--threads", type=int, nargs="+", default=None,
                    help="certificate: BLAS thread counts to run each size at (default: 1 and every core)")
-    p.add_argument("--repeat", type=int, default=3,
-                   help="certificate: runs of the certificate and of LU per row, each timed by its fastest")
+    p.add_argument("--repeat", type=int,
+                   help="certificate: runs of the certificate and of LU per row, each timed by its fastest (default "
+                        "3); startup: runs of each command and of the bare interpreter, timed by their median "
+                        "(default 5)")
     p.add_argument("--seed", type=_option(settings.validate_seed), default=settings.DEFAULT_SEED)
     p.add_argument("--device", choices=DEVICE_CHOICES, default=Device.AUTO.value,
                    help="certificate: the engine and float64 LU on the CPU (numpy, LAPACK) or CUDA (torch, cuSOLVER)")
@@ -986,7 +1016,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "threads, certificate_s, flint_s, lu_s, lu_measured_at, ratio, peak_bytes, peak_per_copy; "
                         "construction: one object per d with total_s, solve_s, solve_share, max_abs_error; "
                         "chain: one object with d, n, chains, device, dtype, threads, layers, layers_per_second, "
-                        "matmul_per_second, matmul_gflops, ratio")
+                        "matmul_per_second, matmul_gflops, ratio; startup: one object per command with command, "
+                        "seconds, bare_s, difference_s, ratio, goal_s, peak_bytes, bare_peak_bytes, imports, repeat")
     p.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=command_bench, profile=settings.DEFAULT_PROFILE)
     for command in sub.choices.values():

@@ -33,14 +33,20 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-import torch
-from torch import nn
 
 from .errors import ConstructionFailed, ConstructionInputError
+from .lazy import nn, torch
 from .maths import construction as cm
-from .maths.construction import FrozenBatchNorm1d, FrozenBatchNorm2d
 
-__all__ = ["ConstructionFailed", "ConstructionInputError", "FrozenBatchNorm1d", "FrozenBatchNorm2d", "build_source"]
+# (FrozenBatchNorm1d and FrozenBatchNorm2d: torch classes, made when first asked for by __getattr__)
+__all__ = ["ConstructionFailed", "ConstructionInputError", "FrozenBatchNorm1d", "FrozenBatchNorm2d",  # noqa: F822
+           "build_source"]
+
+
+def __getattr__(name: str):
+    if name in ("FrozenBatchNorm1d", "FrozenBatchNorm2d"):
+        return cm.torch_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_integer(value) -> bool:
@@ -70,7 +76,7 @@ def _check_options(method: str, seed, width: str, statistics: str) -> None:
         raise ConstructionInputError(f"seed must be an integer ≥ 0, got {seed!r}")
     if width not in ("min", "max"):
         raise ConstructionInputError(f"width = {width!r}: choose 'min' (Thm 2.2) or 'max' (Thm 2.3)")
-    if statistics not in cm.NORMALIZATIONS:
+    if statistics not in cm.STATISTICS:
         raise ConstructionInputError(f"statistics = {statistics!r}: choose 'frozen' (running statistics in "
                                      f"training mode too) or 'batch' (plain BatchNorm)")
 

@@ -61,7 +61,7 @@ def test_importing_every_suite_module_never_runs_the_command_line(monkeypatch):
     command line again and start a pool in every worker (a fork bomb)."""
     import sys
 
-    from theorems.engine.parallel import import_every_suite_module
+    from theorems.engine.tasks import import_every_suite_module
 
     monkeypatch.setattr(sys, "argv", ["theorems", "report", "--jobs", "2"])
     monkeypatch.delitem(sys.modules, "theorems.__main__", raising=False)

@@ -1,6 +1,9 @@
 """Running a claim's checks: a check that raises is a crash, reported in one line; a statistical check
 states its power and never certifies."""
 
+import subprocess
+import sys
+
 import pytest
 
 from theorems.engine.context import Context
@@ -51,3 +54,16 @@ def test_a_statistical_check_states_its_detectable_effect_and_never_certifies(ou
 def test_a_statistical_check_with_its_detectable_effect_runs():
     stated = Outcome(Verdict.SUPPORTED, "rate below 0.1", {"detectable_effect": {"rate": 0.03}})
     assert run_check(Check("rate", "statistical", lambda ctx: stated), "demo.claim", CONTEXT).outcome is stated
+
+
+def test_a_claim_that_first_reads_torch_gets_its_threads_and_one_that_never_does_imports_no_torch():
+    code = ("import sys; from theorems import lazy; from theorems.engine.runner import torch_threads\n"
+            "with torch_threads(3):\n"
+            "    untouched = 'torch' not in sys.modules\n"
+            "with torch_threads(3):\n"
+            "    inside = lazy.torch.get_num_threads()\n"
+            "print(untouched, inside, lazy.torch.get_num_threads())")
+    default = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split() == ["True", "3", *default]

@@ -192,6 +192,19 @@ def test_sparse_support_check_names_the_layer_of_a_singular_mask():
     cm.sparse_support_check(0, np.ones((4, 2)), np.ones((2, 4)))
 
 
+def test_the_torch_classes_are_made_once_and_pickle_by_their_name():
+    import pickle
+
+    from theorems import constructions
+
+    assert cm.FrozenBatchNorm1d is cm.torch_class("FrozenBatchNorm1d") is constructions.FrozenBatchNorm1d
+    assert cm.FrozenBatchNorm1d.__module__ == "theorems.maths.construction.modules"
+    module = pickle.loads(pickle.dumps(cm.FrozenBatchNorm2d(3)))
+    assert type(module) is cm.FrozenBatchNorm2d and isinstance(module, nn.BatchNorm2d)
+    with pytest.raises(AttributeError):
+        cm.FrozenBatchNorm3d  # noqa: B018
+
+
 @pytest.mark.parametrize("frozen, plain, shape", [(cm.FrozenBatchNorm1d, nn.BatchNorm1d, (8, 3)),
                                                   (cm.FrozenBatchNorm2d, nn.BatchNorm2d, (8, 3, 4, 4))])
 def test_frozen_batchnorm_in_training_mode_is_batchnorm_in_eval_mode(frozen, plain, shape):

@@ -10,6 +10,7 @@ from typing import TypeVar
 import numpy as np
 
 from ..errors import SettingError
+from ..lazy import torch
 from . import settings
 from .vocabulary import Device
 
@@ -75,15 +76,11 @@ class Context:
         return settings.hypothesis_settings(self.profile, **overrides)
 
     def torch_device(self):
-        import torch
-
         return torch.device(self.device)
 
     def torch_generator(self, *labels: object, device: str | None = None):
         """A seeded torch Generator on the context's device (or ``device``, e.g. "cpu" for
         fixed inputs that must not depend on where the checks run)."""
-        import torch
-
         generator = torch.Generator(device=device or self.device)
         generator.manual_seed(self.int_seed(*labels))
         return generator

@@ -16,6 +16,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from ..lazy import torch
 from .context import Context
 from .settings import HYPOTHESIS_EXAMPLES
 from .vocabulary import Device
@@ -114,8 +115,6 @@ def _gpu(device: Device) -> dict:
     """The GPU and the CUDA runtime torch used: CUDA's random streams differ from the CPU's."""
     if device != Device.CUDA:
         return {"name": "none used"}
-    import torch
-
     return {"name": torch.cuda.get_device_name(0), "cuda": torch.version.cuda,
             "capability": ".".join(map(str, torch.cuda.get_device_capability(0)))}
 

@@ -23,6 +23,10 @@ kernel (Linux: ``PR_SET_PDEATHSIG``) or, elsewhere, exits by itself within a sec
 watchdog thread that polls the main process). Workers ignore Ctrl-C, SIGTERM and SIGHUP,
 which reach the whole process group from a terminal: the main process alone decides what
 to keep, and stops on any of the three (``stop_signals``).
+
+The command line imports this module for every command (its stop signals, the fork server),
+one that only lists claims included: the runner and the workers' tasks, which load the
+claims' mathematics, are imported where a run needs them.
 """
 
 from __future__ import annotations
@@ -44,17 +48,19 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import CheckCrashed, ClaimsCrashed, Interrupted
 from . import resources
-from .context import Context
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
-from .runner import ClaimResult, attach_dependencies, dependency_ids, run_claim
 from .settings import usable_cores, validate_jobs
-from .tasks import ClaimOutcome, here, import_every_suite_module, one_thread_each, run_group
 from .vocabulary import Device
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .runner import ClaimResult
+    from .tasks import ClaimOutcome
 
 # The environment the worker processes start with: read by BLAS and OpenMP when they load.
 WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -168,6 +174,8 @@ def prepare_server(server: dict) -> None:
     if os.getppid() != server["main"]:  # the main process died before the line above
         os._exit(1)
     _ignore_stop_signals()
+    from .tasks import import_every_suite_module, one_thread_each
+
     import_every_suite_module()
     one_thread_each()
 
@@ -178,6 +186,8 @@ def _start_worker(main_pid: int, sent) -> None:
     _ignore_stop_signals()
     _die_with_parent()
     start_watchdog(main_pid)
+    from .tasks import import_every_suite_module, one_thread_each
+
     import_every_suite_module()  # nothing to do when forked from the fork server
     one_thread_each()
 
@@ -186,6 +196,8 @@ def _run_in_worker(claim_ids: list[str], context: Context, packages: tuple[str, 
                    prepare: Callable[[ClaimResult], None] | None) -> None:
     """A process-pool task: ``run_group``, each outcome sent to the main process as soon as it
     is there. Pickled here, so that an outcome that cannot be sent fails this task."""
+    from .tasks import run_group
+
     for outcome in run_group(claim_ids, context, packages, prepare):
         _sent.put(pickle.dumps(outcome))
 
@@ -248,6 +260,8 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
 
     A stop signal raises ``Interrupted`` with the selected claims that finished; claims that
     crashed raise ``ClaimsCrashed`` with the others' results, once every other claim ran."""
+    from .runner import attach_dependencies, dependency_ids
+
     available = claims(*packages)
     registered = {claim.id: claim for claim in selected}
     closure = list(selected)
@@ -321,6 +335,8 @@ def _run_each(selected: list[Claim], context: Context, jobs: int, desc: str,
     A claim whose check crashes, or whose workers died, is named in the ``ClaimsCrashed``
     raised after the others ran. Ctrl-C, SIGTERM or SIGHUP raise ``Interrupted`` with the
     claims that finished."""
+    from .tasks import import_every_suite_module
+
     jobs = validate_jobs(jobs)
     if scheduler is None and jobs > 1 and usable_cores() > 1:
         start_worker_server()  # (already running if the command line started it)
@@ -364,6 +380,9 @@ def _run_here(selected: list[Claim], context: Context, desc: str, finished: list
     needs more than a worker's share at this profile on every core. Returns the results, the
     crashes and their errors."""
     from tqdm import tqdm
+
+    from .runner import run_claim
+    from .tasks import here
 
     finished, crashes, errors = list(finished), [], []
     with stop_signals() as stop:
@@ -476,6 +495,8 @@ class ProcessWorkers:
 
     def _lost(self) -> list[ClaimOutcome]:
         """Crashes for the claims of tasks that failed (a worker died: the pool is broken)."""
+        from .tasks import ClaimOutcome
+
         lost = []
         for future, pending in list(self._groups.items()):
             if future.done() and future.exception() is not None and not self._sent.qsize():

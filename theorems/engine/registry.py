@@ -28,15 +28,16 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
-from . import coverage
 from .catalog import CLAIM_ID, catalog
-from .context import Context
 from .settings import PROFILES
 from .verdicts import Outcome
 from .vocabulary import CheckKind, Device, Severity, choices
+
+if TYPE_CHECKING:
+    from .context import Context
 
 CLAIM_PACKAGES = ["theorems.papers"]
 
@@ -85,6 +86,8 @@ class Takes:
     build: Callable[..., Check]
 
     def check(self, subject: Mapping[str, Any], claim_id: str) -> Check:
+        from . import coverage  # (sympy: imported when a claim is built, not by a command that only lists)
+
         built = self.build(*(coverage.traced(name, subject[name]) for name in self.names))
         if not isinstance(built, Check):
             raise ClaimDefinitionError(f"{claim_id}: a check built from {list(self.names)} is a "

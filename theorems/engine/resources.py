@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..lazy import torch
 from .vocabulary import Device
 
 # A check may plan to use this share of the memory available when it asks: the rest is
@@ -27,8 +28,6 @@ _caps: list[dict] = []
 def available_memory_bytes(device: Device) -> int:
     """Free memory on ``device`` now: CUDA's free memory, or the kernel's MemAvailable."""
     if device == Device.CUDA:
-        import torch
-
         return int(torch.cuda.mem_get_info()[0])
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -120,8 +119,6 @@ def measured(device: Device) -> Iterator[dict]:
     _earlier_peak = 0
     since_start = reset_peak_resident_memory()
     if device == Device.CUDA:
-        import torch
-
         torch.cuda.reset_peak_memory_stats()
     try:
         yield usage
@@ -131,7 +128,5 @@ def measured(device: Device) -> Iterator[dict]:
         usage["peak_resident_bytes"] = None if high is None else max(high, _earlier_peak)
         usage["peak_resident_since"] = "claim start" if since_start else "process start"
         if device == Device.CUDA:
-            import torch
-
             usage["peak_cuda_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
         del _caps[:]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CheckCrashed, ClaimDefinitionError
+from ..lazy import on_import, torch
 from . import blame, coverage, environment, resources
 from .context import Context
 from .registry import Check, Claim
@@ -136,15 +137,21 @@ def torch_threads(count: int = 1):
     run on one: their tensors are small (chains of 32×32 products, batches of tiny solves),
     splitting them over threads gains nothing, and on a busy machine the threads' barriers
     made chains 30× slower (measured on the 2-core development machine). A claim that needs
-    the whole machine (``Claim.alone_at``) gets every core for its large products."""
-    import torch
+    the whole machine (``Claim.alone_at``) gets every core for its large products. torch is
+    not imported for it: a claim that never uses torch runs without it, and one that does
+    gets ``count`` threads when it first reads torch (``theorems.lazy.on_import``)."""
+    previous = []
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+    def set_threads(module) -> None:
+        previous.append(module.get_num_threads())
+        module.set_num_threads(count)
+
+    with on_import("torch", set_threads):
+        try:
+            yield
+        finally:
+            if previous:
+                torch.set_num_threads(previous[0])
 
 
 def run_claim(claim: Claim, context: Context, threads: int = 1) -> ClaimResult:

@@ -17,12 +17,14 @@ suite's own names, so that a test run never flakes.
 from __future__ import annotations
 
 import os
-from typing import TypeVar
-
-from hypothesis import HealthCheck, Phase, settings
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import DeviceUnavailable, SettingError
+from ..lazy import torch
 from .vocabulary import Device, choices
+
+if TYPE_CHECKING:  # imported where used: the command line reads this module before it runs anything
+    from hypothesis import settings
 
 PROFILES = ("quick", "ci", "thorough", "large")
 DEFAULT_PROFILE = "ci"
@@ -138,18 +140,28 @@ def validate_device(device: object) -> Device:
 
 
 def resolve_device(requested: object) -> Device:
-    """The device a run uses: 'auto' picks CUDA when torch sees a GPU; asking for 'cuda'
-    without one is an error."""
+    """The device a run uses: 'auto' picks CUDA when torch sees a GPU (a CPU build of torch
+    sees none, and is not imported to say so); asking for 'cuda' without one is an error."""
     device = validate_device(requested)
-    if device is Device.CPU:
+    if device is Device.CPU or (device is Device.AUTO and _cpu_build_of_torch()):
         return Device.CPU
-    import torch
-
     if torch.cuda.is_available():
         return Device.CUDA
     if device is Device.CUDA:
         raise DeviceUnavailable("--device cuda asked for, but torch sees no CUDA GPU on this machine")
     return Device.CPU
+
+
+def _cpu_build_of_torch() -> bool:
+    """Whether the torch installed is a CPU build ("2.13.0+cpu", as the CPU wheels are
+    versioned): known without importing torch, which takes seconds, and which a run of claims
+    that do not use it never needs."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch").endswith("+cpu")
+    except metadata.PackageNotFoundError:
+        return False
 
 
 def by_profile(profile: str, quick: T, ci: T | None = None, thorough: T | None = None, large: T | None = None) -> T:
@@ -165,6 +177,8 @@ def hypothesis_settings(profile: str, **overrides) -> settings:
     """Settings for one claim's search: reproducible (no example database, seeded by the
     caller's context, so not derandomized), no deadline (exact arithmetic is slow by
     design), shrinking on."""
+    from hypothesis import HealthCheck, Phase, settings
+
     # Every field from Hypothesis' built-in defaults, not from whatever profile the process
     # loaded: a project's profile must not change a claim's search.
     base = dict(
@@ -194,6 +208,8 @@ def register_test_profiles() -> None:
     example budget, and printing the blob that replays a failure. Registering loads none:
     the suite's conftest.py loads one for its own tests, anyone else with
     ``--hypothesis-profile theorems-<profile>``."""
+    from hypothesis import settings
+
     for name in PROFILES:
         settings.register_profile(
             test_profile_name(name),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CheckCrashed
+from ..lazy import torch
 from . import environment
 from .context import Context
 from .coverage import CheckCoverage, PartCover
@@ -47,9 +48,10 @@ def import_every_suite_module() -> None:
 
 
 def one_thread_each() -> None:
-    """flint and torch on one thread; setting flint's threads to 1 also ends its thread pool."""
+    """flint and torch on one thread; setting flint's threads to 1 also ends its thread pool.
+    This imports torch, in a worker process: in the fork server, every worker forked from it
+    starts with torch loaded."""
     import flint
-    import torch
 
     flint.ctx.threads = 1
     torch.set_num_threads(1)

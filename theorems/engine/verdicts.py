@@ -23,12 +23,27 @@ from typing import Any
 from ..errors import ClaimDefinitionError
 from .vocabulary import Verdict
 
-__all__ = ["ALL_SIZES", "Outcome", "Verdict", "claim_scope", "combine", "limit_by_dependencies"]
+__all__ = ["ALL_SIZES", "Outcome", "Verdict", "claim_scope", "combine", "limit_by_dependencies", "scope_text",
+           "shown_verdict"]
 
 ALL_SIZES = "all"
 # Evidence under this key measures the run itself (seconds, peak memory): reported with the
 # evidence, never compared, since no two runs take the same time.
 MEASURED = "measured"
+
+def scope_text(scope: str | None) -> str:
+    """What a certification covers, as people read it ("" when there is no certification)."""
+    if scope is None:
+        return ""
+    return "all sizes" if scope == ALL_SIZES else scope
+
+
+def shown_verdict(verdict: str, scope: str | None) -> str:
+    """A verdict with the scope of a certification: "certified (all sizes)", "certified
+    (d ≤ 2)"; other verdicts as they are. The words of every command and report, here where
+    ``theorems list`` reads them without the report room."""
+    return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
+
 
 # Strength used within a part (best wins) and across parts (worst wins).
 _STRENGTH = {Verdict.INCONCLUSIVE: 0, Verdict.SUPPORTED: 1, Verdict.CERTIFIED: 2}

@@ -10,7 +10,8 @@ Definitions follow daneshmand2020 (Sec. 2):
   normalization BN_{0,1} without mean subtraction; the chain H_{ℓ+1} = FBN_γ(H_ℓ, W_ℓ) (Def. 2);
 - the vanilla residual chain Ĥ_{ℓ+1} = (I + γW_ℓ) Ĥ_ℓ (Sec. 1, Lemma 4).
 
-Everything is float64 by default and runs on whatever device its tensors live on.
+Everything is float64 by default (``dtype=None``: torch is imported when first used, not with this
+module) and runs on whatever device its tensors live on.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import numpy as np
-import torch
 
+from ..lazy import torch
 from . import stats
 
-Activation = Callable[[torch.Tensor], torch.Tensor]
+# Types name torch in quotes: reading torch.Tensor here would import torch with this module.
+Activation = Callable[["torch.Tensor"], "torch.Tensor"]
 # A recorded observable: torch on the chain's device, numpy once moved off it.
-Series = TypeVar("Series", torch.Tensor, np.ndarray)
+Series = TypeVar("Series", "torch.Tensor", np.ndarray)
 
 WEIGHT_LAWS = ("uniform", "asymmetric", "gaussian", "rademacher", "tied_entry")
 # The mean the "tied_entry" law adds to W_12: half the entries' standard deviation.
@@ -118,7 +120,7 @@ def sample_weights(
     d: int,
     generator: torch.Generator | None,
     law: str = "uniform",
-    dtype: torch.dtype = torch.float64,
+    dtype: torch.dtype | None = None,
     device: str | torch.device = "cpu",
     batch: tuple[int, ...] = (),
     out: torch.Tensor | None = None,
@@ -136,6 +138,7 @@ def sample_weights(
     """
     if not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
+    dtype = torch.float64 if dtype is None else dtype
     # In-place sampling: one pass over the d² entries, which is the cost that matters
     # next to the layer's single matmul (see benchmark_chain).
     if out is None:
@@ -293,14 +296,15 @@ def spectral_observables(H: torch.Tensor, taus: tuple[float, ...] = (0.5,)) -> S
 
 
 def gaussian_inputs(d: int, n: int, generator: torch.Generator, chains: int | None = None,
-                    dtype: torch.dtype = torch.float64, device: str | torch.device = "cpu") -> torch.Tensor:
+                    dtype: torch.dtype | None = None, device: str | torch.device = "cpu") -> torch.Tensor:
     """Standard Gaussian inputs X ∈ ℝ^{d×N} (rank min(d, N) almost surely), one per chain."""
+    dtype = torch.float64 if dtype is None else dtype
     shape = (d, n) if chains is None else (chains, d, n)
     return torch.randn(shape, generator=generator, dtype=dtype, device=device)
 
 
 # What a chain records at each recorded step: one tensor, or the spectral observables.
-Observation = TypeVar("Observation", torch.Tensor, SpectralObservables)
+Observation = TypeVar("Observation", "torch.Tensor", SpectralObservables)
 
 
 @dataclass
@@ -426,7 +430,7 @@ def lyapunov_log_growth(
     chains: int = 1,
     top: int = 2,
     law: str = "uniform",
-    dtype: torch.dtype = torch.float64,
+    dtype: torch.dtype | None = None,
     device: str | torch.device = "cpu",
     conformal: bool = False,
 ) -> torch.Tensor:
@@ -451,6 +455,7 @@ def lyapunov_log_growth(
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
     if conformal and d % 2:
         raise ValueError(f"a conformal chain needs an even d, got d = {d}")
+    dtype = torch.float64 if dtype is None else dtype
     eye = torch.eye(d, dtype=dtype, device=device)
     rotation = torch.kron(torch.eye(d // 2, dtype=dtype, device=device),
                           torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=dtype, device=device))
@@ -552,7 +557,7 @@ def _best_rates(works: dict[str, Callable[[], None]], repetitions: int, rounds: 
 
 
 def benchmark_chain(d: int = 256, n: int = 256, layers: int = 50, device: str = "cpu",
-                    dtype: torch.dtype = torch.float64, rounds: int = 5, chains: int = 8) -> dict:
+                    dtype: torch.dtype | None = None, rounds: int = 5, chains: int = 8) -> dict:
     """Layers per second of ``chains`` independent linear BN chains stepped as one batch
     (weights drawn, H_γ formed by one batched product, rows normalized), against the rate of
     the batched matmul (chains, d, d) @ (chains, d, N) each layer must do: same shapes, same
@@ -561,6 +566,7 @@ def benchmark_chain(d: int = 256, n: int = 256, layers: int = 50, device: str = 
     if d < 1 or n < 1 or layers < 1 or rounds < 1 or chains < 1:
         raise ValueError(f"d, n, layers, rounds and chains must be positive, got d={d}, n={n}, layers={layers}, "
                          f"rounds={rounds}, chains={chains}")
+    dtype = torch.float64 if dtype is None else dtype
     torch_device = torch.device(device)
     generator = torch.Generator(device=torch_device).manual_seed(0)
     H = project_rows(gaussian_inputs(d, n, generator, chains, dtype=dtype, device=torch_device))

@@ -22,6 +22,7 @@ import numpy as np
 import sympy
 from sympy.matrices.expressions.matexpr import MatrixElement
 
+from ..lazy import nn, torch
 from . import exact, index_sums
 from .khatri_rao import khatri_rao
 
@@ -267,8 +268,6 @@ def singular_values(m) -> np.ndarray:
     """Singular values of a float64 matrix, decreasing. Through torch, whose LAPACK calls follow
     torch's thread setting (the runner uses one thread): on a loaded two-core machine numpy's
     multithreaded LAPACK was measured 30× slower on 256×128 matrices."""
-    import torch
-
     m = np.asarray(m, dtype=float)
     if m.ndim != 2 or 0 in m.shape:
         raise ValueError(f"expected a non-empty 2-D matrix, got shape {m.shape}")
@@ -281,8 +280,6 @@ def feature_singular_values(w1, w2, device: str = "cpu") -> np.ndarray:
     c1 × c1 where M is (c0·c2) × c1, so c0·c2 = 10⁴ costs one symmetric eigensolve of order c1.
     σ = √λ: a singular value near 0 is off by ~√(eps)·σ_max (λ's rounding), which no test of
     a spectral law at these sizes resolves. Runs in float64 on ``device`` through torch."""
-    import torch
-
     w1, w2 = (torch.as_tensor(np.asarray(w, dtype=float), device=device) for w in (w1, w2))
     if w1.ndim != 2 or w2.ndim != 2 or w2.shape[1] != w1.shape[0]:
         raise ValueError(f"expected W⁽¹⁾ c1×c0 and W⁽²⁾ c2×c1, got shapes {tuple(w1.shape)}, {tuple(w2.shape)}")
@@ -355,9 +352,6 @@ def least_squares_exact(m, v) -> tuple[flint.fmpq_mat, Fraction]:
 
 @cache
 def _torch_modules():
-    import torch
-    from torch import nn
-
     class FrozenLinear(nn.Module):
         """x ↦ W x with W a buffer (never trained, saved with the state)."""
 

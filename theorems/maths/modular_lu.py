@@ -48,7 +48,8 @@ from typing import Protocol
 
 import flint
 import numpy as np
-import torch
+
+from ..lazy import torch
 
 FLOAT_EXACT = 1 << 53  # integers below this are exact in float64
 

@@ -14,7 +14,9 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
+
+from ..lazy import scipy_stats
 
 # Per-decision false-alarm rate for statistical refutations: at 1e-9 a suite of a hundred
 # such decisions run daily would raise a false alarm about once in 30,000 years.
@@ -47,7 +49,7 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> In
     """Exact two-sided binomial confidence interval for a success probability."""
     if trials <= 0 or not 0 <= successes <= trials:
         raise ValueError(f"need 0 ≤ successes ≤ trials and trials > 0, got {successes}/{trials}")
-    result = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
+    result = scipy_stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
     return Interval(successes / trials, float(result.low), float(result.high), confidence)
 
 
@@ -63,12 +65,12 @@ def clopper_pearson_lower(successes: int, trials: int, level: float) -> float:
 
 def binomial_upper_pvalue(successes: int, trials: int, p0: float) -> float:
     """P(X ≥ successes) for X ~ Bin(trials, p0): small when the rate exceeds p0."""
-    return float(stats.binom.sf(successes - 1, trials, p0))
+    return float(scipy_stats.binom.sf(successes - 1, trials, p0))
 
 
 def binomial_lower_pvalue(successes: int, trials: int, p0: float) -> float:
     """P(X ≤ successes) for X ~ Bin(trials, p0): small when the rate is below p0."""
-    return float(stats.binom.cdf(successes, trials, p0))
+    return float(scipy_stats.binom.cdf(successes, trials, p0))
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def rejection_count(trials: int, null_rate: float, false_alarm: float = FALSE_AL
     if trials < 1 or not 0 <= null_rate <= 1 or not 0 < false_alarm < 1:
         raise ValueError(f"need trials ≥ 1, a null rate in [0, 1], a level in (0, 1); got {trials}, {null_rate}, "
                          f"{false_alarm}")
-    count = int(stats.binom.isf(false_alarm, trials, null_rate)) + 1  # P(X > count − 1) ≤ false_alarm, about
+    count = int(scipy_stats.binom.isf(false_alarm, trials, null_rate)) + 1  # P(X > count − 1) ≤ false_alarm, about
     while count > 0 and binomial_upper_pvalue(count - 1, trials, null_rate) < false_alarm:
         count -= 1
     while count <= trials and binomial_upper_pvalue(count, trials, null_rate) >= false_alarm:
@@ -147,7 +149,7 @@ def detectable_rate(trials: int, null_rate: float, *, below: bool = False, false
     if count is None:
         return math.nan
     # P(Bin(trials, p) ≥ count) is the Beta(count, trials − count + 1) distribution function at p.
-    return float(stats.beta.ppf(power, count, trials - count + 1))
+    return float(scipy_stats.beta.ppf(power, count, trials - count + 1))
 
 
 def search_reach(event: str, draws: int) -> dict[str, Any]:
@@ -172,7 +174,7 @@ def detectable_paired_difference(discordant: int, trials: int, false_alarm: floa
     needed = math.floor(math.log2(1 / false_alarm)) + 1
     if needed > trials:
         return math.nan
-    at_least_discordance = float(stats.beta.ppf(power, needed, trials - needed + 1))
+    at_least_discordance = float(scipy_stats.beta.ppf(power, needed, trials - needed + 1))
     share = detectable_rate(discordant, 0.5, false_alarm=false_alarm, power=power) if discordant else math.nan
     at_observed_rate = (2 * share - 1) * discordant / trials
     return at_least_discordance if math.isnan(at_observed_rate) else max(at_least_discordance, at_observed_rate)
@@ -188,10 +190,10 @@ def detectable_mean_shift(sd: float, samples: int, false_alarm: float = FALSE_AL
         raise ValueError(f"need at least 2 samples and sd ≥ 0, got {samples}, {sd}")
     df = samples - 1
     if critical is None:
-        critical = stats.t.isf(false_alarm / 2, df)
+        critical = scipy_stats.t.isf(false_alarm / 2, df)
 
     def rejection(noncentrality: float) -> float:
-        return stats.nct.sf(critical, df, noncentrality) - power
+        return scipy_stats.nct.sf(critical, df, noncentrality) - power
 
     noncentrality = optimize.brentq(rejection, 0.0, 10 * critical + 10)
     return float(noncentrality * sd / math.sqrt(samples))
@@ -204,7 +206,7 @@ def detection_factor(level: float, samples: int, power: float = DETECTION_POWER)
     ``detectable_mean_shift`` gives, in units of that half-width (about 1 + z_power/t_level: 1.2 with 40
     batch means at 1e-9). A threshold outside the interval by more than factor × half-width is separated
     from the estimate with that power."""
-    critical = stats.t.isf(level / 2, samples - 1)
+    critical = scipy_stats.t.isf(level / 2, samples - 1)
     return detectable_mean_shift(math.sqrt(samples) / critical, samples, level, power)
 
 
@@ -242,7 +244,7 @@ def batch_means(series: np.ndarray, batches: int = 20, confidence: float = 0.95)
     usable = series.size - series.size % batches
     means = series[:usable].reshape(batches, -1).mean(axis=1)
     centre = float(means.mean())
-    half = float(stats.t.ppf(0.5 + confidence / 2, batches - 1) * means.std(ddof=1) / np.sqrt(batches))
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, batches - 1) * means.std(ddof=1) / np.sqrt(batches))
     return Interval(centre, centre - half, centre + half, confidence)
 
 
@@ -260,8 +262,8 @@ def fit_power_law(x: np.ndarray, y: np.ndarray, confidence: float = 0.95) -> Pow
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.size < 3 or np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("power-law fit needs at least 3 positive (x, y) pairs")
-    result = stats.linregress(np.log(x), np.log(y))
-    half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 2) * result.stderr)
+    result = scipy_stats.linregress(np.log(x), np.log(y))
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, x.size - 2) * result.stderr)
     slope = Interval(result.slope, result.slope - half, result.slope + half, confidence)
     return PowerLawFit(slope, float(np.exp(result.intercept)))
 
@@ -303,7 +305,7 @@ def fit_power_law_of_estimates(x: np.ndarray, samples: Sequence[np.ndarray],
 def _block_failure_bound(blocks: int, level: float) -> float:
     """The largest p with P(Bin(blocks, p) ≥ ⌈blocks/2⌉) ≤ level: a Clopper–Pearson bound (a beta quantile)."""
     majority = (blocks + 1) // 2
-    return float(stats.beta.ppf(level, majority, blocks - majority + 1))
+    return float(scipy_stats.beta.ppf(level, majority, blocks - majority + 1))
 
 
 def median_of_means_blocks(size: int, variance: float, level: float) -> tuple[int, float]:

@@ -19,6 +19,11 @@ def benchmark_rows(bench: dict) -> list[tuple[str, ...]]:
               f"{row['total_s']:.2f} s",
               f"linear solves {row['solve_s']:.2f} s", f"{100 * row['solve_share']:.0f}% in solves; max error "
               f"{row['max_abs_error']:.1e}") for row in bench["construction"]]
+    # (absent from a bench.json written before `bench startup` existed)
+    rows += [(f"startup: {row['command']}", f"a new process, median of {row['repeat']}",
+              f"{row['seconds']:.2f} s, peak {row['peak_bytes'] / 2**20:.0f} MiB",
+              f"python -c pass {row['bare_s']:.2f} s, peak {row['bare_peak_bytes'] / 2**20:.0f} MiB",
+              f"+{row['difference_s']:.2f} s ({row['ratio']:.1f}×)") for row in bench.get("startup", [])]
     return rows
 
 

@@ -23,7 +23,8 @@ from ..engine.papers import papers_json
 from ..engine.registry import affected_by, registered_claim
 from ..engine.registry import claims as registered_claims
 from ..engine.runner import ClaimResult
-from ..engine.verdicts import ALL_SIZES
+from ..engine.verdicts import scope_text
+from ..engine.verdicts import shown_verdict as shown_verdict  # (the report's modules read it here)
 from ..engine.vocabulary import Severity, Verdict
 from .mutants import mutants_document
 
@@ -55,19 +56,6 @@ GENERAL_ARGUMENT_LABEL = "general argument: not machine-checked"
 RELIES_ON_LABEL = "relies on (cited, not machine-checked)"
 # The claims table's words for a scope the machine checks for every size.
 MACHINE_CHECKED_ALL_SIZES = "all sizes, machine-checked"
-
-
-def scope_text(scope: str | None) -> str:
-    """What a certification covers, as people read it ("" when there is no certification)."""
-    if scope is None:
-        return ""
-    return "all sizes" if scope == ALL_SIZES else scope
-
-
-def shown_verdict(verdict: str, scope: str | None) -> str:
-    """A verdict with the scope of a certification: "certified (all sizes)", "certified
-    (d ≤ 2)"; other verdicts as they are."""
-    return f"{verdict} ({scope_text(scope)})" if scope is not None else str(verdict)
 
 
 # What a report of another project's claims holds them to (``theorems.discipline``), as its gate does.

@@ -17,16 +17,16 @@ is ``theorems.constructions.build_source``.
 
 from .methods import METHODS, Draws, plan, sparse_mask, sparse_support_check
 from .modules import (
-    NORMALIZATIONS,
-    FrozenBatchNorm1d,
-    FrozenBatchNorm2d,
-    SkipBlocks,
+    STATISTICS,
+    TORCH_CLASSES,
     conv_layers,
     conv_source,
     module_of,
+    normalizations,
     source_module,
     stages_module,
     target_layers,
+    torch_class,
 )
 from .plans import (
     DEFAULT,
@@ -76,7 +76,8 @@ from .plans import (
 __all__ = [
     "DEFAULT",
     "METHODS",
-    "NORMALIZATIONS",
+    "STATISTICS",
+    "TORCH_CLASSES",
     "Affine",
     "ConstructionFailed",
     "Draw",
@@ -106,6 +107,7 @@ __all__ = [
     "is_exact",
     "linearizing_shift",
     "module_of",
+    "normalizations",
     "nullspace_vector",
     "parameter_counts",
     "pivot_system",
@@ -127,8 +129,16 @@ __all__ = [
     "stages_module",
     "switching_points",
     "target_layers",
+    "torch_class",
     "two_stage",
     "vectorize",
     "verify_exact",
     "zeros_like_field",
 ]
+
+
+def __getattr__(name: str):
+    # FrozenBatchNorm1d, FrozenBatchNorm2d, SkipBlocks: made when first asked for, with torch
+    if name in TORCH_CLASSES:
+        return torch_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,11 +13,12 @@ batch statistics in training mode). Both compute the same in eval mode.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
-import torch
-from torch import nn
 
 from ...errors import ConstructionInputError
+from ...lazy import nn, torch
 from .methods import Draws, plan
 from .plans import (
     Affine,
@@ -151,16 +152,15 @@ class _FrozenStatistics:
                                         training=False, eps=self.eps)
 
 
-class FrozenBatchNorm1d(_FrozenStatistics, nn.BatchNorm1d):
-    """An ``nn.BatchNorm1d`` (same state dict) whose statistics stay frozen in training mode."""
+# What ``statistics`` may be: the BatchNorm modules a source is built with (``normalizations``).
+STATISTICS = ("frozen", "batch")
 
 
-class FrozenBatchNorm2d(_FrozenStatistics, nn.BatchNorm2d):
-    """An ``nn.BatchNorm2d`` (same state dict) whose statistics stay frozen in training mode."""
-
-
-# statistics → the BatchNorm modules of 1-D and 2-D feature maps
-NORMALIZATIONS = {"frozen": (FrozenBatchNorm1d, FrozenBatchNorm2d), "batch": (nn.BatchNorm1d, nn.BatchNorm2d)}
+def normalizations(statistics: str) -> tuple[type, type]:
+    """The BatchNorm modules of 1-D and 2-D feature maps for ``statistics``."""
+    if statistics == "frozen":
+        return torch_class("FrozenBatchNorm1d"), torch_class("FrozenBatchNorm2d")
+    return nn.BatchNorm1d, nn.BatchNorm2d
 
 
 def _batchnorm(norm: type[nn.Module], gamma, beta, stats: dict[str, np.ndarray], dtype, eps: float = 1e-5) -> nn.Module:
@@ -176,7 +176,7 @@ def _batchnorm(norm: type[nn.Module], gamma, beta, stats: dict[str, np.ndarray],
 
 
 def stages_module(stages: list[Stage], draws: Draws, dtype, statistics: str = "frozen") -> nn.Sequential:
-    norm = NORMALIZATIONS[statistics][0]
+    norm = normalizations(statistics)[0]
     modules: list[nn.Module] = []
     for stage in stages:
         stats = draws.statistics(*stage.weight.shape)
@@ -187,7 +187,7 @@ def stages_module(stages: list[Stage], draws: Draws, dtype, statistics: str = "f
     return nn.Sequential(*modules)
 
 
-class SkipBlocks(nn.Module):
+class _SkipBlocks:
     """giannou2023 Thm 9 for one target layer: L_1 = BN_1(W_1 A_1 z_1), L_i = BN_i(W_i(σ(L_{i−1}) + A_i z_i)),
     output act(W_out L_K); chunk ``order[i]`` of the zero-padded input feeds block i."""
 
@@ -200,7 +200,7 @@ class SkipBlocks(nn.Module):
         for weight, gamma, beta in zip(block.weights, block.gammas, block.betas, strict=True):
             stats = draws.statistics(*weight.shape)
             self.weights.append(_frozen_linear(weight, stats["linear_bias"], dtype))
-            self.norms.append(_batchnorm(NORMALIZATIONS[statistics][0], gamma, beta, stats, dtype))
+            self.norms.append(_batchnorm(normalizations(statistics)[0], gamma, beta, stats, dtype))
         self.out = _frozen_linear(block.out, None, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -215,10 +215,38 @@ class SkipBlocks(nn.Module):
         return torch.relu(h) if self.relu else h
 
 
+
+# The torch classes: (code, torch.nn base, what it is). Made on first use (``torch_class``,
+# the module's ``__getattr__``): a class statement with an nn base would import torch with
+# this module, and every command imports every module of the suite (``theorems.lazy``).
+_TORCH_CLASSES = {
+    "FrozenBatchNorm1d": (_FrozenStatistics, "BatchNorm1d",
+                          "An ``nn.BatchNorm1d`` (same state dict) whose statistics stay frozen in training mode."),
+    "FrozenBatchNorm2d": (_FrozenStatistics, "BatchNorm2d",
+                          "An ``nn.BatchNorm2d`` (same state dict) whose statistics stay frozen in training mode."),
+    "SkipBlocks": (_SkipBlocks, "Module", _SkipBlocks.__doc__),
+}
+TORCH_CLASSES = tuple(_TORCH_CLASSES)
+
+
+@cache
+def torch_class(name: str) -> type:
+    """The torch class ``name`` of ``TORCH_CLASSES``, the same class at every call (it pickles by
+    its name, as a class statement's would)."""
+    code, base, doc = _TORCH_CLASSES[name]
+    return type(name, (code, getattr(nn, base)), {"__module__": __name__, "__qualname__": name, "__doc__": doc})
+
+
+def __getattr__(name: str):
+    if name in _TORCH_CLASSES:
+        return torch_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def module_of(built, draws: Draws, dtype, statistics: str = "frozen") -> nn.Module:
     """The eval-mode torch module of a float64 plan."""
     if built and isinstance(built[0], SkipBlock):
-        return nn.Sequential(*(SkipBlocks(block, draws, dtype, statistics) for block in built)).eval()
+        return nn.Sequential(*(torch_class("SkipBlocks")(block, draws, dtype, statistics) for block in built)).eval()
     return stages_module(built, draws, dtype, statistics).eval()
 
 
@@ -245,7 +273,7 @@ def conv_source(layers, draws: Draws, width: str, dtype, log: SolveLog | None,
         second = draws.weight((c2, c1) + tuple(kernel))
         gamma1, gamma2 = solve_two_layer(weight.reshape(c2, c0, -1), composite_coefficients(second, first), width, log)
         conv = nn.Conv1d if len(kernel) == 1 else nn.Conv2d
-        norm = NORMALIZATIONS[statistics][len(kernel) - 1]
+        norm = normalizations(statistics)[len(kernel) - 1]
         for frozen, gamma, beta in ((first, gamma1, np.zeros(c1)), (second, gamma2, bias)):
             stats = draws.statistics(frozen.shape[0], int(np.prod(frozen.shape[1:])))
             layer = conv(frozen.shape[1], frozen.shape[0], frozen.shape[2:], padding="same", dtype=dtype)

@@ -23,9 +23,9 @@ from functools import partial
 import flint
 import numpy as np
 import sympy
-import torch
 from hypothesis import strategies as st
-from torch import nn
+
+from theorems.lazy import nn, torch
 
 from ...engine import resources
 from ...engine.checks import SCHWARTZ_ZIPPEL, exhaustive_sweep, property_search, search_beyond_sweep, symbolic_identity
@@ -702,7 +702,9 @@ def paper_instance_check(name: str, width, construction) -> Check:
 def torch_source(weights, gammas, betas, dims: int, rng, paddings=None, activation=None) -> nn.Sequential:
     """(Conv/Linear (frozen) → BatchNorm) per layer, with random running statistics and frozen
     biases folded into the BatchNorm parameters; ``paddings`` per layer ('same' by default, or
-    zero padding widths per axis); ``activation`` (a module) between the layers, identity by default."""
+    zero padding widths per axis); ``activation`` (the name of a ``torch.nn`` module: "ReLU") between the
+    layers, the identity by default (a name, not a module: the broken variants name it when this module is
+    imported, torch when a source is built)."""
     layers = []
     for index, (weight, gamma, beta) in enumerate(zip(weights, gammas, betas, strict=True)):
         c_out, c_in = weight.shape[:2]
@@ -726,7 +728,7 @@ def torch_source(weights, gammas, betas, dims: int, rng, paddings=None, activati
             norm.weight.copy_(torch.from_numpy(bn_weight))
             norm.bias.copy_(torch.from_numpy(bn_bias))
         conv.requires_grad_(False)
-        layers += [conv, norm] if index == 0 or activation is None else [activation, conv, norm]
+        layers += [conv, norm] if index == 0 or activation is None else [getattr(nn, activation)(), conv, norm]
     return nn.Sequential(*layers).eval()
 
 
@@ -1342,11 +1344,11 @@ register(Claim(
                    refuted_by="the second exact instance (c0 = 2, c2 = 1, fully connected): the composite filter "
                               "differs from the target"),
             Broken("ReLU after the first source layer (the identity activation dropped)",
-                   replaces={"activation": nn.ReLU()},
+                   replaces={"activation": "ReLU"},
                    refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
                               "first-layer outputs, max |S − C| far above the tolerance"),
             Broken("an activation that is the identity on [−1, 1] only (hardtanh, clipped outside)",
-                   replaces={"activation": nn.Hardtanh()},
+                   replaces={"activation": "Hardtanh"},
                    refuted_by="the pinned float example shape 2 (c0 = c2 = 2, FC), seed 1, γ⁽¹⁾ × 10^3 (x in [−1, "
                               "1]): hidden values beyond ±1 are clipped; at γ⁽¹⁾ × 10^0 they stay inside and it "
                               "passes"),),
@@ -1419,11 +1421,11 @@ register(Claim(
                               "and the dimension count c1 < 1 row proves it); the sweep's first configuration "
                               "(c0 = c2 = 1, FC, c1 = 0 < 1 row); the search's pinned c0 = c2 = 3, k = (1, 3, 3)"),
             Broken("ReLU after the first source layer (the identity activation of Sec. 2.2 dropped)",
-                   replaces={"activation": nn.ReLU()},
+                   replaces={"activation": "ReLU"},
                    refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1: the ReLU zeroes the negative "
                               "first-layer outputs, max |S − C| far above the tolerance"),
             Broken("an activation that is the identity on [−1, 1] only (hardtanh, clipped outside)",
-                   replaces={"activation": nn.Hardtanh()},
+                   replaces={"activation": "Hardtanh"},
                    refuted_by="the pinned float shape 2 (c0 = c2 = 2, FC), seed 1 (γ⁽¹⁾ × 10^0 already: γ⁽¹⁾ "
                               "solving T γ⁽¹⁾ = w has hidden values beyond ±1) and γ⁽¹⁾ × 10^3"),),
     notes="With γ⁽²⁾ = 1 the system (T reshaped to (c2c0·dim) × c1) is the Khatri–Rao system of giannou2023 Lemma 7 in "

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 import numpy as np
-import torch
+
+from theorems.lazy import torch
 
 from ...engine.checks import SCHWARTZ_ZIPPEL, search_beyond_sweep
 from ...engine.context import Context

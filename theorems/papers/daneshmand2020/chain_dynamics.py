@@ -18,7 +18,6 @@ from fractions import Fraction
 import flint
 import numpy as np
 import sympy
-import torch
 from hypothesis import strategies as st
 
 from theorems.engine.checks import (
@@ -32,6 +31,7 @@ from theorems.engine.checks import (
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import torch
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, sample_weights
 from theorems.maths.stats import round_sig
@@ -466,14 +466,16 @@ RATIONAL_ODD_ACTIVATIONS = (
     _linear(Fraction(1, 2)),
     _linear(Fraction(-2)),
     OddActivation("hardtanh", Fraction(1), lambda x: max(min(x, flint.fmpq(1)), flint.fmpq(-1)),
-                  torch.nn.functional.hardtanh),
-    OddActivation("softsign x/(1+|x|)", Fraction(1), lambda x: x / (1 + abs(x)), torch.nn.functional.softsign),
+                  lambda t: torch.nn.functional.hardtanh(t)),
+    OddActivation("softsign x/(1+|x|)", Fraction(1), lambda x: x / (1 + abs(x)),
+                  lambda t: torch.nn.functional.softsign(t)),
 )
+# (The torch forms are functions of the tensor, so that torch is imported when they run, not with this module.)
 FLOAT_ODD_ACTIVATIONS = (
     _linear(Fraction(1)),
-    OddActivation("tanh", Fraction(1), None, torch.tanh),
-    OddActivation("sin", Fraction(1), None, torch.sin),
-    OddActivation("hardtanh", Fraction(1), None, torch.nn.functional.hardtanh),
+    OddActivation("tanh", Fraction(1), None, lambda t: torch.tanh(t)),
+    OddActivation("sin", Fraction(1), None, lambda t: torch.sin(t)),
+    OddActivation("hardtanh", Fraction(1), None, lambda t: torch.nn.functional.hardtanh(t)),
 )
 
 

@@ -28,15 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy
-import torch
-from matplotlib.figure import Figure
-from matplotlib.ticker import LogLocator, ScalarFormatter
 
 from theorems.engine.checks import exhaustive_sweep, symbolic_identity
 from theorems.engine.context import Context, seeded_int
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import matplotlib, torch
 from theorems.maths import bn_chain, stats
 from theorems.maths.bn_chain import SpectralObservables
 
@@ -519,8 +517,8 @@ def secant_exponent(series_of, d0: int, d1: int, gamma: float, observable: Calla
     }
 
 
-def scaling_figure(ctx: Context) -> Figure:
-    figure = Figure(figsize=(6.4, 4.2))
+def scaling_figure(ctx: Context) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
     design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
@@ -531,8 +529,8 @@ def scaling_figure(ctx: Context) -> Figure:
     r_small = [linear_series(ctx, d, SMALL_GAMMA).r.mean() for d in dims]
     axes.loglog(dims, r_small, "s--", base=2, label=f"avg r(H), γ = {fmt_gamma(SMALL_GAMMA)}")
     axes.loglog(dims, np.sqrt(dims), "k:", base=2, label="√d")
-    axes.yaxis.set_major_locator(LogLocator(base=2, subs=(1.0, 1.5)))
-    axes.yaxis.set_major_formatter(ScalarFormatter())
+    axes.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=2, subs=(1.0, 1.5)))
+    axes.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     axes.set_xlabel("width d (N = d)")
     axes.set_ylabel("depth average")
     axes.set_title("Rank of linear BN chains vs width (Fig. 2)")
@@ -635,8 +633,8 @@ def alpha_rows(ctx: Context, definition: Callable, threshold: float, min_d: int)
     return [sequential_row(ctx, decide(d, gamma)) for gamma in FIG2_GAMMAS for d in design.dims_at(gamma) if d > min_d]
 
 
-def alpha_figure(ctx: Context, definition: Callable) -> Figure:
-    figure = Figure(figsize=(6.4, 4.2))
+def alpha_figure(ctx: Context, definition: Callable) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
     design = linear_design(ctx)
     for gamma in FIG2_GAMMAS:
@@ -888,13 +886,14 @@ register(
 
 # --- lemma6 and lemma11: symmetries of the invariant law ----------------------------------
 
+# (Functions of the tensor, so that torch is imported when a chain runs, not with this module.)
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor] | None] = {
-    "linear": None, "tanh": torch.tanh, "sin": torch.sin,
+    "linear": None, "tanh": lambda t: torch.tanh(t), "sin": lambda t: torch.sin(t),
     # Not ReLU: every entrywise non-positive H is a fixed point of the ReLU chain, so its
     # invariant law is never unique (see lemma11's notes). Leaky ReLU is as far from odd.
-    "leaky_relu": functools.partial(torch.nn.functional.leaky_relu, negative_slope=0.1),
+    "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, negative_slope=0.1),
     # SiLU x·σ(x), the smooth non-odd activation of current nets: lemma6's near-miss.
-    "silu": torch.nn.functional.silu,
+    "silu": lambda t: torch.nn.functional.silu(t),
 }
 LAW_GAMMA = 0.5  # the symmetry lemmas hold for every γ; at 0.5 M_12 forgets the start within ~20 layers
 
@@ -1486,10 +1485,10 @@ def first_layer_of_final_run(steps: np.ndarray, holds: np.ndarray) -> int | None
     return None if failing[-1] == holds.size - 1 else int(steps[failing[-1] + 1])
 
 
-def rank_vs_depth_figure(ctx: Context, design: LyapunovDesign) -> tuple[Figure, dict]:
+def rank_vs_depth_figure(ctx: Context, design: LyapunovDesign) -> tuple[matplotlib.figure.Figure, dict]:
     """Fig. 1: rank_{1/2} along the BN chain and along the vanilla chain (scaled to Tr M = d)."""
     d, depth = design.figure_width, design.figure_depth
-    figure = Figure(figsize=(6.4, 4.2))
+    figure = matplotlib.figure.Figure(figsize=(6.4, 4.2))
     axes = figure.add_subplot()
     evidence = {}
     observe = functools.partial(bn_chain.spectral_observables, taus=(0.5,))

@@ -28,13 +28,10 @@ from fractions import Fraction
 from typing import Any
 
 import flint
-import matplotlib.figure
 import numpy as np
 import scipy.linalg
 import sympy
-import torch
 from hypothesis import strategies as st
-from scipy import stats as scipy_stats
 
 from theorems.engine.checks import (
     Slack,
@@ -48,6 +45,7 @@ from theorems.engine.checks import (
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import matplotlib, scipy_stats, torch
 from theorems.maths import exact
 from theorems.maths.bn_chain import fbn_step, gram, project_rows, sample_weights
 from theorems.maths.index_sums import independent_index_sum

@@ -28,6 +28,7 @@ from theorems.engine.context import Context
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import torch
 from theorems.maths import exact
 from theorems.maths.index_sums import decide_ranges, with_remainder_below
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, exact_matmul, khatri_rao, symbols_matrix
@@ -472,8 +473,6 @@ def float_singular_statistics(random_factors, khatri_rao_rule, entry_law):
     bound after one event is 0.)"""
 
     def run(ctx: Context) -> Outcome:
-        import torch
-
         sizes = ctx.by_profile([(2, 2), (3, 3)], [(2, 3), (4, 4), (6, 6)], [(2, 3), (4, 4), (8, 8), (12, 12)],
                                [(2, 3), (4, 4), (8, 8), (12, 12), (16, 16)])
         draws = ctx.by_profile(100, 100, 400)
@@ -1021,8 +1020,6 @@ def float_gamma_statistics(target_model, entry_law):
     zero entry refutes (an event of probability 0 under the claim)."""
 
     def run(ctx: Context) -> Outcome:
-        import torch
-
         sizes = ctx.by_profile([(2, 2)], [(2, 2), (3, 3), (4, 4)], [(2, 3), (4, 4), (6, 6), (8, 8)],
                                [(2, 3), (4, 4), (6, 6), (8, 8), (12, 12)])
         draws = ctx.by_profile(200, 200, 400)
@@ -1647,8 +1644,6 @@ def batchnorm_statement(fold, normalization):
     Tolerance: 1e3·ε times the magnitude of the terms summed, entrywise."""
 
     def prop(layer):
-        import torch
-
         with torch.no_grad():
             norm = torch.nn.BatchNorm1d(len(layer["gamma"]), dtype=torch.float64, momentum=None)
             norm.weight.copy_(torch.tensor(layer["gamma"]))

@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 import sympy
-import torch
 from hypothesis import strategies as st
-from torch import nn
+
+from theorems.lazy import nn, torch
 
 from ...engine.checks import property_search, search_beyond_sweep
 from ...engine.context import Context

@@ -17,7 +17,6 @@ from fractions import Fraction
 from functools import partial
 
 import flint
-import matplotlib.figure
 import numpy as np
 import sympy
 from hypothesis import strategies as st
@@ -30,6 +29,7 @@ from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
 from theorems.errors import ClaimDefinitionError
+from theorems.lazy import matplotlib
 from theorems.maths.boolean_determinant import detbool, detbool_stack, permanent_term_counts
 from theorems.maths.khatri_rao import khatri_rao
 from theorems.maths.stats import (

@@ -24,8 +24,7 @@ import copy
 import math
 from collections.abc import Callable
 
-import torch
-from torch import nn
+from theorems.lazy import nn, torch
 
 from ...engine.context import Context
 from ...engine.coverage import cached

@@ -35,17 +35,16 @@ import flint
 import numpy as np
 import sympy
 from hypothesis import strategies as st
-from matplotlib.figure import Figure
 from scipy.optimize import brentq
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import structural_rank
-from scipy.stats import quantile_test
 
 from theorems.engine.checks import property_search, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context, seeded_rng
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import matplotlib, scipy_stats
 from theorems.maths import exact, stats
 from theorems.maths.khatri_rao import CERTIFICATE_BYTES_PER_ENTRY, khatri_rao
 
@@ -1048,7 +1047,7 @@ def _threshold_row(data: ThresholdTrials) -> dict:
     d, critical = data.d, data.critical
     n = critical.size
     estimate = float(threshold_estimates(critical, d))
-    interval = quantile_test(critical, p=1 - 1 / d).confidence_interval(0.95)
+    interval = scipy_stats.quantile_test(critical, p=1 - 1 / d).confidence_interval(0.95)
     hits = int(np.sum(data.critical == data.column_bound))
     hit_interval = stats.clopper_pearson(hits, n)
     return {"d": d, "trials": n, "p_star": stats.round_sig(estimate),
@@ -1087,8 +1086,8 @@ def scaling_verdict(low: float, high: float) -> tuple[Verdict, str]:
     return Verdict.INCONCLUSIVE, "the interval does not decide whether the needed constant grows"
 
 
-def _failure_figure(studies: list[ThresholdTrials]) -> Figure:
-    figure = Figure(figsize=(7, 4.5))
+def _failure_figure(studies: list[ThresholdTrials]) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(7, 4.5))
     axes = figure.add_subplot()
     grid = np.linspace(0, 1, 401)
     colours = iter(_colours(len(studies)))
@@ -1112,8 +1111,8 @@ def _colours(count: int) -> list:
     return [colormaps["viridis"](x) for x in np.linspace(0, 0.9, count)]
 
 
-def _threshold_figure(rows: list[dict], fits: dict[str, float]) -> Figure:
-    figure = Figure(figsize=(7, 4.5))
+def _threshold_figure(rows: list[dict], fits: dict[str, float]) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(7, 4.5))
     axes = figure.add_subplot()
     ds = np.array([row["d"] for row in rows], dtype=float)
     estimate = np.array([row["p_star"] for row in rows])

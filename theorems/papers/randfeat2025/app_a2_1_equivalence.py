@@ -34,6 +34,7 @@ import sympy
 from theorems.engine.context import Context
 from theorems.engine.registry import Broken, Check, Claim, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import nn, torch
 from theorems.maths import exact, features, index_sums
 from theorems.papers.randfeat2025.sec3_features import (
     C0,
@@ -589,9 +590,6 @@ def _networks(parameterization: Parameterization, c0: int, c2: int, generator):
     """The same random network twice: the layer as the student (frozen features, γ⁽¹⁾, γ⁽²⁾, nothing
     between W⁽¹⁾ and W⁽²⁾) and in its original parameterization (W = to_weight(γ⁽¹⁾), γ⁽²⁾), between a
     tanh layer and a ReLU layer, with identical parameters elsewhere."""
-    import torch
-    from torch import nn
-
     w1, w2 = parameterization.layers(c0, c2)
     w1, w2 = np.asarray(w1, dtype=float), np.asarray(w2, dtype=float)
     gamma1 = torch.randn(w1.shape[0], generator=generator, dtype=torch.float64)
@@ -623,8 +621,6 @@ def _networks(parameterization: Parameterization, c0: int, c2: int, generator):
 
 def _compare_gradients(parameterization, student, original, c0, c2) -> tuple[float, float]:
     """The largest gradient gap between the networks, relative to the largest gradient, after backward passes."""
-    import torch
-
     s_layer, o_layer = student[2], original[2]
     pair = torch.as_tensor(parameterization.pair(c0, c2))
     gaps = [(s_layer.scale1.gamma.grad - o_layer.weight.grad.reshape(-1)[pair]).abs().max(),
@@ -648,8 +644,6 @@ def random_point_check(layers, to_weight, pair) -> Check:
     parameterization = Parameterization(layers, to_weight, pair)
 
     def run(ctx: Context) -> Outcome:
-        import torch
-
         generator = ctx.torch_generator("points", device="cpu")
         sizes = ctx.by_profile([(2, 2), (3, 4)], [(2, 2), (3, 4), (8, 5), (16, 16)], None,
                                [(2, 2), (3, 4), (8, 5), (16, 16), (64, 32)])
@@ -687,8 +681,6 @@ def trajectory_check(layers, to_weight, pair) -> Check:
     parameterization = Parameterization(layers, to_weight, pair)
 
     def run(ctx: Context) -> Outcome:
-        import torch
-
         generator = ctx.torch_generator("trajectory", device="cpu")
         c0, c2 = ctx.by_profile((3, 2), (6, 4), None, (16, 8))
         steps = ctx.by_profile(15, 40, None, 100)

@@ -29,8 +29,6 @@ from itertools import pairwise
 
 import numpy as np
 import sympy
-from matplotlib.figure import Figure
-from scipy import stats as scipy_stats
 from sympy.simplify.simplify import factor_sum
 
 from theorems.engine.checks import search_beyond_sweep, to_jsonable
@@ -38,6 +36,7 @@ from theorems.engine.context import Context
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import ALL_SIZES, Outcome, Verdict
+from theorems.lazy import matplotlib, scipy_stats
 from theorems.maths import exact, features, stats
 from theorems.maths.khatri_rao import symbols_matrix
 
@@ -365,8 +364,8 @@ def descent_check(peak_at: Callable[[int, int], int], families=features.FAMILIES
     return Check("κ(M) peaks at c1 = c0c2 and falls on both sides (scan around it)", "statistical", run)
 
 
-def _descent_figure(scans: list[dict]) -> Figure:
-    figure = Figure(figsize=(5.5, 3.8))
+def _descent_figure(scans: list[dict]) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(5.5, 3.8))
     axes = figure.subplots()
     for scan in scans:
         n = scan["c0"] * scan["c2"]

@@ -31,14 +31,13 @@ from functools import partial
 
 import numpy as np
 import sympy
-from matplotlib.figure import Figure
-from scipy import stats as scipy_stats
 
 from theorems.engine.checks import symbolic_identity
 from theorems.engine.context import Context
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
+from theorems.lazy import matplotlib, scipy_stats
 from theorems.maths import features, stats
 
 
@@ -476,8 +475,8 @@ def single_output_check(law: SpectralDensity, scaling: Scaling) -> Check:
                  part="c0c2 → ∞ suffices")
 
 
-def _figure(values, lam, factor, c0, c2, c1) -> Figure:
-    figure = Figure(figsize=(5.5, 3.5))
+def _figure(values, lam, factor, c0, c2, c1) -> matplotlib.figure.Figure:
+    figure = matplotlib.figure.Figure(figsize=(5.5, 3.5))
     axes = figure.subplots()
     axes.hist(values, bins=40, density=True, alpha=0.5, label=f"singular values ({factor})")
     for law, style in ((PRINTED, "--"), (CORRECTED, "-")):

@@ -39,13 +39,13 @@ from functools import partial
 import flint
 import numpy as np
 import sympy
-from matplotlib.figure import Figure
 
 from theorems.engine.checks import exhaustive_sweep, search_beyond_sweep, symbolic_identity
 from theorems.engine.context import Context
 from theorems.engine.coverage import cached
 from theorems.engine.registry import Broken, Check, Claim, Erratum, register, takes
 from theorems.engine.verdicts import Outcome, Verdict
+from theorems.lazy import matplotlib
 from theorems.maths import matchings, stats
 
 P = sympy.Symbol("p")
@@ -288,11 +288,11 @@ def mc_bound_evidence(rows: list[dict]) -> dict:
         "P(match) above the bound", [row["detectable_excess"] for row in rows])}
 
 
-def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, trials: int) -> Figure:
+def _bound_figure(ctx: Context, target: np.ndarray, n: int, bound: Callable, trials: int) -> matplotlib.figure.Figure:
     grid = np.linspace(0.3, 1.0, 8)
     estimates = [stats.clopper_pearson(match_frequency(ctx.rng("figure", p), target, n, p, trials // 3), trials // 3)
                  for p in grid]
-    figure = Figure(figsize=(5, 3.5))
+    figure = matplotlib.figure.Figure(figsize=(5, 3.5))
     axes = figure.subplots()
     axes.errorbar(grid, [e.estimate for e in estimates], yerr=[[e.estimate - e.low for e in estimates],
                   [e.high - e.estimate for e in estimates]], fmt="o", label="P(match), Monte Carlo (95%)")
