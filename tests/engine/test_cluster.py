@@ -22,7 +22,7 @@ from theorems.engine import cluster, environment
 from theorems.engine.context import Context
 from theorems.engine.parallel import run_claims
 from theorems.engine.registry import resolve
-from theorems.errors import ClaimsCrashed, SchedulerError
+from theorems.errors import ClaimsCrashed, SchedulerError, SchedulerLost
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
@@ -366,6 +366,15 @@ def test_a_scheduler_lost_mid_run_ends_in_bounded_time_with_the_report_of_what_f
     assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"] and report["not_run"] == ["faultdemo.slow"]
     assert report["scheduler_lost"]["waited_s"] == cluster.RECONNECT_TIMEOUT_S
     assert_none_left(members)
+
+
+def test_a_lost_scheduler_is_one_line_and_exit_5_for_every_command():
+    from theorems.cli import EXIT_CODES, _failure
+
+    lost = SchedulerLost("tcp://127.0.0.1:8786", cluster.RECONNECT_TIMEOUT_S)
+    assert _failure(lost, None) == ("theorems: lost the Dask scheduler at tcp://127.0.0.1:8786: no answer for "
+                                    f"{cluster.RECONNECT_TIMEOUT_S} s, the run stopped", 5)
+    assert f"within\n     {cluster.RECONNECT_TIMEOUT_S} s;" in EXIT_CODES  # (the command line imports no cluster code)
 
 
 def test_a_worker_restarted_by_its_memory_limit_is_reported_out_of_memory_and_the_run_goes_on(tmp_path):
