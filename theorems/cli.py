@@ -40,6 +40,7 @@ from .errors import (
     ClaimsCrashed,
     Interrupted,
     NotImplementedClaim,
+    SchedulerLost,
     SettingError,
     TheoremsError,
     UnknownClaim,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # imported where used: `theorems list` and `--help` start wit
 MANIFEST_PATH = Path("tests") / "claims.toml"
 REPORTS_FOLDER = Path("reports")
 
+EXIT_SCHEDULER_LOST = 5
 EXIT_CODES = """exit codes:
   0  success (check and report succeed whatever the verdicts are)
   1  gate: a verdict differs from the manifest, or a claim breaks the erratum
@@ -65,6 +67,8 @@ EXIT_CODES = """exit codes:
      GPU, a claims module that cannot be imported or defines a malformed claim
   3  a check crashed instead of returning a verdict: an internal error, or
      (--package) an error in the package's code, named with its file:line
+  5  --scheduler: the Dask scheduler was lost and did not answer again within
+     30 s; report first writes a report of the claims that finished
   128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); report
      first writes a report of the claims that finished"""
 
@@ -392,7 +396,7 @@ def command_report(args) -> int:
     report.ensure_writable(out)
     context = _context(args)
     started = time.perf_counter()
-    stopped, crashes = None, []
+    stopped, crashes, lost = None, [], None
     # With --mutants, each certified claim's generated mutants run right after it, where it ran.
     prepare = report.FiguresAndMutants(frozenset(claim.id for claim in selected)) if args.mutants \
         else report.render_figures
@@ -402,6 +406,8 @@ def command_report(args) -> int:
         results, stopped = interruption.finished, interruption.signum
     except ClaimsCrashed as crash:  # the same, naming the claims that crashed and why
         results, crashes = crash.finished, crash.crashes
+    except SchedulerLost as error:  # the same: what finished before the scheduler was lost
+        results, crashes, lost = error.finished, error.crashes, error
     # Another project's claims are held to the discipline, as its gate holds them, and marked where they break it.
     discipline = _discipline([results], args.package, generated=args.mutants) if args.package and not stopped else None
     finished = {result.claim.id for result in results}
@@ -415,6 +421,7 @@ def command_report(args) -> int:
               if args.package else {}),
            **({"generated_mutants": True} if args.mutants else {}),
            **({"interrupted": interrupted} if stopped else {}), **({"crashed": crashes} if crashes else {}),
+           **({"scheduler_lost": {"waited_s": round(lost.waited_s), "not_run": not_run}} if lost else {}),
            **_benchmarks_in(out)}
     try:
         json_path, md_path = report.write_report(results, run, out, html=args.html, not_run=not_run,
@@ -436,6 +443,10 @@ def command_report(args) -> int:
         print(f"theorems: interrupted ({interrupted['signal']}): the report holds the {len(results)} claims that "
               f"finished; {len(not_run)} did not run", file=sys.stderr)
         return 128 + stopped
+    if lost:
+        print(f"theorems: {lost}: the report holds the {len(results)} claims that finished; {len(not_run)} did not "
+              "run", file=sys.stderr)
+        return EXIT_SCHEDULER_LOST
     if crashes:
         crashed = [claim_id for crash in crashes for claim_id in crash["claims"]]
         if args.traceback:
@@ -1069,6 +1080,8 @@ def _failure(error: TheoremsError | KeyboardInterrupt, signum: int | None) -> tu
     if isinstance(error, KeyboardInterrupt):  # Interrupted too: before TheoremsError, which it also is
         signum = getattr(error, "signum", None) or signum or signal.SIGINT
         return f"theorems: interrupted ({signal.Signals(signum).name})", 128 + signum
+    if isinstance(error, SchedulerLost):
+        return f"theorems: {error}", EXIT_SCHEDULER_LOST
     return f"theorems: error: {error}", 2  # bad input the suite named: a manifest, a record, a setting, an id
 
 

@@ -118,6 +118,18 @@ class SchedulerError(TheoremsError):
     or with a worker whose software differs from this process's (``--scheduler``)."""
 
 
+class SchedulerLost(TheoremsError):
+    """The Dask scheduler of a run stopped answering and did not answer again within
+    ``cluster.RECONNECT_TIMEOUT_S``: the run stops. ``finished`` and ``crashes`` are the claims
+    that ended before, as in ``ClaimsCrashed`` (the command line writes them, exit 5)."""
+
+    def __init__(self, scheduler: str, waited_s: float):
+        super().__init__(f"lost the Dask scheduler at {scheduler}: no answer for {waited_s:.0f} s, the run stopped")
+        self.scheduler, self.waited_s = scheduler, waited_s
+        self.finished: list = []
+        self.crashes: list[dict] = []
+
+
 class Interrupted(TheoremsError, KeyboardInterrupt):
     """A run stopped by Ctrl-C, SIGTERM or SIGHUP; ``finished`` holds the results of the
     claims that completed, in the order they were selected, and ``signum`` the signal (the

@@ -2,9 +2,12 @@
 on a LocalCluster and on a scheduler and two workers started as separate processes; each
 claim's record from the worker that ran it; and the faults: a worker killed mid-claim (the
 claim is retried), one that always dies and a check that raises (reported as crashed, with
-the worker and the reason), a cluster without the resources a claim needs, a worker whose
-software differs, an unreachable scheduler, and no ``distributed`` installed."""
+the worker and the reason), a worker restarted by its memory limit (out of memory, the run goes
+on), a worker stopped and continued, a claim no worker can run, a scheduler lost mid-run (exit
+5 in bounded time, the report of what finished), a cluster without the resources a claim
+needs, a worker whose software differs, an unreachable scheduler, and no ``distributed``."""
 
+import contextlib
 import json
 import os
 import signal
@@ -19,9 +22,10 @@ from theorems.engine import cluster, environment
 from theorems.engine.context import Context
 from theorems.engine.parallel import run_claims
 from theorems.engine.registry import resolve
-from theorems.errors import SchedulerError
+from theorems.errors import ClaimsCrashed, SchedulerError, SchedulerLost
 
 distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")
 
 IDS = ["giannou2023.lemma6", "giannou2023.thm6", "giannou2023.fact1", "daneshmand2020.lemma12"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,12 +80,28 @@ def slow(ctx):
     return steady(ctx)
 
 
+def naps(ctx):
+    (MARKERS / "naps").write_text(str(os.getpid()))
+    time.sleep(4)
+    return steady(ctx)
+
+
+def hogs(ctx):
+    held = []
+    for _ in range(40):  # 2 GB, 50 MB at a time: the nanny's memory limit restarts the worker first
+        held.append(bytearray(50 * 2**20))
+        time.sleep(0.05)
+    return steady(ctx)
+
+
 claim("steady", steady)
 claim("dies_once", dies_once)
 claim("always_dies", always_dies)
 claim("raises", raises)
 claim("big", steady, memory_gb_at={"quick": 1000})
 claim("slow", slow)
+claim("naps", naps)
+claim("hogs", hogs)
 '''
 
 
@@ -103,15 +123,25 @@ def test_a_local_cluster_gives_the_verdicts_and_evidence_of_one_job(one_job):
     assert all(r.environment["worker"].startswith("tcp://127.0.0.1:") for r in results)
 
 
-@pytest.fixture(scope="module")
-def separate_cluster(tmp_path_factory):
-    """A scheduler and two single-threaded workers, each its own process, on 127.0.0.1."""
-    folder = tmp_path_factory.mktemp("cluster")
+def family(processes: list[subprocess.Popen]) -> list[psutil.Process]:
+    """``processes`` and every process they started (a nanny's worker), while they run."""
+    members = []
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            members += [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+    return members
+
+
+@contextlib.contextmanager
+def dask_processes(folder: Path, workers: int, *worker_options: str, env: dict | None = None):
+    """A scheduler and ``workers`` single-threaded workers, each its own process, on 127.0.0.1,
+    started in ``folder`` (so that they import the claim packages there); yields the scheduler's
+    address and the processes, killed at the end."""
     scheduler_file = folder / "scheduler.json"
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
-              "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder}
+              "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *worker_options]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder, "env": env}
     processes = [subprocess.Popen([*dask, "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
                                    "--port", "0", "--no-dashboard"], **quiet)]
     try:
@@ -119,16 +149,26 @@ def separate_cluster(tmp_path_factory):
             if scheduler_file.exists() and scheduler_file.read_text().strip():
                 break
             time.sleep(0.1)
-        processes += [subprocess.Popen(worker, **quiet) for _ in range(2)]
+        processes += [subprocess.Popen(worker, **quiet) for _ in range(workers)]
         address = json.loads(scheduler_file.read_text())["address"]
         with distributed.Client(address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
+            client.wait_for_workers(workers, timeout=120)
+        yield address, processes
+    finally:
+        for member in family(processes):  # a nanny first, then its worker: it would start another
+            with contextlib.suppress(psutil.NoSuchProcess):
+                member.kill()
+        for process in processes:
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def separate_cluster(tmp_path_factory):
+    """A scheduler and two workers apart, shared by the tests that do not harm them."""
+    with dask_processes(tmp_path_factory.mktemp("cluster"), 2) as (address, _):
+        with distributed.Client(address, timeout=30) as client:
             workers = set(client.scheduler_info()["workers"])
         yield address, workers
-    finally:
-        for process in processes:
-            process.kill()
-            process.wait()
 
 
 def test_a_scheduler_and_two_workers_apart_give_the_verdicts_and_evidence_of_one_job(separate_cluster, one_job):
@@ -157,6 +197,22 @@ def test_a_worker_whose_software_differs_is_refused(separate_cluster, monkeypatc
     with pytest.raises(SchedulerError, match=r"worker tcp://127\.0\.0\.1:\d+ of .* differs from this process "
                                              r"\(git commit 0123abc here, .* there\)"):
         run_claims([resolve(IDS[0])], Context("quick", 7, "cpu"), scheduler=address)
+
+
+def test_a_claim_no_worker_can_run_is_reported_after_a_bound(separate_cluster, monkeypatch):
+    address, _ = separate_cluster
+    # A claim that needs what no worker offers, past the check at the start (as when the only
+    # worker offering it leaves): it waits in the scheduler's no-worker state, then is reported.
+    monkeypatch.setattr(cluster.ClusterWorkers, "_needs", lambda self, claim: {"GPU": 1})
+    monkeypatch.setattr(cluster.ClusterWorkers, "refuse_unmet", lambda self, claims, context: None)
+    monkeypatch.setattr(cluster, "NO_WORKER_TIMEOUT_S", 1)
+    started = time.monotonic()
+    with pytest.raises(ClaimsCrashed) as crashed:
+        run_claims([resolve(IDS[0])], Context("quick", 7, "cpu"), scheduler=address)
+    assert time.monotonic() - started < 1 + 3 * cluster.WATCH_INTERVAL_S + 10
+    [crash] = crashed.value.crashes
+    assert crash["claims"] == [IDS[0]] and crash["reason"] == (
+        f"no worker of {address} could run it for 1 s (the workers with what it needs left)")
 
 
 def fault_package(folder: Path) -> dict[str, str]:
@@ -267,3 +323,93 @@ def test_without_distributed_the_scheduler_option_says_how_to_install_it(monkeyp
     assert main(["check", IDS[2], "--profile", "quick"]) == 2
     assert capsys.readouterr().err == ("theorems: error: --scheduler needs Dask's distributed, which is not "
                                        "installed: pip install 'theorems[cluster]'\n")
+
+
+def wait_for(path: Path, seconds: float = 120) -> str:
+    """The text of ``path`` once a claim wrote it."""
+    for _ in range(int(seconds * 10)):
+        if path.exists() and path.read_text():
+            return path.read_text()
+        time.sleep(0.1)
+    raise AssertionError(f"{path} was never written")
+
+
+def assert_none_left(members: list[psutil.Process]) -> None:
+    """No process of ``members`` (the command line, the scheduler, the workers) is left running."""
+    assert not [member for member in members if member.is_running() and member.status() != psutil.STATUS_ZOMBIE]
+
+
+def report_on(cluster_address: str, folder: Path, *ids: str) -> subprocess.Popen:
+    """``theorems report IDS --scheduler ADDRESS`` of the fault package, into ``folder / "rep"``."""
+    return subprocess.Popen(command("report", *ids, "--scheduler", cluster_address, "--out", "rep"), cwd=folder,
+                            env=fault_package(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_a_scheduler_lost_mid_run_ends_in_bounded_time_with_the_report_of_what_finished(tmp_path):
+    env = fault_package(tmp_path)
+    with dask_processes(tmp_path, 1, env=env) as (address, processes):
+        run = report_on(address, tmp_path, "faultdemo.steady", "faultdemo.slow")
+        wait_for(tmp_path / "markers" / "slow")  # steady came back before slow started (one group, one worker)
+        processes[0].kill()
+        killed = time.monotonic()
+        members = family([run, *processes])
+        _, stderr = run.communicate(timeout=cluster.RECONNECT_TIMEOUT_S + 60)
+        waited = time.monotonic() - killed
+    assert run.returncode == 5, stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"theorems: lost the Dask scheduler at {address}: no answer for {cluster.RECONNECT_TIMEOUT_S} s, the run "
+        "stopped: the report holds the 1 claims that finished; 1 did not run")
+    assert "Traceback" not in stderr
+    assert cluster.RECONNECT_TIMEOUT_S <= waited < cluster.RECONNECT_TIMEOUT_S + 20
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"] and report["not_run"] == ["faultdemo.slow"]
+    assert report["scheduler_lost"]["waited_s"] == cluster.RECONNECT_TIMEOUT_S
+    assert_none_left(members)
+
+
+def test_a_lost_scheduler_is_one_line_and_exit_5_for_every_command():
+    from theorems.cli import EXIT_CODES, _failure
+
+    lost = SchedulerLost("tcp://127.0.0.1:8786", cluster.RECONNECT_TIMEOUT_S)
+    assert _failure(lost, None) == ("theorems: lost the Dask scheduler at tcp://127.0.0.1:8786: no answer for "
+                                    f"{cluster.RECONNECT_TIMEOUT_S} s, the run stopped", 5)
+    assert f"within\n     {cluster.RECONNECT_TIMEOUT_S} s;" in EXIT_CODES  # (the command line imports no cluster code)
+
+
+def test_a_worker_restarted_by_its_memory_limit_is_reported_out_of_memory_and_the_run_goes_on(tmp_path):
+    # One attempt allowed, so that the scheduler gives up after the second restart.
+    env = {**fault_package(tmp_path), "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}
+    with dask_processes(tmp_path, 1, "--memory-limit", "600MB", env=env) as (address, processes):
+        run = report_on(address, tmp_path, "faultdemo.hogs", "faultdemo.steady")
+        members = family([run, *processes])
+        _, stderr = run.communicate(timeout=240)
+    assert run.returncode == 3, stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    # The module's next claim ran on the restarted worker, not waiting for the one that was gone.
+    assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"] and report["not_run"] == ["faultdemo.hogs"]
+    [crash] = report["crashed"]
+    assert crash["claims"] == ["faultdemo.hogs"]
+    assert crash["reason"] == f"out of memory on worker {crash['worker']} (limit 600 MB)"
+    assert_none_left(members)
+
+
+def test_a_worker_stopped_and_continued_changes_no_verdict_nor_evidence(tmp_path):
+    env = fault_package(tmp_path)
+    with dask_processes(tmp_path, 1, env=env) as (address, processes):
+        run = report_on(address, tmp_path, "faultdemo.naps", "faultdemo.steady")
+        worker = int(wait_for(tmp_path / "markers" / "naps"))
+        os.kill(worker, signal.SIGSTOP)
+        time.sleep(8)  # heartbeats missed, but within the scheduler's worker-ttl
+        os.kill(worker, signal.SIGCONT)
+        members = family([run, *processes])
+        stdout, stderr = run.communicate(timeout=120)
+    # Exit 1 and no other complaint than --package's discipline: the fault package's claims have no broken variant.
+    assert run.returncode == 1 and stdout.strip().splitlines()[-1] == (
+        "report: 2 claims breaking the discipline, marked in the report: faultdemo.naps, faultdemo.steady"), stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert {c["id"]: c["verdict"] for c in report["claims"]} == {"faultdemo.naps": "supported",
+                                                                  "faultdemo.steady": "supported"}
+    alone = json.loads(theorems(tmp_path, "check", "faultdemo.naps", "faultdemo.steady", "--json").stdout)
+    assert [c["evidence"] for c in alone] == [c["evidence"] for c in report["claims"]]
+    assert_none_left(members)

@@ -14,7 +14,13 @@ where the one before it ran, so that they share that worker's caches.
 - Faults. A worker that dies while running a claim (killed, out of memory, node lost) is the
   scheduler's to handle: it runs the task on another worker, up to its ``allowed-failures``
   (``LOCAL_ALLOWED_FAILURES`` on a local cluster), then gives up (``KilledWorker``) and the
-  claims come back as crashes naming the last worker: never a verdict, never dropped.
+  claims come back as crashes naming the last worker (``out of memory on worker X (limit
+  400 MB)`` where its nanny restarted it for its memory limit): never a verdict, never dropped.
+  The run watches the scheduler (``_watch``): a claim is never sent after its group's last
+  worker once that worker is gone (a task pinned to a gone worker waits for it forever), a
+  task left without any worker that can run it for ``NO_WORKER_TIMEOUT_S`` is reported, and a
+  scheduler that stops answering for ``RECONNECT_TIMEOUT_S`` (the client's own reconnection)
+  stops the run with the claims that finished (``SchedulerLost``): never a hang.
 - Reproducibility. A worker whose suite commit, Python or dependency versions differ from this
   process's is refused with one line naming the difference, when the run starts and for each
   claim that comes back (workers may join later): verdicts from a mixed cluster could not be
@@ -25,13 +31,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import logging
 import queue
+import time
 import uuid
 import warnings
 from collections.abc import Callable
 
-from ..errors import SchedulerError
+from ..errors import SchedulerError, SchedulerLost
 from . import environment
 from .context import Context
 from .registry import Claim
@@ -45,6 +53,13 @@ CONNECT_TIMEOUT_S = 10
 FIRST_WORKER_TIMEOUT_S = 60
 # A local cluster runs a claim whose worker died on a new worker twice more before giving up.
 LOCAL_ALLOWED_FAILURES = 2
+# How long a run's client tries to reach a scheduler it lost (restarted, its machine rebooted)
+# before the run stops with the claims that finished.
+RECONNECT_TIMEOUT_S = 30
+# How long a claim may wait for a worker that can run it (every such worker left) before it is
+# reported as crashed; and how often the run asks the scheduler about its waiting tasks.
+NO_WORKER_TIMEOUT_S = 120
+WATCH_INTERVAL_S = 2.0
 INSTALL_HINT = "pip install 'theorems[cluster]'"
 
 _connections: dict[str, tuple] = {}  # scheduler (or "local <n>") -> (client, local cluster or None)
@@ -56,6 +71,11 @@ def _distributed():
     except ImportError:
         raise SchedulerError(f"--scheduler needs Dask's distributed, which is not installed: {INSTALL_HINT}") from None
     return distributed
+
+
+def _unreachable() -> tuple[type[Exception], ...]:
+    """What the client raises when it has lost its scheduler."""
+    return OSError, _distributed().client.ClosedClientError  # (CommClosedError is an OSError)
 
 
 def _connection_key(scheduler: str, local_workers: int) -> str:
@@ -134,9 +154,17 @@ class ClusterWorkers:
         self._client, _ = _connect(scheduler, local_workers)
         self._task = (context, packages, prepare)
         self._software = worker_software()
-        self._futures: dict = {}  # each task's future -> (its claim's id, the rest of its group, priority)
+        self._futures: dict = {}  # each task's future -> (its claim, the rest of its group, priority)
         self._done: queue.Queue = queue.Queue()  # futures as they finish
         self._run = uuid.uuid4().hex[:8]
+        # distributed's Client reconnects for as long as its timeout, which had bounded the
+        # first connection (it has no public setter).
+        self._client._timeout = RECONNECT_TIMEOUT_S
+        self._lost_since: float | None = None  # when the scheduler stopped answering
+        self._watched = time.monotonic()  # when the run last asked the scheduler (``_watch``)
+        self._memory_limits: dict[str, int] = {}  # each worker seen -> its memory limit in bytes (0: none)
+        self._sent = itertools.count()  # a claim sent again (``_watch``) is a new task, under a new key
+        self._unsent: list[tuple[list[Claim], int]] = []  # groups not sent: the scheduler was lost
         try:
             self._client.wait_for_workers(1, timeout=FIRST_WORKER_TIMEOUT_S)
         except TimeoutError:
@@ -145,6 +173,7 @@ class ClusterWorkers:
         for address, software in sorted(self._client.run(worker_software).items()):
             self._refuse_if_different(software, address)
         self.count = len(self._client.scheduler_info()["workers"])
+        self._watch_scheduler()
 
     def _refuse_if_different(self, software: dict, address: str) -> None:
         differences = environment.software_differences(self._software, software)
@@ -181,11 +210,20 @@ class ClusterWorkers:
 
     def _submit(self, group: list[Claim], priority: int, after: str | None) -> None:
         claim, rest = group[0], group[1:]
-        where = {"workers": [after], "allow_other_workers": True} if after else {}
-        future = self._client.submit(run_claim_task, claim.id, *self._task, key=f"theorems-{self._run}-{claim.id}",
-                                     resources=self._needs(claim) or None, priority=priority, pure=False, retries=0,
-                                     **where)
-        self._futures[future] = (claim.id, rest, priority)
+        try:
+            # Pinned only to a worker that is there: the scheduler keeps a task pinned to a gone
+            # worker waiting for it, although other workers are allowed (``_watch`` frees one
+            # whose worker leaves later).
+            there = after is not None and after in self._client.scheduler_info()["workers"]
+            where = {"workers": [after], "allow_other_workers": True} if there else {}
+            future = self._client.submit(run_claim_task, claim.id, *self._task,
+                                         key=f"theorems-{self._run}-{claim.id}-{next(self._sent)}",
+                                         resources=self._needs(claim) or None, priority=priority, pure=False,
+                                         retries=0, **where)
+        except _unreachable():  # the scheduler is lost: sent again once it answers (``_watch``)
+            self._unsent.append((group, priority))
+            return
+        self._futures[future] = (claim, rest, priority)
         future.add_done_callback(self._done.put)  # called in the client's thread when it finishes
 
     def _finished(self, timeout: float | None) -> list:
@@ -198,16 +236,18 @@ class ClusterWorkers:
         return [future for future in done if future in self._futures]  # (not one cancelled by ``stop``)
 
     def arrived(self, timeout: float | None) -> list[ClaimOutcome]:
-        outcomes = []
+        outcomes = self._watch()
         for future in self._finished(timeout):
-            claim_id, rest, priority = self._futures.pop(future)
+            if future.cancelled() and self._client.status != "running":  # the client lost the scheduler
+                continue  # (left in ``_futures``, for ``_watch`` to send again or give up)
+            claim, rest, priority = self._futures.pop(future)
             if future.status == "finished":
                 outcome = future.result()
                 self._refuse_if_different({key: outcome.environment.get(key) for key in environment.SOFTWARE},
                                           outcome.worker)
             else:
                 worker, reason = self._failure(future)
-                outcome = ClaimOutcome(claim_id, None, [], 0.0, {}, {}, reason, worker)
+                outcome = ClaimOutcome(claim.id, None, [], 0.0, {}, {}, reason, worker)
             outcomes.append(outcome)
             if rest:
                 self._submit(rest, priority, outcome.worker if "://" in outcome.worker else None)
@@ -220,15 +260,83 @@ class ClusterWorkers:
         error = future.exception()
         killed = _distributed().KilledWorker
         if isinstance(error, killed):
-            return (error.last_worker.address,
+            address = error.last_worker.address
+            restarted = {event["worker"] for _, event in self._client.get_events("worker-restart-memory")}
+            if address in restarted:  # its nanny restarted it for its memory limit
+                limit = self._memory_limits.get(address)
+                return address, f"out of memory on worker {address}" + (f" (limit {limit / 1e6:.0f} MB)" if limit
+                                                                         else "")
+            return (address,
                     f"its worker died while running it (killed, out of memory or lost) on {error.allowed_failures + 1} "
                     "workers in turn: the scheduler's allowed-failures")
         return f"a worker of {self.scheduler}", f"{type(error).__name__}: {error}"
 
+    def _watch(self) -> list[ClaimOutcome]:
+        """The run's watchdog, every ``WATCH_INTERVAL_S``: a lost scheduler (its tasks are sent
+        again once it answers, ``SchedulerLost`` after ``RECONNECT_TIMEOUT_S``), and crashes for
+        the tasks that no worker could run for ``NO_WORKER_TIMEOUT_S``."""
+        now = time.monotonic()
+        if self._client.status != "running":
+            self._lost_since = self._lost_since or now
+            waited = now - self._lost_since
+            # The client gives up by itself after RECONNECT_TIMEOUT_S (closed); the margin covers a
+            # reconnection that hangs.
+            if self._client.status in ("closing", "closed") or waited > RECONNECT_TIMEOUT_S + WATCH_INTERVAL_S:
+                raise SchedulerLost(self.scheduler, max(waited, RECONNECT_TIMEOUT_S))
+            return []
+        if self._lost_since is not None or self._unsent:  # it answers again, without the tasks it had
+            self._lost_since = None
+            lost = [([claim, *rest], priority) for future, (claim, rest, priority) in self._futures.items()
+                    if future.cancelled()]
+            self._futures = {future: task for future, task in self._futures.items() if not future.cancelled()}
+            lost, self._unsent = lost + self._unsent, []
+            for group, priority in lost:
+                self._submit(group, priority, None)
+        if now - self._watched < WATCH_INTERVAL_S:
+            return []
+        self._watched = now
+        try:
+            stuck, orphans = self._watch_scheduler()
+        except _unreachable():
+            return []  # (the client's status says so by the next call)
+        outcomes = []
+        for future, (claim, rest, priority) in list(self._futures.items()):
+            if future.key in orphans:  # pinned to a worker that left: sent again, to any worker
+                del self._futures[future]
+                future.cancel()
+                self._submit([claim, *rest], priority, None)
+            elif future.key in stuck:  # the rest of its group too: a worker for it would be missing as well
+                del self._futures[future]
+                future.cancel()
+                outcomes += [ClaimOutcome(each.id, None, [], 0.0, {}, {}, f"no worker of {self.scheduler} could run it "
+                                          f"for {NO_WORKER_TIMEOUT_S} s (the workers with what it needs left)",
+                                          f"a worker of {self.scheduler}") for each in [claim, *rest]]
+        return outcomes
+
+    def _watch_scheduler(self) -> tuple[set[str], set[str]]:
+        """Ask the scheduler for its workers (their memory limits are kept, for the crash of a
+        claim whose worker the limit restarted) and for this run's tasks that wait for a worker
+        (``no-worker``): the keys of those that waited longer than ``NO_WORKER_TIMEOUT_S``, and
+        of those pinned to workers that are gone."""
+        def look(dask_scheduler, keys: set, bound: float):  # on the scheduler, which need not import the suite
+            import time as clock
+
+            waiting = [(task, since) for task, since in dask_scheduler.unrunnable.items() if task.key in keys]
+            stuck = {task.key for task, since in waiting if clock.monotonic() - since > bound}
+            orphans = {task.key for task, _ in waiting
+                       if task.worker_restrictions and not task.worker_restrictions & dask_scheduler.workers.keys()}
+            return {address: worker.memory_limit for address, worker in dask_scheduler.workers.items()}, stuck, orphans
+
+        keys = {future.key for future in self._futures}
+        limits, stuck, orphans = self._client.run_on_scheduler(look, keys=keys, bound=NO_WORKER_TIMEOUT_S)
+        self._memory_limits.update(limits)
+        return stuck, orphans
+
     def stop(self) -> None:
         """Cancel the run's tasks; a local cluster is shut down with its workers."""
-        with contextlib.suppress(Exception):
-            self._client.cancel(list(self._futures), force=True)
+        if self._client.status == "running":  # (a client that lost its scheduler has nothing to cancel)
+            with contextlib.suppress(Exception):
+                self._client.cancel(list(self._futures), force=True)
         self._futures.clear()
         if self.local:
             _disconnect(self._key)

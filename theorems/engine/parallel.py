@@ -50,7 +50,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..errors import CheckCrashed, ClaimsCrashed, Interrupted
+from ..errors import CheckCrashed, ClaimsCrashed, Interrupted, SchedulerLost
 from . import resources
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
@@ -278,7 +278,7 @@ def run_claims(selected: list[Claim], context: Context, jobs: int = 1, desc: str
     try:
         results = _run_each([claim for claim in closure if claim.id not in known], context, jobs, desc,
                             expected_seconds, packages, prepare, scheduler)
-    except (Interrupted, ClaimsCrashed) as stopped:
+    except (Interrupted, ClaimsCrashed, SchedulerLost) as stopped:
         attach_dependencies([*stopped.finished, *known.values()], registered)
         for result in stopped.finished:
             _FINISHED[_finished_key(result.claim, context)] = result
@@ -411,7 +411,8 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
     """Run ``selected`` on ``workers``: submit them by group, the longest first, and collect
     each outcome as it comes back. Returns the results (in the order they came) and the
     crashes, one per worker and reason. A stop signal stops the workers and raises
-    ``Interrupted`` with what came back; any other failure stops them and propagates."""
+    ``Interrupted`` with what came back, a lost scheduler ``SchedulerLost`` with the same and
+    the crashes; any other failure stops them and propagates."""
     from tqdm import tqdm
 
     by_id = {claim.id: claim for claim in selected}
@@ -449,6 +450,11 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
             workers.stop()
             finished = [results[claim.id] for claim in selected if claim.id in results]
             raise Interrupted(finished, stop.signum or signal.SIGINT) from None
+        except SchedulerLost as lost:
+            workers.stop()
+            lost.finished = [results[claim.id] for claim in selected if claim.id in results]
+            lost.crashes = list(crashes.values())
+            raise
         except BaseException:
             workers.stop()
             raise
