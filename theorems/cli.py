@@ -369,7 +369,7 @@ def command_check(args) -> int:
         from .engine.environment import describe
         from .report import claim_document
 
-        environment = describe(context)
+        environment = describe(context, tuple(args.package or ()))
         print(json.dumps([{**claim_document(r), "environment": environment} for r in results], indent=1,
                          ensure_ascii=False))
         return 0
@@ -414,7 +414,8 @@ def command_report(args) -> int:
     not_run = [claim.id for claim in selected if claim.id not in finished]
     interrupted = {"signal": signal.Signals(stopped).name, "not_run": not_run} if stopped else None
     run = {"profile": context.profile, "seed": context.seed, "device": context.device,
-           "seconds": round(time.perf_counter() - started, 1), "environment": environment.describe(context),
+           "seconds": round(time.perf_counter() - started, 1),
+           "environment": environment.describe(context, tuple(args.package or ())),
            **({"scheduler": args.scheduler} if args.scheduler else {}),
            **({"claim_packages": args.package,
                "claim_projects": [environment.claim_package(package) for package in args.package]}

@@ -5,14 +5,18 @@ claim is retried), one that always dies and a check that raises (reported as cra
 the worker and the reason), a worker restarted by its memory limit (out of memory, the run goes
 on), a worker stopped and continued, a claim no worker can run, a scheduler lost mid-run (exit
 5 in bounded time, the report of what finished), a cluster without the resources a claim
-needs, a worker whose software differs, an unreachable scheduler, and no ``distributed``."""
+needs, a worker whose software differs (a dependency, an edited or an extra module), two
+clients at once, an unreachable scheduler, an address where something else answers, and no
+``distributed`` installed."""
 
 import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -164,15 +168,18 @@ def dask_processes(folder: Path, workers: int, *worker_options: str, env: dict |
 
 @pytest.fixture(scope="module")
 def separate_cluster(tmp_path_factory):
-    """A scheduler and two workers apart, shared by the tests that do not harm them."""
-    with dask_processes(tmp_path_factory.mktemp("cluster"), 2) as (address, _):
+    """A scheduler and two workers apart, shared by the tests that do not harm them, in a folder
+    that holds the fault package (the workers import it from there, as a client does from its own
+    folder)."""
+    folder = tmp_path_factory.mktemp("cluster")
+    with dask_processes(folder, 2, env=fault_package(folder)) as (address, _):
         with distributed.Client(address, timeout=30) as client:
             workers = set(client.scheduler_info()["workers"])
-        yield address, workers
+        yield address, workers, folder
 
 
 def test_a_scheduler_and_two_workers_apart_give_the_verdicts_and_evidence_of_one_job(separate_cluster, one_job):
-    address, workers = separate_cluster
+    address, workers, _ = separate_cluster
     results = run_claims([resolve(i) for i in IDS], Context("quick", 7, "cpu"), jobs=1, scheduler=address)
     assert [comparable(r) for r in results] == one_job
     # Each claim's record says which worker ran it, with that worker's machine and software.
@@ -182,25 +189,26 @@ def test_a_scheduler_and_two_workers_apart_give_the_verdicts_and_evidence_of_one
 
 
 def test_a_cluster_without_the_resources_a_claim_needs_is_refused_naming_it(separate_cluster, tmp_path):
-    address, _ = separate_cluster
+    address, _, _ = separate_cluster
     done = theorems(tmp_path, "check", "faultdemo.big", "faultdemo.steady", "--scheduler", address)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "faultdemo.big (MEMORY_GB=1000)" in done.stderr and "faultdemo.steady" not in done.stderr
 
 
-def test_a_worker_whose_software_differs_is_refused(separate_cluster, monkeypatch):
-    address, _ = separate_cluster
-    machine = environment.machine(Context("quick", 7, "cpu").device)
-    # The client's own record changed, the workers' not: the two differ in the suite's commit.
-    monkeypatch.setattr(environment, "machine", lambda device: {**machine, "git_commit": "0123abc"})
+def test_a_worker_whose_dependencies_differ_is_refused_naming_the_versions(separate_cluster, monkeypatch):
+    address, _, _ = separate_cluster
+    software = environment.software
+    # The client's own record changed, the workers' not: the two differ in numpy's version.
+    monkeypatch.setattr(environment, "software", lambda packages: {
+        **software(packages), "packages": {**software(packages)["packages"], "numpy": "0.0.1"}})
     with pytest.raises(SchedulerError, match=r"worker tcp://127\.0\.0\.1:\d+ of .* differs from this process "
-                                             r"\(git commit 0123abc here, .* there\)"):
+                                             r"\(numpy 0\.0\.1 here, .* there\)"):
         run_claims([resolve(IDS[0])], Context("quick", 7, "cpu"), scheduler=address)
 
 
 def test_a_claim_no_worker_can_run_is_reported_after_a_bound(separate_cluster, monkeypatch):
-    address, _ = separate_cluster
+    address, _, _ = separate_cluster
     # A claim that needs what no worker offers, past the check at the start (as when the only
     # worker offering it leaves): it waits in the scheduler's no-worker state, then is reported.
     monkeypatch.setattr(cluster.ClusterWorkers, "_needs", lambda self, claim: {"GPU": 1})
@@ -213,6 +221,48 @@ def test_a_claim_no_worker_can_run_is_reported_after_a_bound(separate_cluster, m
     [crash] = crashed.value.crashes
     assert crash["claims"] == [IDS[0]] and crash["reason"] == (
         f"no worker of {address} could run it for 1 s (the workers with what it needs left)")
+
+
+@pytest.mark.parametrize("module, text, named", [
+    ("extra.py", "CASES = 2\n", "faultdemo/extra.py only there"),
+    ("__init__.py", FAULTS + "CASES = 2\n", "faultdemo/__init__.py edited")])
+def test_a_worker_whose_software_differs_is_refused(module, text, named, separate_cluster, tmp_path):
+    """A worker's package with an extra module, or an edited one: neither shows in a commit or a
+    dirty flag (an untracked module; here the package is not even in git), the files do."""
+    address, _, folder = separate_cluster
+    changed = folder / "faultdemo" / module
+    changed.write_text(text, encoding="utf-8")
+    try:
+        done = theorems(tmp_path, "check", "faultdemo.steady", "--scheduler", address)
+    finally:
+        fault_package(folder)
+        (folder / "faultdemo" / "extra.py").unlink(missing_ok=True)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "differs from this process (" + named + ")" in done.stderr
+    assert done.stderr.startswith("theorems: error: the worker tcp://127.0.0.1:")
+
+
+def test_two_clients_at_once_give_each_the_evidence_of_one_job(separate_cluster, tmp_path):
+    """Two runs of the same claims with different seeds on one cluster: neither cancels the
+    other's chunks (their keys hold each run's id), and each gives the evidence of one job."""
+    address, _, _ = separate_cluster
+    claims = ["burkholz2024.lemma2_1.corrected"]  # the claim that crashed in the issue
+
+    def evidence(seed: int, *more: str) -> list:
+        done = subprocess.run([sys.executable, "-m", "theorems", "check", *claims, "--profile", "quick", "--seed",
+                               str(seed), "--json", *more], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return [(claim["id"], claim["verdict"], claim["evidence"]) for claim in json.loads(done.stdout)]
+
+    on_cluster = {}
+    runs = [threading.Thread(target=lambda seed=seed: on_cluster.update({seed: evidence(seed, "--scheduler", address)}))
+            for seed in (7, 8)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    assert on_cluster == {seed: evidence(seed, "--jobs", "1") for seed in (7, 8)}
 
 
 def fault_package(folder: Path) -> dict[str, str]:
@@ -308,6 +358,36 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("theorems: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.0 400 Bad Request\r\n\r\n", b""])
+def test_an_address_where_something_else_answers_is_not_a_dask_scheduler(answer, tmp_path):
+    """A server that answers with other bytes (Dask read them as a frame's length and tried to
+    allocate exabytes), or that accepts and says nothing: one line, exit 2, in bounded time."""
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+
+    def serve():
+        with server:
+            while True:
+                try:
+                    connection, _ = server.accept()
+                except OSError:
+                    return
+                accepted.append(connection)
+                connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        done = theorems(tmp_path, "check", "faultdemo.steady", "--scheduler", address)
+    finally:
+        server.close()
+        for connection in accepted:
+            connection.close()
+    assert done.returncode == 2
+    assert done.stderr == f"theorems: error: {address} is not a Dask scheduler: something answers there, but not " \
+                          f"with Dask's protocol within {cluster.CONNECT_TIMEOUT_S} s\n"
 
 
 @pytest.mark.parametrize("scheduler", ["", "tcp://host 8786"])

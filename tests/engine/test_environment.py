@@ -59,3 +59,32 @@ def test_a_claim_package_records_its_projects_version_commit_and_dirty_tree(tmp_
     environment.claim_package.cache_clear()
     installed = environment.claim_package("numpy")
     assert (installed["distribution"], installed["version"]) == ("numpy", metadata.version("numpy"))
+
+
+def test_the_software_files_are_every_module_of_the_suite_and_the_claim_packages_tracked_or_not(tmp_path,
+                                                                                                monkeypatch):
+    """What a cluster's workers must share with the client: every .py file where it would be
+    imported from (an untracked one too), never a compiled file; one digest for them all."""
+    package = tmp_path / "toydigest"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"compiled")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    files = environment.software_files(("toydigest.claims", "absentdigest"))
+    assert "theorems/engine/environment.py" in files and "toydigest/__init__.py" in files
+    assert files["absentdigest"] == "not importable"
+    assert not any(name.endswith(".pyc") for name in files)
+    (package / "extra.py").write_text("CASES = 2\n", encoding="utf-8")  # in no commit
+    more = environment.software_files(("toydigest",))
+    assert "toydigest/extra.py" in more
+    assert environment.digest_of(more) != environment.digest_of({name: sha for name, sha in more.items()
+                                                                 if name != "toydigest/extra.py"})
+    assert environment.software_differences(environment.software(()), {
+        **environment.software(()), "files": more}) == ["toydigest/__init__.py only there, and 1 more file"]
+    assert environment.software_differences(environment.software(("toydigest",)), {
+        **environment.software(()), "files": files}) == ["absentdigest not importable there, and 1 more file"]
+
+
+def test_describe_records_the_digest_of_the_code_that_ran():
+    record = environment.describe(Context("quick", 7, "cpu"))
+    assert record["software_digest"] == environment.digest_of(environment.software_files())

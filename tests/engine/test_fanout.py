@@ -46,3 +46,38 @@ def test_on_a_cluster_chunks_that_do_not_pickle_run_in_the_claims_own_task(monke
         results = client.submit(claim, pure=False).result()
     assert [det for det, _ in results] == [0, 1, 2, 3]
     assert len({task for _, task in results}) == 1
+
+
+def test_on_a_cluster_chunk_keys_name_the_claims_task_and_so_its_run(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from theorems.engine import fanout
+
+    monkeypatch.setattr(fanout, "WORTHWHILE_S", 0)
+
+    def where(chunk):
+        return str(distributed.get_worker().get_current_task())
+
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
+          as cluster, distributed.Client(cluster) as client):
+        tasks = client.submit(map_chunks, where, [[k] for k in range(4)], key="theorems-run1-paper.claim").result()
+    assert tasks[0] == "theorems-run1-paper.claim"  # the first chunk runs in the claim's own task
+    assert all(task.startswith("theorems-run1-paper.claim-chunks-") for task in tasks[1:])
+
+
+def test_a_client_that_releases_its_chunks_never_cancels_another_clients_same_chunks():
+    """Two runs scatter the same chunk (the same claim, seed and sizes); one cancels it at once
+    (its sweep stopped), the other's task must still finish. With keys derived from the content
+    both held one key, and the other run's task failed ("lost dependencies") in most rounds."""
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+
+    from theorems.engine.fanout import submit_chunks
+
+    payloads = [cloudpickle.dumps((len, b"chunk" * 200))]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") \
+            as cluster, distributed.Client(cluster) as keeper, distributed.Client(cluster) as canceller:
+        for round_ in range(10):
+            kept = submit_chunks(keeper, payloads, f"theorems-keeper-claim{round_}")
+            cancelled = submit_chunks(canceller, payloads, f"theorems-canceller-claim{round_}")
+            canceller.cancel(cancelled)
+            assert [future.result(timeout=30)[0] for future in kept] == [1000]

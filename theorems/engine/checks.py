@@ -189,8 +189,9 @@ def property_search(
                 # Hypothesis warns when the global `random` state changes while a strategy draws; under
                 # `-W error` (a project's filterwarnings) the warning fails that example, and its replay
                 # passes: a FlakyFailure. The state is changed by the host process (a finalizer run by a
-                # garbage collection during a draw, another thread), never by the suite's strategies, which
-                # draw only from Hypothesis (tests/test_layout.py: no suite module imports `random`).
+                # garbage collection during a draw; another thread, as Dask's jittered heartbeats on a
+                # cluster worker), never by the suite's strategies, which draw only from Hypothesis
+                # (tests/test_layout.py: no suite module imports `random`).
                 warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
                                         category=HypothesisDeprecationWarning)
                 test()

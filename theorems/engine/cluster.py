@@ -21,10 +21,13 @@ where the one before it ran, so that they share that worker's caches.
   task left without any worker that can run it for ``NO_WORKER_TIMEOUT_S`` is reported, and a
   scheduler that stops answering for ``RECONNECT_TIMEOUT_S`` (the client's own reconnection)
   stops the run with the claims that finished (``SchedulerLost``): never a hang.
-- Reproducibility. A worker whose suite commit, Python or dependency versions differ from this
-  process's is refused with one line naming the difference, when the run starts and for each
-  claim that comes back (workers may join later): verdicts from a mixed cluster could not be
-  reproduced. Each claim's record says where it ran (``ClaimResult.environment``).
+- Reproducibility. A worker whose code (any .py file of the suite or of a ``--package``,
+  tracked or not: ``environment.software_files``), Python or dependency versions differ from
+  this process's is refused with one line naming the first difference, when the run starts and
+  for each claim that comes back (workers may join later): verdicts from a mixed cluster could
+  not be reproduced. Each claim's record says where it ran (``ClaimResult.environment``).
+- Isolation. Every key a run gives Dask holds its run id (its claims', and their chunks' data
+  and tasks, ``fanout``): clients sharing a cluster never share, nor cancel, each other's keys.
 """
 
 from __future__ import annotations
@@ -34,9 +37,9 @@ import contextlib
 import itertools
 import logging
 import queue
+import socket
 import time
 import uuid
-import warnings
 from collections.abc import Callable
 
 from ..errors import SchedulerError, SchedulerLost
@@ -45,7 +48,6 @@ from .context import Context
 from .registry import Claim
 from .runner import ClaimResult
 from .tasks import ClaimOutcome, run_group
-from .vocabulary import Device
 
 LOCAL = "local"  # --scheduler local: a LocalCluster on this machine
 CONNECT_TIMEOUT_S = 10
@@ -102,13 +104,52 @@ def _connect(scheduler: str, local_workers: int):
         client = distributed.Client(cluster)
     else:
         cluster = None
+        _refuse_unless_dask(scheduler)
         try:
             client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S)
-        except Exception as error:  # OSError, TimeoutError, ValueError for a malformed address
+        except Exception as error:  # OSError, TimeoutError
             raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: "
                                  f"{type(error).__name__}: {error}") from None
     _connections[key] = (client, cluster)
     return client, cluster
+
+
+def _refuse_unless_dask(scheduler: str) -> None:
+    """Refuse ``scheduler`` unless Dask's handshake with it completes within
+    ``CONNECT_TIMEOUT_S``. Dask's client alone waits forever on a server that accepts and says
+    nothing, and reads another protocol's first bytes as a message's length (an HTTP server's
+    gave "MemoryError: Unable to allocate 3.07 EiB")."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        # (connect's own timeout bounds its attempts to connect, not always its handshake)
+        comm = await asyncio.wait_for(connect(scheduler, timeout=CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S + 1)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except Exception as error:  # OSError, TimeoutError, MemoryError, ValueError for a malformed address
+        if _answers(scheduler):
+            raise SchedulerError(f"{scheduler} is not a Dask scheduler: something answers there, "
+                                 f"but not with Dask's protocol within {CONNECT_TIMEOUT_S} s") from None
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: "
+                             f"{type(error).__name__}: {error}") from None
+
+
+def _answers(scheduler: str) -> bool:
+    """Whether a TCP connection to ``scheduler`` (a tcp:// address) is accepted."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(scheduler)
+        if protocol != "tcp":
+            return False
+        with socket.create_connection(parse_host_port(location), timeout=CONNECT_TIMEOUT_S):
+            return True
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def _disconnect(key: str) -> None:
@@ -125,20 +166,14 @@ def _disconnect_all() -> None:
         _disconnect(key)
 
 
-def worker_software() -> dict:
-    """On a worker: what a run's processes must share (``environment.SOFTWARE``)."""
-    machine = environment.machine(Device.CPU)
-    return {key: machine[key] for key in environment.SOFTWARE}
+def worker_software(packages: tuple[str, ...]) -> dict:
+    """On a worker: what a run's processes must share (``environment.software``)."""
+    return environment.software(packages)
 
 
 def run_claim_task(claim_id: str, context: Context, packages: tuple[str, ...],
                    prepare: Callable[[ClaimResult], None] | None) -> ClaimOutcome:
     """A cluster task: one claim (``tasks.run_group``)."""
-    # Dask's own threads (heartbeats, their jittered intervals) draw from the global `random`
-    # while a Hypothesis search generates examples, and Hypothesis, which reseeds that module for
-    # each example, takes the change for a strategy using it. The suite's strategies never do
-    # (the same searches in one process give no such warning, and the same evidence).
-    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies")
     [outcome] = run_group([claim_id], context, packages, prepare)
     return outcome
 
@@ -153,7 +188,8 @@ class ClusterWorkers:
         self._key = _connection_key(scheduler, local_workers)
         self._client, _ = _connect(scheduler, local_workers)
         self._task = (context, packages, prepare)
-        self._software = worker_software()
+        self._software = environment.software(packages)
+        self._digest = environment.digest_of(self._software["files"])
         self._futures: dict = {}  # each task's future -> (its claim, the rest of its group, priority)
         self._done: queue.Queue = queue.Queue()  # futures as they finish
         self._run = uuid.uuid4().hex[:8]
@@ -170,16 +206,30 @@ class ClusterWorkers:
         except TimeoutError:
             raise SchedulerError(f"the Dask scheduler at {scheduler} has no workers "
                                  f"(waited {FIRST_WORKER_TIMEOUT_S} s)") from None
-        for address, software in sorted(self._client.run(worker_software).items()):
+        for address, software in sorted(self._client.run(worker_software, packages).items()):
             self._refuse_if_different(software, address)
         self.count = len(self._client.scheduler_info()["workers"])
         self._watch_scheduler()
 
-    def _refuse_if_different(self, software: dict, address: str) -> None:
-        differences = environment.software_differences(self._software, software)
+    def _refuse_if_different(self, software: dict, address: str, recorded: str | None = None) -> None:
+        """Refuse the worker at ``address`` if its ``software`` differs from this process's, or the
+        digest it ``recorded`` for the code a claim ran with does (its files changed since)."""
+        differences = environment.software_differences(self._software, software) or \
+            ([f"software digest {self._digest[:12]} here, {recorded[:12]} there"]
+             if recorded not in (None, self._digest) else [])
         if differences:
             raise SchedulerError(f"the worker {address} of {self.scheduler} differs from this process "
                                  f"({'; '.join(differences)}): verdicts from a mixed cluster cannot be reproduced")
+
+    def _refuse_if_changed(self, outcome: ClaimOutcome) -> None:
+        """Refuse the worker that ran ``outcome`` if its code or versions differ from this process's
+        (one that joined after the run started, or whose files changed since)."""
+        ran = outcome.environment
+        if (ran.get("software_digest"), ran.get("python"), ran.get("packages")) != \
+                (self._digest, self._software["python"], self._software["packages"]):
+            worker = outcome.worker
+            software = self._client.run(worker_software, self._task[1], workers=[worker])[worker]
+            self._refuse_if_different(software, worker, ran.get("software_digest"))
 
     def _needs(self, claim: Claim) -> dict[str, float]:
         """What a worker must offer to run ``claim``: on a local cluster nothing (the machine is
@@ -243,8 +293,7 @@ class ClusterWorkers:
             claim, rest, priority = self._futures.pop(future)
             if future.status == "finished":
                 outcome = future.result()
-                self._refuse_if_different({key: outcome.environment.get(key) for key in environment.SOFTWARE},
-                                          outcome.worker)
+                self._refuse_if_changed(outcome)
             else:
                 worker, reason = self._failure(future)
                 outcome = ClaimOutcome(claim.id, None, [], 0.0, {}, {}, reason, worker)

@@ -9,6 +9,8 @@ are meant to be the same for any seed, device and release inside the tested rang
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import os
 import platform
 import subprocess
@@ -149,27 +151,83 @@ def machine(device: Device) -> dict:
     }
 
 
-# What two processes must share for one run's verdicts to be reproducible together: a worker
-# that differs from the client in one of these is refused (``engine.cluster``).
-SOFTWARE = ("python", "packages", "git_commit")
+def _package_files(top_level: str) -> dict[str, Path] | None:
+    """The .py files of the package (or module) ``top_level`` where this process imports it from,
+    as ``top_level/path`` -> file, found without importing it; None when it cannot be imported."""
+    try:
+        spec = importlib.util.find_spec(top_level)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if not spec.submodule_search_locations:
+        return {Path(spec.origin).name: Path(spec.origin)} if spec.origin and spec.origin.endswith(".py") else {}
+    return {f"{top_level}/{file.relative_to(folder).as_posix()}": file
+            for folder in map(Path, spec.submodule_search_locations) for file in folder.rglob("*.py")
+            if "__pycache__" not in file.parts}
+
+
+NOT_IMPORTABLE = "not importable"
+
+
+def software_files(packages: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each .py file of the suite and of the claim packages ``packages`` (``--package``), tracked by
+    git or not, as ``package/path`` -> the SHA-256 of its bytes: what a run imports, which a commit
+    and a dirty flag do not pin (an untracked module is imported all the same). A package that
+    cannot be imported here is listed as ``package`` -> ``NOT_IMPORTABLE``."""
+    files = {}
+    for top_level in dict.fromkeys(["theorems", *(package.split(".", 1)[0] for package in packages)]):
+        found = _package_files(top_level)
+        if found is None:
+            files[top_level] = NOT_IMPORTABLE
+        else:
+            files.update((name, hashlib.sha256(file.read_bytes()).hexdigest()) for name, file in found.items())
+    return dict(sorted(files.items()))
+
+
+def digest_of(files: dict[str, str]) -> str:
+    """One SHA-256 for ``software_files``: equal digests, equal code."""
+    return hashlib.sha256("".join(f"{name} {sha}\n" for name, sha in files.items()).encode()).hexdigest()
+
+
+@functools.cache
+def software_digest(packages: tuple[str, ...] = ()) -> str:
+    """The digest of the code this process runs claims of ``packages`` with (read once: recorded
+    with each claim, provenance as the commit is, never compared as evidence)."""
+    return digest_of(software_files(packages))
+
+
+def software(packages: tuple[str, ...]) -> dict:
+    """What two processes must share for one run's verdicts to be reproducible together: Python,
+    the dependencies' versions and every file of the code (a worker that differs from the client
+    is refused, ``engine.cluster``)."""
+    return {"python": sys.version.split()[0], "packages": {name: _version(name) for name in PACKAGES},
+            "files": software_files(packages)}
 
 
 def software_differences(mine: dict, theirs: dict) -> list[str]:
-    """What differs between two ``machine`` records in ``SOFTWARE``, one phrase each
-    ("numpy 2.3.1 here, 2.2.0 there")."""
-    differences = []
-    for key in SOFTWARE:
-        if key == "packages":
-            ours, others = mine.get(key, {}), theirs.get(key, {})
-            differences += [f"{name} {ours.get(name)} here, {others.get(name)} there"
-                            for name in sorted(set(ours) | set(others)) if ours.get(name) != others.get(name)]
-        elif mine.get(key) != theirs.get(key):
-            differences.append(f"{key.replace('_', ' ')} {mine.get(key)} here, {theirs.get(key)} there")
+    """What differs between two ``software`` records, one phrase each ("numpy 2.3.1 here, 2.2.0
+    there"), the files by the first that differs."""
+    differences = [f"python {mine['python']} here, {theirs['python']} there"] if mine["python"] != theirs["python"] \
+        else []
+    ours, others = mine["packages"], theirs["packages"]
+    differences += [f"{name} {ours.get(name)} here, {others.get(name)} there"
+                    for name in sorted(set(ours) | set(others)) if ours.get(name) != others.get(name)]
+    ours, others = mine["files"], theirs["files"]
+    changed = [name for name in sorted(set(ours) | set(others)) if ours.get(name) != others.get(name)]
+    if changed:
+        first = changed[0]
+        how = ("not importable here" if ours.get(first) == NOT_IMPORTABLE
+               else "not importable there" if others.get(first) == NOT_IMPORTABLE
+               else "only there" if first not in ours else "only here" if first not in others else "edited")
+        more = f", and {len(changed) - 1} more file{'s' * (len(changed) > 2)}" if len(changed) > 1 else ""
+        differences.append(f"{first} {how}{more}")
     return differences
 
 
-def describe(context: Context) -> dict:
-    """Everything needed to rerun ``context``'s run and get the same evidence."""
+def describe(context: Context, packages: tuple[str, ...] = ()) -> dict:
+    """Everything needed to rerun ``context``'s run (of the claim packages ``packages``) and get
+    the same evidence."""
     return {
         "profile": context.profile,
         "seed": context.seed,
@@ -178,5 +236,6 @@ def describe(context: Context) -> dict:
                           "note": "examples per randomized check; each check's evidence records its sizes and trials"},
         "rerun": f"--profile {context.profile} --seed {context.seed} --device {context.device}",
         **machine(context.device),
+        "software_digest": software_digest(tuple(packages)),
         "command": " ".join(["theorems", *sys.argv[1:]]) if sys.argv else "",
     }

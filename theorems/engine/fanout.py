@@ -6,12 +6,15 @@ cluster (``--scheduler``), each chunk becomes a task of its own, which any worke
 elsewhere, or when a chunk is quick, the chunks run one after the other in this process. The results come back in the
 order of the chunks either way, and a chunk's result depends on the chunk alone, so a check
 that merges them in order gives the same evidence for any chunking and any number of workers.
+The chunks' keys name the claim's task, which names its run (``cluster``): never content-derived,
+since another client scattering the same chunk and then releasing it would take this one's data.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
@@ -86,6 +89,24 @@ def _pickled(function: Callable, chunks: Sequence) -> list[bytes] | None:
         return None
 
 
+def chunk_keys(owner: str, count: int) -> tuple[list[str], list[str]]:
+    """The keys of ``count`` chunks' scattered data and of their tasks, sent by the task ``owner``
+    (a claim's, which holds its run's id): unique to this call, so that no other run, nor another
+    map of this claim, ever holds or releases one of them."""
+    call = f"{owner}-chunks-{uuid.uuid4().hex[:8]}"
+    return [f"{call}-data-{index}" for index in range(count)], [f"{call}-task-{index}" for index in range(count)]
+
+
+def submit_chunks(client, payloads: list[bytes], owner: str) -> list:
+    """The futures of ``_pickled`` chunks as tasks of ``client``'s cluster, keyed by ``chunk_keys``.
+    The chunks are scattered first: sent from this worker to the one that runs each chunk, not
+    through the scheduler inside the task graph (slow for large chunks, and Dask warns of it)."""
+    data_keys, task_keys = chunk_keys(owner, len(payloads))
+    data = client.scatter(dict(zip(data_keys, payloads, strict=True)))
+    return client.map(_run_pickled, [data[key] for key in data_keys], key=task_keys, pure=False,
+                      priority=CHUNK_PRIORITY)
+
+
 def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[R], bool] | None = None) -> list[R]:
     """``[function(chunk) for chunk in chunks]``, in order. On a cluster the first chunk runs
     here, and if it took ``WORTHWHILE_S`` or more the others become tasks of their own.
@@ -102,16 +123,14 @@ def map_chunks(function: Callable[[T], R], chunks: Sequence[T], stop: Callable[[
     payloads = None if quick or not on_cluster_worker() else _pickled(function, rest)
     if payloads is None:
         return results + _up_to_stop(map(function, rest), stop)  # map is lazy: nothing runs past the stop
-    from distributed import worker_client
+    from distributed import get_worker, worker_client
 
+    owner = str(get_worker().get_current_task())  # theorems-<run id>-<claim id>
     # worker_client secedes this task from the worker's thread pool while it waits, so a
     # single-threaded worker runs chunks too instead of idling behind its own claim; the chunks
     # go before the claims still queued, which would otherwise run first and keep this one waiting.
     with worker_client() as client:
-        # Scattered first: sent from this worker to the one that runs each chunk, not through
-        # the scheduler inside the task graph (slow for large chunks, and Dask warns of it).
-        data = client.scatter(payloads)
-        futures = client.map(_run_pickled, data, pure=False, priority=CHUNK_PRIORITY)
+        futures = submit_chunks(client, payloads, owner)
         try:
             return results + _up_to_stop((_merged(future.result()) for future in futures), stop)
         finally:

@@ -108,13 +108,16 @@ def run_group(claim_ids: list[str], context: Context, packages: tuple[str, ...],
     import_every_suite_module()  # (nothing to do after the first time in a process)
     one_thread_each()
     registered = claims(*packages)
+    # The code that ran (a cluster's worker may hold other files than the client: ``engine.cluster``).
+    software = {**environment.machine(context.device), "software_digest": environment.software_digest(packages)}
     for claim_id in claim_ids:
         try:
             result = run_claim(registered[claim_id], context)
         except CheckCrashed as error:
-            yield ClaimOutcome(claim_id, None, [], 0.0, {}, environment.machine(context.device), str(error), here(),
+            yield ClaimOutcome(claim_id, None, [], 0.0, {}, software, str(error), here(),
                                crash_details=error.details())
             continue
+        result.environment = software
         if prepare is not None:
             prepare(result)
         yield ClaimOutcome.of(result)

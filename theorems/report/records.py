@@ -96,7 +96,8 @@ def build_record(result: ClaimResult, run_environment: dict | None = None, folde
             "search_budget": env.get("search_budget"),
         },
         "environment": {key: env[key] for key in ("host", "worker", "python", "platform", "cpu", "cpu_count", "gpu",
-                                                  "blas", "packages", "git_commit") if key in env},
+                                                  "blas", "packages", "git_commit", "software_digest")
+                        if key in env},
         # Another project's claims: its distribution, version and commit, which the suite's do not pin.
         **({"claim_packages": [environment.claim_package(package) for package in packages]} if packages else {}),
         "timing_s": claim["timing_s"],
