@@ -11,12 +11,12 @@ not at the suite's machinery that called it. A claim definition found malformed 
 from __future__ import annotations
 
 import functools
-import sys
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .environment import imported_from
 from .registry import registering_module
 
 SUITE = __name__.split(".", 1)[0]  # theorems
@@ -51,16 +51,6 @@ def claim_package(claim_id: str) -> str | None:
     return None if top in ("", SUITE) else top
 
 
-def _files(package: str) -> list[Path]:
-    """The folders of an imported package, or the file of a module; none when not imported."""
-    module = sys.modules.get(package)
-    folders = list(getattr(module, "__path__", ()))
-    if folders:
-        return [Path(folder).resolve() for folder in folders]
-    file = getattr(module, "__file__", None)
-    return [Path(file).resolve()] if file else []
-
-
 def _chain(error: BaseException) -> Iterator[BaseException]:
     """``error``, then the exceptions it was raised from or while handling, each once."""
     seen: set[int] = set()
@@ -73,7 +63,7 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
 def raised_at(error: BaseException, package: str) -> str | None:
     """``path:line`` of the deepest frame in ``package``'s files of the traceback of ``error`` (or
     of the first exception of its chain that has one); None when its code is in none."""
-    files = _files(package)
+    files = imported_from(package)
 
     def inside(filename: str) -> bool:
         path = Path(filename).resolve()

@@ -86,15 +86,15 @@ def _distribution(top_level: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _source(top_level: str) -> Path | None:
-    """The folder of the imported package ``top_level`` (a namespace package's first), or its
-    file when it is a module."""
+def imported_from(top_level: str) -> list[Path]:
+    """The folders of the imported package ``top_level`` (a namespace package may have several),
+    or its file when it is a module; none when it is not imported."""
     imported = sys.modules.get(top_level)
     folders = list(getattr(imported, "__path__", []))
     if folders:
-        return Path(folders[0]).resolve()
+        return [Path(folder).resolve() for folder in folders]
     file = getattr(imported, "__file__", None)
-    return Path(file).resolve() if file else None
+    return [Path(file).resolve()] if file else []
 
 
 @functools.cache
@@ -106,7 +106,7 @@ def claim_package(module: str) -> dict:
     project's code, which the suite's commit does not pin."""
     top_level = module.split(".", 1)[0]
     distribution, version = _distribution(top_level)
-    source = _source(top_level)
+    source = next(iter(imported_from(top_level)), None)
     commit, dirty = None, None
     if source is not None:
         commit, dirty, _ = git_state(source if source.is_dir() else source.parent, untracked=source)
