@@ -201,6 +201,7 @@ class ClusterWorkers:
         self._memory_limits: dict[str, int] = {}  # each worker seen -> its memory limit in bytes (0: none)
         self._sent = itertools.count()  # a claim sent again (``_watch``) is a new task, under a new key
         self._unsent: list[tuple[list[Claim], int]] = []  # groups not sent: the scheduler was lost
+        self._waiting_since: dict[str, float] = {}  # each task waiting for a worker -> when first seen so
         try:
             self._client.wait_for_workers(1, timeout=FIRST_WORKER_TIMEOUT_S)
         except TimeoutError:
@@ -365,20 +366,24 @@ class ClusterWorkers:
     def _watch_scheduler(self) -> tuple[set[str], set[str]]:
         """Ask the scheduler for its workers (their memory limits are kept, for the crash of a
         claim whose worker the limit restarted) and for this run's tasks that wait for a worker
-        (``no-worker``): the keys of those that waited longer than ``NO_WORKER_TIMEOUT_S``, and
-        of those pinned to workers that are gone."""
-        def look(dask_scheduler, keys: set, bound: float):  # on the scheduler, which need not import the suite
-            import time as clock
-
-            waiting = [(task, since) for task, since in dask_scheduler.unrunnable.items() if task.key in keys]
-            stuck = {task.key for task, since in waiting if clock.monotonic() - since > bound}
-            orphans = {task.key for task, _ in waiting
+        (``no-worker``): the keys of those seen waiting for longer than ``NO_WORKER_TIMEOUT_S``,
+        and of those pinned to workers that are gone."""
+        def look(dask_scheduler, keys: set):  # on the scheduler, which need not import the suite
+            # (``unrunnable`` is a set of tasks in distributed 2024.4, the lower bound, and a dict
+            # from task to when it became unrunnable from 2024.8: iterating it serves both)
+            waiting = [task for task in dask_scheduler.unrunnable if task.key in keys]
+            orphans = {task.key for task in waiting
                        if task.worker_restrictions and not task.worker_restrictions & dask_scheduler.workers.keys()}
-            return {address: worker.memory_limit for address, worker in dask_scheduler.workers.items()}, stuck, orphans
+            limits = {address: worker.memory_limit for address, worker in dask_scheduler.workers.items()}
+            return limits, {task.key for task in waiting}, orphans
 
-        keys = {future.key for future in self._futures}
-        limits, stuck, orphans = self._client.run_on_scheduler(look, keys=keys, bound=NO_WORKER_TIMEOUT_S)
+        limits, waiting, orphans = self._client.run_on_scheduler(look, keys={future.key for future in self._futures})
         self._memory_limits.update(limits)
+        # timed here, by when this process first saw each task waiting: the scheduler's own clock
+        # for it exists only in newer releases of distributed
+        now = time.monotonic()
+        self._waiting_since = {key: self._waiting_since.get(key, now) for key in waiting}
+        stuck = {key for key, since in self._waiting_since.items() if now - since > NO_WORKER_TIMEOUT_S}
         return stuck, orphans
 
     def stop(self) -> None:
