@@ -450,6 +450,25 @@ def test_a_certificate_that_a_generated_mutant_passes_within_its_scope_fails_the
     assert skipped.returncode == 0 and "generated mutants" not in skipped.stdout, skipped.stdout
 
 
+def test_a_claim_found_malformed_as_it_runs_is_named_at_its_register_call_in_every_worker_count(tmp_path):
+    """Bad input, as at registration: the same one line and exit 2 from a worker process as from
+    the main one, never a crash of the suite."""
+    broken_project(tmp_path, lambda code: replaced(code, "checks=(takes(\"center\", build=idempotent), ",
+                                                   "checks=(Check(\"plain\", \"symbolic\", lambda ctx: Outcome("
+                                                   "Verdict.CERTIFIED, \"C(C(x)) = C(x)\", scope=\"all\")), ")
+                   .replace("import Broken, Claim,", "import Broken, Check, Claim,")
+                   .replace("import sympy\n", "import sympy\n\nfrom theorems.engine.verdicts import Outcome, Verdict\n"))
+    code = (tmp_path / "mypaper" / "claims.py").read_text(encoding="utf-8")
+    line = code[:code.index("register(Claim(")].count("\n") + 1
+    for jobs in (1, 2):
+        result = run(tmp_path, f"python -m theorems report --package mypaper.claims --jobs {jobs} --out out")
+        assert (result.returncode, result.stderr) == (2, f"theorems: error: mypaper/claims.py:{line}: check 'plain' "
+                                                         "of mypaper.lemma1 certifies but takes no object under test: "
+                                                         "build it with takes(...) from the claim's subject, so that "
+                                                         "a broken object can fail it\n"), result.stderr
+        assert not (tmp_path / "out").exists()
+
+
 def test_a_refuted_claim_with_its_erratum_passes(tmp_path):
     broken_project(tmp_path, with_refuted_claim(ERRATUM), '"mypaper.lemma2" = "refuted"\n')
     gate = run(tmp_path, GATE + " --no-generated")
@@ -458,9 +477,11 @@ def test_a_refuted_claim_with_its_erratum_passes(tmp_path):
     assert tests.returncode == 0 and "3 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
-def test_a_claims_module_that_raises_on_import_is_named_in_one_line(tmp_path):
+def test_a_claims_module_that_raises_on_import_is_named_in_one_line_with_its_file_line(tmp_path):
     broken_project(tmp_path, lambda code: code + '\nraise RuntimeError("the paper\'s data file is missing")\n')
-    message = "cannot import claim package 'mypaper.claims': RuntimeError: the paper's data file is missing"
+    line = (tmp_path / "mypaper" / "claims.py").read_text(encoding="utf-8").count("\n")
+    message = (f"mypaper/claims.py:{line}: cannot import claim package 'mypaper.claims': RuntimeError: the paper's "
+               "data file is missing")
     for command in (GATE, "python -m theorems list --package mypaper.claims",
                     "python -m theorems check mypaper.lemma1 --package mypaper.claims",
                     "python -m theorems meta --package mypaper.claims",

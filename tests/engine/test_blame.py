@@ -49,12 +49,6 @@ def test_where_a_function_is_defined():
     assert blame.defined_at(len) is None
 
 
-def test_the_suites_claims_are_blamed_on_no_package(demopkg):
-    registry.claims()
-    assert blame.claim_package("giannou2023.lemma6") is None
-    assert blame.claim_package("demopkg.lemma") == "demopkg"
-
-
 def test_the_deepest_frame_in_the_packages_files_is_named(demopkg):
     with pytest.raises(KeyError) as raised:
         demopkg.check(None)

@@ -137,17 +137,18 @@ def family(processes: list[subprocess.Popen]) -> list[psutil.Process]:
 
 
 @contextlib.contextmanager
-def dask_processes(folder: Path, workers: int, *worker_options: str, env: dict | None = None):
-    """A scheduler and ``workers`` single-threaded workers, each its own process, on 127.0.0.1,
-    started in ``folder`` (so that they import the claim packages there); yields the scheduler's
-    address and the processes, killed at the end."""
+def dask_processes(folder: Path, workers: int, *worker_options: str, env: dict | None = None, port: int = 0):
+    """A scheduler (on ``port``, 0: any free one) and ``workers`` single-threaded workers, each
+    its own process, on 127.0.0.1, started in ``folder`` (so that they import the claim packages
+    there); yields the scheduler's address and the processes, killed at the end."""
     scheduler_file = folder / "scheduler.json"
+    scheduler_file.unlink(missing_ok=True)  # (a scheduler's before, at the same port)
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
               "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *worker_options]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder, "env": env}
     processes = [subprocess.Popen([*dask, "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
-                                   "--port", "0", "--no-dashboard"], **quiet)]
+                                   "--port", str(port), "--no-dashboard"], **quiet)]
     try:
         for _ in range(300):
             if scheduler_file.exists() and scheduler_file.read_text().strip():
@@ -448,6 +449,32 @@ def test_a_scheduler_lost_mid_run_ends_in_bounded_time_with_the_report_of_what_f
     report = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert [c["id"] for c in report["claims"]] == ["faultdemo.steady"] and report["not_run"] == ["faultdemo.slow"]
     assert report["scheduler_lost"]["waited_s"] == cluster.RECONNECT_TIMEOUT_S
+    assert_none_left(members)
+
+
+@pytest.mark.slow
+def test_a_scheduler_back_within_the_bound_gets_the_claims_it_lost_and_the_run_finishes(tmp_path):
+    env = fault_package(tmp_path)
+    with dask_processes(tmp_path, 1, env=env) as (address, processes):
+        run = report_on(address, tmp_path, "faultdemo.steady", "faultdemo.naps")
+        wait_for(tmp_path / "markers" / "naps")
+        for member in family(processes):  # the scheduler and its worker gone, as when their machine reboots
+            member.kill()
+        (tmp_path / "markers" / "naps").unlink()
+        members = family([run])
+        # A new scheduler at the same address, with a new worker, well within RECONNECT_TIMEOUT_S.
+        with dask_processes(tmp_path, 1, env=env, port=int(address.rsplit(":", 1)[1])) as (again, restarted):
+            assert again == address
+            members += family(restarted)
+            stdout, stderr = run.communicate(timeout=cluster.RECONNECT_TIMEOUT_S + 120)
+    # Exit 1 and no other complaint than --package's discipline: the fault package's claims have no broken variant.
+    assert run.returncode == 1 and stdout.strip().splitlines()[-1] == (
+        "report: 2 claims breaking the discipline, marked in the report: faultdemo.steady, faultdemo.naps"), stderr
+    assert wait_for(tmp_path / "markers" / "naps")  # the claim the scheduler lost ran again, on the new worker
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    alone = json.loads(theorems(tmp_path, "check", "faultdemo.steady", "faultdemo.naps", "--json").stdout)
+    assert {c["id"]: c["evidence"] for c in report["claims"]} == {c["id"]: c["evidence"] for c in alone}
+    assert report["not_run"] == [] and "crashed" not in report
     assert_none_left(members)
 
 

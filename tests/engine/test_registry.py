@@ -126,3 +126,19 @@ def test_another_papers_claims_come_from_its_own_package(tmp_path, monkeypatch, 
 def test_an_unimportable_claim_package_is_named():
     with pytest.raises(ImportError, match=r"cannot import claim package 'nopaper\.claims'"):
         claims("nopaper.claims")
+
+
+def test_a_claims_module_that_raises_on_import_is_named_with_the_line_that_raised(tmp_path, monkeypatch):
+    (tmp_path / "solo.py").write_text("x = 1\n\nraise RuntimeError('no data')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match=r"^solo\.py:3: cannot import claim package 'solo': RuntimeError: no data$"):
+        claims("solo")
+    assert "solo" not in sys.modules  # (found where it lies, without its import)
+
+
+def test_another_projects_claims_are_named_by_their_package(monkeypatch):
+    claims()
+    monkeypatch.setitem(registry._REGISTERED_BY, "demopkg.lemma", "demopkg.claims")
+    assert registry.claim_package("giannou2023.lemma6") is None
+    assert registry.claim_package("demopkg.lemma") == "demopkg"

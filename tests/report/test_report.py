@@ -127,7 +127,9 @@ def test_a_crash_report_says_crashed_not_interrupted_and_labels_the_claim(tmp_pa
     label = claims()[crashed].catalog_label()
     assert "; 1 not run (crashed);" in markdown and "(interrupted)" not in markdown
     assert f"| {crashed} | {label} | crashed | |" in markdown
-    assert f"<tr><td><code>{crashed}</code></td><td>{label}</td>" in (tmp_path / "html" / "index.html").read_text()
+    index = (tmp_path / "html" / "index.html").read_text()
+    assert f'<tr><td><code>{crashed}</code></td><td>{label}</td><td><span class="badge v-crashed">crashed</span>' in index
+    assert "badge v-not-run" not in index  # nothing was interrupted
 
 
 def _entries(folder):

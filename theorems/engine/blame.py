@@ -16,9 +16,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .environment import imported_from
-from .registry import registering_module
-
 SUITE = __name__.split(".", 1)[0]  # theorems
 # A traceback kept in a crash entry (a worker's message, report.json): its head and tail when longer,
 # since an exception's message may quote a whole object.
@@ -44,13 +41,6 @@ def defined_at(function: Callable[..., Any]) -> str | None:
     return location(code.co_filename, code.co_firstlineno) if code is not None else None
 
 
-def claim_package(claim_id: str) -> str | None:
-    """The top-level package of the module that registered ``claim_id`` when it is another
-    project's (``mypaper`` for ``mypaper.claims``); None for the suite's own claims."""
-    top = (registering_module(claim_id) or "").split(".", 1)[0]
-    return None if top in ("", SUITE) else top
-
-
 def _chain(error: BaseException) -> Iterator[BaseException]:
     """``error``, then the exceptions it was raised from or while handling, each once."""
     seen: set[int] = set()
@@ -63,7 +53,9 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
 def raised_at(error: BaseException, package: str) -> str | None:
     """``path:line`` of the deepest frame in ``package``'s files of the traceback of ``error`` (or
     of the first exception of its chain that has one); None when its code is in none."""
-    files = imported_from(package)
+    from .environment import imported_from  # (it imports numpy; the registry, which imports this, must not)
+
+    files = imported_from(package) or _found(package)
 
     def inside(filename: str) -> bool:
         path = Path(filename).resolve()
@@ -74,6 +66,21 @@ def raised_at(error: BaseException, package: str) -> str | None:
         if frames:
             return location(frames[-1].filename, frames[-1].lineno)
     return None
+
+
+def _found(package: str) -> list[Path]:
+    """Where ``package``, not imported (its import failed), would be imported from, importing
+    nothing."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    return [Path(folder).resolve() for folder in spec.submodule_search_locations or ()] or \
+        ([Path(spec.origin).resolve()] if spec.has_location and spec.origin else [])
 
 
 def traceback_text(error: BaseException) -> str:

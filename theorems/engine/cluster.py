@@ -101,12 +101,14 @@ def _connect(scheduler: str, local_workers: int):
             cluster = distributed.LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
                                                memory_limit=0, dashboard_address=None,
                                                silence_logs=logging.CRITICAL)
-        client = distributed.Client(cluster)
+        client = distributed.Client(cluster, timeout=RECONNECT_TIMEOUT_S)
     else:
         cluster = None
         _refuse_unless_dask(scheduler)
         try:
-            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+            # (a client tries to reconnect to a lost scheduler for as long as its timeout; the
+            # handshake has bounded the first connection by CONNECT_TIMEOUT_S)
+            client = distributed.Client(scheduler, timeout=RECONNECT_TIMEOUT_S)
         except Exception as error:  # OSError, TimeoutError
             raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: "
                                  f"{type(error).__name__}: {error}") from None
@@ -193,9 +195,6 @@ class ClusterWorkers:
         self._futures: dict = {}  # each task's future -> (its claim, the rest of its group, priority)
         self._done: queue.Queue = queue.Queue()  # futures as they finish
         self._run = uuid.uuid4().hex[:8]
-        # distributed's Client reconnects for as long as its timeout, which had bounded the
-        # first connection (it has no public setter).
-        self._client._timeout = RECONNECT_TIMEOUT_S
         self._lost_since: float | None = None  # when the scheduler stopped answering
         self._watched = time.monotonic()  # when the run last asked the scheduler (``_watch``)
         self._memory_limits: dict[str, int] = {}  # each worker seen -> its memory limit in bytes (0: none)

@@ -50,7 +50,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..errors import CheckCrashed, ClaimsCrashed, Interrupted, SchedulerLost
+from ..errors import CheckCrashed, ClaimDefinitionError, ClaimsCrashed, Interrupted, SchedulerLost
 from . import resources
 from .pauses import pause_at
 from .registry import Claim, claims, registering_module
@@ -422,6 +422,8 @@ def drive(workers: Workers, selected: list[Claim], context: Context, desc: str,
 
     def take(outcomes: list[ClaimOutcome]) -> int:
         for outcome in outcomes:
+            if outcome.malformed is not None:
+                raise ClaimDefinitionError(outcome.malformed)
             if outcome.crash is None:
                 results[outcome.claim_id] = outcome.result(by_id[outcome.claim_id], context)
             else:

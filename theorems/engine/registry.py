@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ClaimDefinitionError, ClaimPackageError, NotImplementedClaim, UnknownClaim
+from . import blame
 from .catalog import CLAIM_ID, catalog
 from .settings import PROFILES
 from .verdicts import Outcome
@@ -281,6 +282,9 @@ _REGISTRY: dict[str, Claim] = {}
 # The module that registered each claim, so that ``claims(package)`` returns that package's
 # claims whatever else this process has imported.
 _REGISTERED_BY: dict[str, str] = {}
+# The file and line of each claim's register call: where a claim found malformed as it runs is
+# named (``malformed``).
+_REGISTERED_AT: dict[str, tuple[str, int]] = {}
 
 
 def register(claim: Claim) -> Claim:
@@ -324,8 +328,10 @@ def register(claim: Claim) -> Claim:
     if claim.id in _REGISTRY:  # after the claim's own checks, so a malformed claim says what is wrong
         raise ClaimDefinitionError(f"{claim.id} registered twice")
     _REGISTRY[claim.id] = claim
-    # The caller's module: register is called at the top level of a claim module.
-    _REGISTERED_BY[claim.id] = sys._getframe(1).f_globals.get("__name__", "")
+    # The caller's module and line: register is called at the top level of a claim module.
+    caller = sys._getframe(1)
+    _REGISTERED_BY[claim.id] = caller.f_globals.get("__name__", "")
+    _REGISTERED_AT[claim.id] = (caller.f_code.co_filename, caller.f_lineno)
     return claim
 
 
@@ -338,7 +344,7 @@ def claim_modules(package: str) -> list[str]:
     try:
         root = importlib.import_module(package)
     except Exception as error:  # anything a package raises on import, named in one line
-        raise ClaimPackageError(f"cannot import claim package {package!r}: {type(error).__name__}: {error}") from error
+        raise _not_importable("package", package, error) from error
     if not hasattr(root, "__path__"):
         return [package]
     found = pkgutil.walk_packages(root.__path__, prefix=f"{package}.")
@@ -356,6 +362,30 @@ def registering_module(claim_id: str) -> str | None:
     return _REGISTERED_BY.get(claim_id)
 
 
+def claim_package(claim_id: str) -> str | None:
+    """The top-level package of the module that registered ``claim_id`` when it is another
+    project's (``mypaper`` for ``mypaper.claims``); None for the suite's own claims."""
+    top = (registering_module(claim_id) or "").split(".", 1)[0]
+    return None if top in ("", blame.SUITE) else top
+
+
+def malformed(claim_id: str, error: ClaimDefinitionError) -> ClaimDefinitionError:
+    """``error``, found as ``claim_id`` ran, named with the claim and, for another project's
+    claim, the file:line of its register call: the claim author's error, where they can fix it."""
+    message = str(error) if claim_id in str(error) else f"{claim_id}: {error}"
+    if claim_package(claim_id) is None:
+        return ClaimDefinitionError(message)
+    return ClaimDefinitionError(f"{blame.location(*_REGISTERED_AT[claim_id])}: {message}")
+
+
+def _not_importable(what: str, name: str, error: Exception) -> ClaimPackageError:
+    """A claims module or package that raised ``error`` on import, as bad input in one line that
+    names the file:line of its code that raised, when there is one."""
+    at = blame.raised_at(error, name.split(".", 1)[0])
+    return ClaimPackageError(f"{at + ': ' if at else ''}cannot import claim {what} {name!r}: "
+                             f"{type(error).__name__}: {error}")
+
+
 def claims(*packages: str) -> dict[str, Claim]:
     """The implemented claims of ``packages`` (default ``CLAIM_PACKAGES``: the packaged
     papers), keyed by id in registration order, after importing their modules."""
@@ -365,8 +395,7 @@ def claims(*packages: str) -> dict[str, Claim]:
             try:
                 importlib.import_module(module)
             except Exception as error:  # a claims module that raises anything on import is bad input, named
-                raise ClaimPackageError(f"cannot import claim module {module!r}: "
-                                        f"{type(error).__name__}: {error}") from error
+                raise _not_importable("module", module, error) from error
     inside = tuple(f"{package}." for package in packages)
     return {claim_id: claim for claim_id, claim in _REGISTRY.items()
             if _REGISTERED_BY[claim_id] in packages or _REGISTERED_BY[claim_id].startswith(inside)}

@@ -11,7 +11,7 @@ from ..errors import CheckCrashed, ClaimDefinitionError
 from ..lazy import on_import, torch
 from . import blame, coverage, environment, resources
 from .context import Context
-from .registry import Check, Claim
+from .registry import Check, Claim, claim_package, malformed
 from .verdicts import Outcome, Verdict, claim_scope, combine, limit_by_dependencies
 from .vocabulary import CheckKind
 
@@ -78,7 +78,7 @@ class ClaimResult:
             return claim_scope([(r.check.part, r.check.corroborating, r.outcome) for r in self.checks], self.verdict,
                                [r.check.explicit_part for r in self.checks], [r.check.name for r in self.checks])
         except ClaimDefinitionError as error:  # named, so that the one line says which claim overclaims
-            raise ClaimDefinitionError(f"{self.claim.id}: {error}") from None
+            raise malformed(self.claim.id, error) from None
 
     @property
     def scope(self) -> str | None:
@@ -176,7 +176,7 @@ def _first_line(message: str) -> str:
 def crashed(check: str, claim_id: str, error: Exception) -> CheckCrashed:
     """The crash of ``check`` of ``claim_id``, which raised ``error``: the error of the claim's
     package when raised in its code, named with the file:line there; else an internal error."""
-    package = blame.claim_package(claim_id)
+    package = claim_package(claim_id)
     at = blame.raised_at(error, package) if package else None
     whose = f" in {package}'s code at {at}" if at else ""
     return CheckCrashed(f"check {check!r} of {claim_id} crashed{whose}: {type(error).__name__}: "
@@ -195,23 +195,28 @@ def _require_power_statement(check: str, claim_id: str, outcome: Outcome) -> Non
 
 
 def run_check(check: Check, claim_id: str, context: Context) -> CheckResult:
-    """Run one check of ``claim_id`` in its own stream of the run's randomness."""
+    """Run one check of ``claim_id`` in its own stream of the run's randomness. A claim found
+    malformed as it runs is bad input, as at registration (``registry.malformed``)."""
     started = time.perf_counter()
     try:
-        with coverage.recording(check.takes, check.traces.__contains__) as used:
-            outcome = check.run(context.for_check(claim_id, check.name))
-    except ClaimDefinitionError as error:  # found malformed as it runs: bad input, as at registration
-        raise ClaimDefinitionError(f"{claim_id}: {error}") from error
-    except Exception as error:
-        raise crashed(check.name, claim_id, error) from error
-    if not isinstance(outcome, Outcome):
-        raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, not an Outcome")
-    if check.kind is CheckKind.STATISTICAL:
-        _require_power_statement(check.name, claim_id, outcome)
-    if outcome.verdict is Verdict.CERTIFIED and not check.takes:
-        raise ClaimDefinitionError(f"check {check.name!r} of {claim_id} certifies but takes no object under test: "
-                                   "build it with takes(...) from the claim's subject, so that a broken object "
-                                   "can fail it")
+        try:
+            with coverage.recording(check.takes, check.traces.__contains__) as used:
+                outcome = check.run(context.for_check(claim_id, check.name))
+        except ClaimDefinitionError:
+            raise
+        except Exception as error:
+            raise crashed(check.name, claim_id, error) from error
+        if not isinstance(outcome, Outcome):
+            raise CheckCrashed(f"check {check.name!r} of {claim_id} returned {type(outcome).__name__}, "
+                               "not an Outcome")
+        if check.kind is CheckKind.STATISTICAL:
+            _require_power_statement(check.name, claim_id, outcome)
+        if outcome.verdict is Verdict.CERTIFIED and not check.takes:
+            raise ClaimDefinitionError(f"check {check.name!r} of {claim_id} certifies but takes no object under "
+                                       "test: build it with takes(...) from the claim's subject, so that a broken "
+                                       "object can fail it")
+    except ClaimDefinitionError as error:
+        raise malformed(claim_id, error) from error
     return CheckResult(check, outcome, time.perf_counter() - started, used, outcome.scope)
 
 

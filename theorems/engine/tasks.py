@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import CheckCrashed
+from ..errors import CheckCrashed, ClaimDefinitionError
 from ..lazy import torch
 from . import environment
 from .context import Context
@@ -85,6 +85,9 @@ class ClaimOutcome:
     covers: list[PartCover] = dataclasses.field(default_factory=list)
     generated_mutants: Any = None  # ``ClaimResult.generated_mutants``
     crash_details: dict = dataclasses.field(default_factory=dict)  # ``CheckCrashed.details()``
+    # A claim found malformed as it ran (``registry.malformed``): bad input, which the main
+    # process raises as ``ClaimDefinitionError``, as when it runs the claim itself.
+    malformed: str | None = None
 
     @classmethod
     def of(cls, result: ClaimResult) -> ClaimOutcome:
@@ -117,6 +120,9 @@ def run_group(claim_ids: list[str], context: Context, packages: tuple[str, ...],
             yield ClaimOutcome(claim_id, None, [], 0.0, {}, software, str(error), here(),
                                crash_details=error.details())
             continue
+        except ClaimDefinitionError as error:
+            yield ClaimOutcome(claim_id, None, [], 0.0, {}, software, worker=here(), malformed=str(error))
+            return
         result.environment = software
         if prepare is not None:
             prepare(result)

@@ -33,6 +33,7 @@ from .document import (
     SEVERITY_EXPLANATION,
     absent_label,
     affects_relation,
+    crashed_ids,
     discipline_mark,
     link_label,
     manifest_mark,
@@ -45,13 +46,16 @@ from .document import (
 from .mutants import counts_text, score_text
 
 VERDICTS = tuple(Verdict)
-# Claims without a verdict: not implemented yet; selected but not run (the run was
-# interrupted); or not selected for this run.
-NOT_IMPLEMENTED, NOT_RUN, NOT_SELECTED = "not implemented", "not run", "not in this run"
+# Claims without a verdict: not implemented yet; selected but crashed (a check raised, its
+# worker died) or not run (the run was interrupted); or not selected for this run.
+NOT_IMPLEMENTED, CRASHED, NOT_RUN, NOT_SELECTED = "not implemented", "crashed", "not run", "not in this run"
+ABSENT = (CRASHED, NOT_RUN, NOT_IMPLEMENTED)  # the columns of the claims without a verdict, in order
 COLOURS = {Verdict.CERTIFIED: "#1a7f37", Verdict.SUPPORTED: "#0969da", Verdict.REFUTED: "#cf222e",
-           Verdict.INCONCLUSIVE: "#9a6700", NOT_IMPLEMENTED: "#8c959f", NOT_RUN: "#6e7781", NOT_SELECTED: "#8c959f"}
+           Verdict.INCONCLUSIVE: "#9a6700", NOT_IMPLEMENTED: "#8c959f", CRASHED: "#bc4c00", NOT_RUN: "#6e7781",
+           NOT_SELECTED: "#8c959f"}
 TINTS = {Verdict.CERTIFIED: "#dafbe1", Verdict.SUPPORTED: "#ddf4ff", Verdict.REFUTED: "#ffebe9",
-         Verdict.INCONCLUSIVE: "#fff8c5", NOT_IMPLEMENTED: "#f6f8fa", NOT_RUN: "#eaeef2", NOT_SELECTED: "#f6f8fa"}
+         Verdict.INCONCLUSIVE: "#fff8c5", NOT_IMPLEMENTED: "#f6f8fa", CRASHED: "#fff1e5", NOT_RUN: "#eaeef2",
+         NOT_SELECTED: "#f6f8fa"}
 _ROWS_SHOWN = 12  # longer tables and lists in the evidence fold behind <details>
 
 _CSS = f"""
@@ -101,7 +105,7 @@ def write_html(report: dict, out: Path, sources: tuple[Path, ...]) -> Path:
                for claim_id, paths in report.get("figures", {}).items()}
     records = {claim["id"]: [copied for path in _record_paths(claim, sources)
                              if (copied := _copy(path, sources, out, required=False)) is not None] for claim in claims}
-    graph = _Graph(claims, report["not_implemented"], report.get("not_run", []))
+    graph = _Graph(claims, report["not_implemented"], report.get("not_run", []), crashed_ids(report))
     (out / "claims").mkdir(parents=True, exist_ok=True)
     pages = {"index.html": _index(report, graph), "graph.html": _graph_page(graph),
              "errata.html": _errata_page(report, graph)}
@@ -161,10 +165,12 @@ def _barycentre(node: str, rank: dict[str, int], neighbours) -> float:
 class _Graph:
     """Claims and what they rest on: ``depends_on`` edges and ``variant_of`` edges."""
 
-    def __init__(self, claims: list[dict], not_implemented: list[str], not_run: list[str] = ()):
+    def __init__(self, claims: list[dict], not_implemented: list[str], not_run: list[str] = (),
+                 crashed: set[str] = frozenset()):
         self.claims = {claim["id"]: claim for claim in claims}
         self.not_implemented = set(not_implemented)
         self.not_run = set(not_run)
+        self.crashed = set(crashed)
         self.depends = {c["id"]: list(c["depends_on"]) for c in claims}
         self.variant_of = {c["id"]: c["variant_of"] for c in claims if c["variant_of"]}
         # What this run did not check (not implemented, or left out) but a claim rests on is a node too.
@@ -176,7 +182,7 @@ class _Graph:
         if node in self.claims:
             return self.claims[node]["verdict"]
         if node in self.not_run:
-            return NOT_RUN
+            return CRASHED if node in self.crashed else NOT_RUN
         return NOT_IMPLEMENTED if node in self.not_implemented else NOT_SELECTED
 
     def parents(self, node: str) -> list[str]:
@@ -416,8 +422,9 @@ def _claim_list(ids, root: str, graph: _Graph) -> str:
 def _index(report: dict, graph: _Graph) -> str:
     claims = report["claims"]
     not_run = report.get("not_run", [])
-    absent = {NOT_RUN: not_run, NOT_IMPLEMENTED: report["not_implemented"]}  # the rows without a verdict
-    columns = (*VERDICTS, NOT_RUN, NOT_IMPLEMENTED) if not_run else (*VERDICTS, NOT_IMPLEMENTED)
+    absent = {CRASHED: [i for i in not_run if i in graph.crashed],  # the rows without a verdict
+              NOT_RUN: [i for i in not_run if i not in graph.crashed], NOT_IMPLEMENTED: report["not_implemented"]}
+    columns = (*VERDICTS, *(kind for kind in ABSENT if absent[kind] or kind == NOT_IMPLEMENTED))
     papers = list(dict.fromkeys([c["paper"] for c in claims] + [i.split(".", 1)[0] for ids in absent.values()
                                                                   for i in ids]))
     total = Counter(c["verdict"] for c in claims)
@@ -500,7 +507,7 @@ def _bar(counts: Counter) -> str:
     """A stacked bar of a paper's verdicts."""
     total = sum(counts.values()) or 1
     x, rects = 0.0, []
-    for verdict in (*VERDICTS, NOT_RUN, NOT_IMPLEMENTED):
+    for verdict in (*VERDICTS, *ABSENT):
         width = 200 * counts[verdict] / total
         if width:
             rects.append(f'<rect x="{x:.1f}" y="0" width="{width:.1f}" height="12" fill="{COLOURS[verdict]}">'
