@@ -373,9 +373,10 @@ def malformed(claim_id: str, error: ClaimDefinitionError) -> ClaimDefinitionErro
     """``error``, found as ``claim_id`` ran, named with the claim and, for another project's
     claim, the file:line of its register call: the claim author's error, where they can fix it."""
     message = str(error) if claim_id in str(error) else f"{claim_id}: {error}"
-    if claim_package(claim_id) is None:
+    at = _REGISTERED_AT.get(claim_id)  # (none for a claim run without registering it)
+    if claim_package(claim_id) is None or at is None:
         return ClaimDefinitionError(message)
-    return ClaimDefinitionError(f"{blame.location(*_REGISTERED_AT[claim_id])}: {message}")
+    return ClaimDefinitionError(f"{blame.location(*at)}: {message}")
 
 
 def _not_importable(what: str, name: str, error: Exception) -> ClaimPackageError:
