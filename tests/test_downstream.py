@@ -453,11 +453,14 @@ def test_a_certificate_that_a_generated_mutant_passes_within_its_scope_fails_the
 def test_a_claim_found_malformed_as_it_runs_is_named_at_its_register_call_in_every_worker_count(tmp_path):
     """Bad input, as at registration: the same one line and exit 2 from a worker process as from
     the main one, never a crash of the suite."""
-    broken_project(tmp_path, lambda code: replaced(code, "checks=(takes(\"center\", build=idempotent), ",
-                                                   "checks=(Check(\"plain\", \"symbolic\", lambda ctx: Outcome("
-                                                   "Verdict.CERTIFIED, \"C(C(x)) = C(x)\", scope=\"all\")), ")
-                   .replace("import Broken, Claim,", "import Broken, Check, Claim,")
-                   .replace("import sympy\n", "import sympy\n\nfrom theorems.engine.verdicts import Outcome, Verdict\n"))
+    def uncertifiable(code: str) -> str:  # a check that certifies without taking the claim's object
+        code = replaced(code, "checks=(takes(\"center\", build=idempotent), ",
+                        "checks=(Check(\"plain\", \"symbolic\", lambda ctx: Outcome(Verdict.CERTIFIED, "
+                        "\"C(C(x)) = C(x)\", scope=\"all\")), ")
+        return (code.replace("import Broken, Claim,", "import Broken, Check, Claim,")
+                .replace("import sympy\n", "import sympy\n\nfrom theorems.engine.verdicts import Outcome, Verdict\n"))
+
+    broken_project(tmp_path, uncertifiable)
     code = (tmp_path / "mypaper" / "claims.py").read_text(encoding="utf-8")
     line = code[:code.index("register(Claim(")].count("\n") + 1
     for jobs in (1, 2):

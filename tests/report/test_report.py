@@ -128,7 +128,8 @@ def test_a_crash_report_says_crashed_not_interrupted_and_labels_the_claim(tmp_pa
     assert "; 1 not run (crashed);" in markdown and "(interrupted)" not in markdown
     assert f"| {crashed} | {label} | crashed | |" in markdown
     index = (tmp_path / "html" / "index.html").read_text()
-    assert f'<tr><td><code>{crashed}</code></td><td>{label}</td><td><span class="badge v-crashed">crashed</span>' in index
+    badge = '<span class="badge v-crashed">crashed</span>'
+    assert f"<tr><td><code>{crashed}</code></td><td>{label}</td><td>{badge}" in index
     assert "badge v-not-run" not in index  # nothing was interrupted
 
 
